@@ -1,0 +1,831 @@
+//! Configuration: the single source of truth for every parameter, its unit and its valid range.
+//!
+//! Every composite parameter (policy, frontier, cleaner trigger, workload, warm-up, run length)
+//! is written as a *spec string* `name[:key=value,key=value]`, the same on the command line, in
+//! Python and in JSON, e.g. `d-choices:d=10`, `hotcold:r=0.8,f=0.2`, `double:copy=oldest`.
+//! Parsing and range checks live here and nowhere else; a bad value is an [`Error::Param`] that
+//! names the parameter, the value and the valid range.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+
+/// Largest number of physical pages: slots are addressed by `u32`, `u32::MAX` marks "none".
+pub const MAX_PHYSICAL_PAGES: u64 = u32::MAX as u64 - 1;
+
+/// A spec string split into its name and `key=value` arguments.
+struct Spec<'a> {
+    param: &'static str,
+    text: &'a str,
+    name: &'a str,
+    args: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Spec<'a> {
+    fn parse(param: &'static str, text: &'a str) -> Result<Self> {
+        let text = text.trim();
+        let (name, rest) = match text.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (text, None),
+        };
+        let mut args = Vec::new();
+        if let Some(rest) = rest {
+            for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let (k, v) = part.split_once('=').ok_or_else(|| {
+                    Error::param(param, format!("`{text}`"), format!("`key=value` arguments after `{name}:`, got `{part}`"))
+                })?;
+                args.push((k.trim(), v.trim()));
+            }
+        }
+        Ok(Spec { param, text, name, args })
+    }
+
+    /// Fails if an argument other than `allowed` is present.
+    fn only(&self, allowed: &[&str]) -> Result<()> {
+        for (k, _) in &self.args {
+            if !allowed.contains(k) {
+                let expected = if allowed.is_empty() {
+                    format!("no arguments for `{}`", self.name)
+                } else {
+                    format!("arguments of `{}` among {}", self.name, allowed.join(", "))
+                };
+                return Err(Error::param(self.param, format!("`{}` (unknown argument `{k}`)", self.text), expected));
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.args.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn num<T: FromStr>(&self, key: &str, default: Option<T>, range: &str) -> Result<T> {
+        match self.get(key) {
+            None => default.ok_or_else(|| {
+                Error::param(self.param, format!("`{}`", self.text), format!("`{key}=` ({range}) to be given"))
+            }),
+            Some(v) => v.parse::<T>().map_err(|_| {
+                Error::param(&format!("{}.{key}", self.param), format!("`{v}`"), range.to_string())
+            }),
+        }
+    }
+
+    fn bad(&self, expected: &str) -> Error {
+        Error::param(self.param, format!("`{}`", self.text), expected.to_string())
+    }
+}
+
+fn check_range(param: &str, value: f64, lo: f64, hi: f64, lo_open: bool, hi_open: bool) -> Result<()> {
+    let ok_lo = if lo_open { value > lo } else { value >= lo };
+    let ok_hi = if hi_open { value < hi } else { value <= hi };
+    if ok_lo && ok_hi && value.is_finite() {
+        Ok(())
+    } else {
+        let l = if lo_open { "(" } else { "[" };
+        let h = if hi_open { ")" } else { "]" };
+        Err(Error::param(param, value, format!("a number in {l}{lo}, {hi}{h}")))
+    }
+}
+
+macro_rules! string_serde {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(&self.to_string())
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                #[derive(Deserialize)]
+                #[serde(untagged)]
+                enum Raw {
+                    S(String),
+                    U(u64),
+                    F(f64),
+                }
+                let text = match Raw::deserialize(d)? {
+                    Raw::S(s) => s,
+                    Raw::U(u) => u.to_string(),
+                    Raw::F(f) => f.to_string(),
+                };
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+/// How ties between equally good victims are broken (greedy and windowed greedy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tie {
+    /// The segment sealed first among the tied ones.
+    Oldest,
+    /// Uniformly at random among the tied ones.
+    Random,
+}
+
+impl Tie {
+    fn parse(spec: &Spec<'_>) -> Result<Self> {
+        match spec.get("tie") {
+            None | Some("oldest") => Ok(Tie::Oldest),
+            Some("random") => Ok(Tie::Random),
+            Some(v) => Err(Error::param(&format!("{}.tie", spec.param), format!("`{v}`"), "`oldest` or `random`")),
+        }
+    }
+}
+
+impl fmt::Display for Tie {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Tie::Oldest => "oldest",
+            Tie::Random => "random",
+        })
+    }
+}
+
+/// Victim policy (`--policy`). Each variant is implemented in `policy/<name>.rs`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolicySpec {
+    /// `fifo`: oldest sealed segment first.
+    Fifo,
+    /// `greedy[:tie=oldest|random]`: fewest valid pages.
+    Greedy {
+        /// Tie rule among segments with equally few valid pages.
+        tie: Tie,
+    },
+    /// `random`: uniform among sealed segments.
+    Random,
+    /// `d-choices:d=D`: fewest valid pages among `d` segments drawn with replacement.
+    DChoices {
+        /// Number of draws, 1 ≤ d ≤ segments.
+        d: u32,
+    },
+    /// `gra:d=D`: uniform among the `d` sealed segments with fewest valid pages.
+    Gra {
+        /// Window size, 1 ≤ d ≤ segments (d = 1 greedy, d = segments random).
+        d: u32,
+    },
+    /// `windowed:w=W[,tie=oldest|random]`: greedy among the `w` oldest sealed segments.
+    Windowed {
+        /// Window size, 1 ≤ w ≤ segments.
+        w: u32,
+        /// Tie rule inside the window.
+        tie: Tie,
+    },
+    /// `cost-benefit`: largest (1 − u)·age/(1 + u).
+    CostBenefit,
+}
+
+impl Default for PolicySpec {
+    fn default() -> Self {
+        PolicySpec::Greedy { tie: Tie::Oldest }
+    }
+}
+
+impl FromStr for PolicySpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let spec = Spec::parse("policy", s)?;
+        let count = "a whole number ≥ 1";
+        Ok(match spec.name {
+            "fifo" | "age" => {
+                spec.only(&[])?;
+                PolicySpec::Fifo
+            }
+            "greedy" => {
+                spec.only(&["tie"])?;
+                PolicySpec::Greedy { tie: Tie::parse(&spec)? }
+            }
+            "random" => {
+                spec.only(&[])?;
+                PolicySpec::Random
+            }
+            "d-choices" => {
+                spec.only(&["d"])?;
+                PolicySpec::DChoices { d: spec.num("d", None, count)? }
+            }
+            "gra" => {
+                spec.only(&["d"])?;
+                PolicySpec::Gra { d: spec.num("d", None, count)? }
+            }
+            "windowed" => {
+                spec.only(&["w", "tie"])?;
+                PolicySpec::Windowed { w: spec.num("w", None, count)?, tie: Tie::parse(&spec)? }
+            }
+            "cost-benefit" => {
+                spec.only(&[])?;
+                PolicySpec::CostBenefit
+            }
+            _ => {
+                return Err(spec.bad(
+                    "one of `fifo`, `greedy[:tie=oldest|random]`, `random`, `d-choices:d=D`, `gra:d=D`, \
+                     `windowed:w=W[,tie=…]`, `cost-benefit`",
+                ))
+            }
+        })
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicySpec::Fifo => write!(f, "fifo"),
+            PolicySpec::Greedy { tie } => write!(f, "greedy:tie={tie}"),
+            PolicySpec::Random => write!(f, "random"),
+            PolicySpec::DChoices { d } => write!(f, "d-choices:d={d}"),
+            PolicySpec::Gra { d } => write!(f, "gra:d={d}"),
+            PolicySpec::Windowed { w, tie } => write!(f, "windowed:w={w},tie={tie}"),
+            PolicySpec::CostBenefit => write!(f, "cost-benefit"),
+        }
+    }
+}
+string_serde!(PolicySpec);
+
+/// Which of a victim's valid pages go to the internal frontier when they do not all fit
+/// (Van Houdt §2.3, footnote 2; his Table 2 columns RND and OLDEST).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyOrder {
+    /// A uniformly random subset (the mean-field model's assumption).
+    Random,
+    /// The first ones written to the victim.
+    Oldest,
+}
+
+/// Placement of user and GC writes (`--frontier`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FrontierSpec {
+    /// `single`: user and GC writes share one frontier.
+    #[default]
+    Single,
+    /// `double:copy=random|oldest`: an external frontier for user writes and an internal one for
+    /// GC writes (Van Houdt §2.3).
+    Double {
+        /// Order of the partial copy into the internal frontier.
+        copy: CopyOrder,
+    },
+}
+
+impl FrontierSpec {
+    /// Number of open frontiers.
+    pub fn count(self) -> u32 {
+        match self {
+            FrontierSpec::Single => 1,
+            FrontierSpec::Double { .. } => 2,
+        }
+    }
+}
+
+impl FromStr for FrontierSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let spec = Spec::parse("frontier", s)?;
+        match spec.name {
+            "single" => {
+                spec.only(&[])?;
+                Ok(FrontierSpec::Single)
+            }
+            "double" => {
+                spec.only(&["copy"])?;
+                let copy = match spec.get("copy") {
+                    None | Some("random") => CopyOrder::Random,
+                    Some("oldest") => CopyOrder::Oldest,
+                    Some(v) => {
+                        return Err(Error::param("frontier.copy", format!("`{v}`"), "`random` or `oldest`"));
+                    }
+                };
+                Ok(FrontierSpec::Double { copy })
+            }
+            _ => Err(spec.bad("`single`, `double:copy=random` or `double:copy=oldest`")),
+        }
+    }
+}
+
+impl fmt::Display for FrontierSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrontierSpec::Single => write!(f, "single"),
+            FrontierSpec::Double { copy: CopyOrder::Random } => write!(f, "double:copy=random"),
+            FrontierSpec::Double { copy: CopyOrder::Oldest } => write!(f, "double:copy=oldest"),
+        }
+    }
+}
+string_serde!(FrontierSpec);
+
+/// When the cleaner runs and when it stops (`--gc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum GcSpec {
+    /// `frontier`: the cleaner runs when a frontier needs a segment and none is free; it cleans
+    /// one victim, whose valid pages go through a buffer into the GC frontier (so the erased
+    /// victim itself becomes that frontier). No free segment is kept: all `segments` hold data.
+    /// This is Van Houdt's single and double write frontier exactly (§2.3).
+    #[default]
+    Frontier,
+    /// `one-free`: after a frontier is opened, if no free segment is left, clean one victim
+    /// (Li et al. §2.1: "GC is triggered only when the SSD no longer contains any clean physical
+    /// block after the write frontier is allocated, and GC stops when at least one clean block is
+    /// reclaimed"). One segment is always kept free, so one segment fewer holds data.
+    OneFree,
+    /// `batch:low=L,victims=V`: after a frontier is opened, if fewer than `low` segments are
+    /// free, clean `victims` victims (Lomet & Luo §6: 32 and 64).
+    Batch {
+        /// Trigger level [free segments], ≥ 1.
+        low: u32,
+        /// Victims per cleaning cycle, ≥ 1.
+        victims: u32,
+    },
+}
+
+impl GcSpec {
+    /// Free segments the trigger keeps (besides the open frontiers).
+    pub fn min_free(self) -> u32 {
+        match self {
+            GcSpec::Frontier => 0,
+            GcSpec::OneFree => 1,
+            GcSpec::Batch { low, .. } => low,
+        }
+    }
+}
+
+impl FromStr for GcSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let spec = Spec::parse("gc", s)?;
+        match spec.name {
+            "frontier" => {
+                spec.only(&[])?;
+                Ok(GcSpec::Frontier)
+            }
+            "one-free" => {
+                spec.only(&[])?;
+                Ok(GcSpec::OneFree)
+            }
+            "batch" => {
+                spec.only(&["low", "victims"])?;
+                let low: u32 = spec.num("low", Some(32), "a whole number ≥ 1")?;
+                let victims: u32 = spec.num("victims", Some(64), "a whole number ≥ 1")?;
+                if low == 0 {
+                    return Err(Error::param("gc.low", low, "a whole number ≥ 1"));
+                }
+                if victims == 0 {
+                    return Err(Error::param("gc.victims", victims, "a whole number ≥ 1"));
+                }
+                Ok(GcSpec::Batch { low, victims })
+            }
+            _ => Err(spec.bad("`frontier`, `one-free` or `batch:low=L,victims=V`")),
+        }
+    }
+}
+
+impl fmt::Display for GcSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GcSpec::Frontier => write!(f, "frontier"),
+            GcSpec::OneFree => write!(f, "one-free"),
+            GcSpec::Batch { low, victims } => write!(f, "batch:low={low},victims={victims}"),
+        }
+    }
+}
+string_serde!(GcSpec);
+
+/// Synthetic workload (`--workload`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum WorkloadSpec {
+    /// `uniform`: every logical page equally likely.
+    #[default]
+    Uniform,
+    /// `hotcold:r=R,f=F`: a fraction `r` of writes go to a fraction `f` of the pages (Rosenblum;
+    /// Van Houdt §2.1).
+    HotCold {
+        /// Share of writes to hot pages, 0 < r < 1.
+        r: f64,
+        /// Share of pages that are hot, 0 < f < 1.
+        f: f64,
+    },
+    /// `locality:fa=A,r=R1/R2/…,f=F1/F2/…`: Li et al. §2.2: only a fraction `fa` of the logical
+    /// space is written; class i gets a share r_i of writes over a share f_i of the active pages.
+    Locality {
+        /// Active share of the logical space, 0 < fa ≤ 1.
+        fa: f64,
+        /// Write share of each class, each > 0, summing to 1.
+        r: Vec<f64>,
+        /// Page share of each class (of the active pages), each > 0, summing to 1.
+        f: Vec<f64>,
+    },
+    /// `zipf:theta=T`: Zipf(θ) over a seeded permutation of the pages (Lomet & Luo §6).
+    Zipf {
+        /// Skew θ > 0 (0.99 ≈ 80-20, 1.35 ≈ 90-10).
+        theta: f64,
+    },
+}
+
+fn parse_vec(param: &str, v: &str) -> Result<Vec<f64>> {
+    v.split('/')
+        .map(|x| x.trim().parse::<f64>().map_err(|_| Error::param(param, format!("`{v}`"), "numbers separated by `/`")))
+        .collect()
+}
+
+impl FromStr for WorkloadSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let spec = Spec::parse("workload", s)?;
+        let w = match spec.name {
+            "uniform" => {
+                spec.only(&[])?;
+                WorkloadSpec::Uniform
+            }
+            "hotcold" | "hot-cold" => {
+                spec.only(&["r", "f"])?;
+                let r: f64 = spec.num("r", None, "a number in (0, 1)")?;
+                let f: f64 = spec.num("f", None, "a number in (0, 1)")?;
+                WorkloadSpec::HotCold { r, f }
+            }
+            "locality" => {
+                spec.only(&["fa", "r", "f"])?;
+                let fa: f64 = spec.num("fa", Some(1.0), "a number in (0, 1]")?;
+                let r = parse_vec("workload.r", spec.get("r").unwrap_or("1"))?;
+                let f = parse_vec("workload.f", spec.get("f").unwrap_or("1"))?;
+                WorkloadSpec::Locality { fa, r, f }
+            }
+            "zipf" => {
+                spec.only(&["theta"])?;
+                WorkloadSpec::Zipf { theta: spec.num("theta", None, "a number > 0")? }
+            }
+            _ => {
+                return Err(spec.bad(
+                    "`uniform`, `hotcold:r=R,f=F`, `locality:fa=A,r=R1/R2,f=F1/F2` or `zipf:theta=T`",
+                ))
+            }
+        };
+        w.validate()?;
+        Ok(w)
+    }
+}
+
+impl WorkloadSpec {
+    fn validate(&self) -> Result<()> {
+        match self {
+            WorkloadSpec::Uniform => Ok(()),
+            WorkloadSpec::HotCold { r, f } => {
+                check_range("workload.r", *r, 0.0, 1.0, true, true)?;
+                check_range("workload.f", *f, 0.0, 1.0, true, true)
+            }
+            WorkloadSpec::Locality { fa, r, f } => {
+                check_range("workload.fa", *fa, 0.0, 1.0, true, false)?;
+                if r.len() != f.len() {
+                    return Err(Error::param(
+                        "workload.r",
+                        format!("{} classes", r.len()),
+                        format!("as many classes as workload.f ({})", f.len()),
+                    ));
+                }
+                for (name, v) in [("workload.r", r), ("workload.f", f)] {
+                    for x in v {
+                        check_range(name, *x, 0.0, 1.0, true, false)?;
+                    }
+                    let sum: f64 = v.iter().sum();
+                    if (sum - 1.0).abs() > 1e-6 {
+                        return Err(Error::param(name, format!("shares summing to {sum}"), "shares summing to 1"));
+                    }
+                }
+                Ok(())
+            }
+            WorkloadSpec::Zipf { theta } => check_range("workload.theta", *theta, 0.0, 100.0, true, false),
+        }
+    }
+}
+
+fn join(v: &[f64]) -> String {
+    v.iter().map(f64::to_string).collect::<Vec<_>>().join("/")
+}
+
+impl fmt::Display for WorkloadSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkloadSpec::Uniform => write!(f, "uniform"),
+            WorkloadSpec::HotCold { r, f: ff } => write!(f, "hotcold:r={r},f={ff}"),
+            WorkloadSpec::Locality { fa, r, f: ff } => write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff)),
+            WorkloadSpec::Zipf { theta } => write!(f, "zipf:theta={theta}"),
+        }
+    }
+}
+string_serde!(WorkloadSpec);
+
+/// A number of user writes: a multiple of the logical capacity (`20x`) or a count (`5000000`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    /// Multiple of `logical_pages`.
+    Multiple(f64),
+    /// Exact count of user writes.
+    Count(u64),
+}
+
+impl Amount {
+    /// The count of writes for a geometry with `logical_pages`.
+    pub fn writes(self, logical_pages: u64) -> u64 {
+        match self {
+            Amount::Multiple(k) => (k * logical_pages as f64).round() as u64,
+            Amount::Count(n) => n,
+        }
+    }
+
+    fn parse(param: &str, s: &str) -> Result<Self> {
+        let s = s.trim();
+        let bad = || Error::param(param, format!("`{s}`"), "a multiple of the logical capacity such as `20x`, or a count such as `5000000` or `5e6`");
+        if let Some(k) = s.strip_suffix('x') {
+            let k: f64 = k.trim().parse().map_err(|_| bad())?;
+            if !(k.is_finite() && k >= 0.0) {
+                return Err(bad());
+            }
+            return Ok(Amount::Multiple(k));
+        }
+        if let Ok(n) = s.parse::<u64>() {
+            return Ok(Amount::Count(n));
+        }
+        let f: f64 = s.parse().map_err(|_| bad())?;
+        if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f < 1.8e19 {
+            Ok(Amount::Count(f as u64))
+        } else {
+            Err(bad())
+        }
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Amount::Multiple(k) => write!(f, "{k}x"),
+            Amount::Count(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl FromStr for Amount {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Amount::parse("writes", s)
+    }
+}
+string_serde!(Amount);
+
+/// Warm-up before measurement (`--warmup`): `fill+10x`, `fill`, `10x`, `none`.
+///
+/// `fill` writes every logical page once in order (Stockmeyer §2.1's sequential placement; it
+/// also keeps Li et al.'s inactive pages in blocks of their own). `Kx` then issues K × logical
+/// capacity writes *drawn from the run's workload*, so that the measured phase starts near the
+/// steady state of that workload (Van Houdt §3.2 discards a warm-up period of the same chain).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WarmupSpec {
+    /// Sequential fill first.
+    pub fill: bool,
+    /// Then this many multiples of the logical capacity of workload writes.
+    pub multiple: f64,
+}
+
+impl Default for WarmupSpec {
+    fn default() -> Self {
+        WarmupSpec { fill: true, multiple: 10.0 }
+    }
+}
+
+impl FromStr for WarmupSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let text = s.trim();
+        let bad = || Error::param("warmup", format!("`{text}`"), "`fill+Kx`, `fill`, `Kx` or `none` (K ≥ 0)");
+        let mut w = WarmupSpec { fill: false, multiple: 0.0 };
+        if text == "none" {
+            return Ok(w);
+        }
+        for part in text.split('+').map(str::trim) {
+            if part == "fill" {
+                w.fill = true;
+            } else if let Some(k) = part.strip_suffix('x') {
+                w.multiple = k.parse().map_err(|_| bad())?;
+                if !(w.multiple.is_finite() && w.multiple >= 0.0) {
+                    return Err(bad());
+                }
+            } else {
+                return Err(bad());
+            }
+        }
+        Ok(w)
+    }
+}
+
+impl fmt::Display for WarmupSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.fill, self.multiple) {
+            (false, m) if m == 0.0 => write!(f, "none"),
+            (true, m) if m == 0.0 => write!(f, "fill"),
+            (true, m) => write!(f, "fill+{m}x"),
+            (false, m) => write!(f, "{m}x"),
+        }
+    }
+}
+string_serde!(WarmupSpec);
+
+/// A complete simulation configuration. Unset geometry fields take their defaults; exactly one
+/// of `spare`, `fill` and `logical_pages` may be given (none: `spare = 0.1`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    /// Physical segments N, 4 ≤ N, N × pages_per_segment < 2³².
+    pub segments: u32,
+    /// Pages per segment b, 1 ≤ b ≤ 65,536.
+    pub pages_per_segment: u32,
+    /// Spare factor S = 1 − logical / physical pages, 0 < S < 1.
+    pub spare: Option<f64>,
+    /// Fill factor ρ = logical / physical pages, 0 < ρ < 1.
+    pub fill: Option<f64>,
+    /// Logical pages, 1 ≤ logical_pages < physical pages.
+    pub logical_pages: Option<u64>,
+    /// Victim policy.
+    pub policy: PolicySpec,
+    /// Placement of user and GC writes.
+    pub frontier: FrontierSpec,
+    /// Cleaner trigger and stop levels.
+    pub gc: GcSpec,
+    /// Workload.
+    pub workload: WorkloadSpec,
+    /// Warm-up before measurement.
+    pub warmup: WarmupSpec,
+    /// Measured user writes.
+    pub writes: Amount,
+    /// Seed of the run's random generator.
+    pub seed: u64,
+    /// Time-series window [user writes], ≥ 1; default: the logical capacity.
+    pub window: Option<u64>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            segments: 1024,
+            pages_per_segment: 64,
+            spare: None,
+            fill: None,
+            logical_pages: None,
+            policy: PolicySpec::default(),
+            frontier: FrontierSpec::default(),
+            gc: GcSpec::default(),
+            workload: WorkloadSpec::default(),
+            warmup: WarmupSpec::default(),
+            writes: Amount::Multiple(20.0),
+            seed: 1,
+            window: None,
+        }
+    }
+}
+
+impl SimConfig {
+    /// Parses a JSON object (any subset of the fields) and validates it.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let c: SimConfig = serde_json::from_str(text).map_err(|e| {
+            let msg = e.to_string();
+            Error::param("config", msg, "a JSON object of known parameters with valid values")
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// The configuration as JSON, every parameter in its canonical form.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("configuration serializes")
+    }
+
+    /// The geometry, with the logical capacity resolved from `spare`, `fill` or `logical_pages`.
+    pub fn geometry(&self) -> Result<Geometry> {
+        if self.segments < 4 {
+            return Err(Error::param("segments", self.segments, "a whole number ≥ 4"));
+        }
+        if self.pages_per_segment == 0 || self.pages_per_segment > 65_536 {
+            return Err(Error::param("pages_per_segment", self.pages_per_segment, "a whole number in [1, 65536]"));
+        }
+        let physical = u64::from(self.segments) * u64::from(self.pages_per_segment);
+        if physical > MAX_PHYSICAL_PAGES {
+            return Err(Error::param(
+                "segments",
+                self.segments,
+                format!("segments × pages_per_segment ≤ {MAX_PHYSICAL_PAGES} (got {physical})"),
+            ));
+        }
+        let given = [self.spare.is_some(), self.fill.is_some(), self.logical_pages.is_some()];
+        if given.iter().filter(|g| **g).count() > 1 {
+            return Err(Error::param(
+                "spare",
+                format!("spare={:?}, fill={:?}, logical_pages={:?}", self.spare, self.fill, self.logical_pages),
+                "only one of `spare`, `fill` and `logical_pages`",
+            ));
+        }
+        let logical = if let Some(n) = self.logical_pages {
+            n
+        } else {
+            let fill = match (self.spare, self.fill) {
+                (_, Some(f)) => {
+                    check_range("fill", f, 0.0, 1.0, true, true)?;
+                    f
+                }
+                (Some(s), None) => {
+                    check_range("spare", s, 0.0, 1.0, true, true)?;
+                    1.0 - s
+                }
+                (None, None) => 0.9,
+            };
+            (fill * physical as f64).round() as u64
+        };
+        // Every open frontier and every segment the trigger keeps free holds no data; at least one
+        // more segment's worth of room must remain, or no victim could ever yield space.
+        let reserved = u64::from(self.frontier.count()) + u64::from(self.gc.min_free()) + 1;
+        let usable = (u64::from(self.segments).saturating_sub(reserved)) * u64::from(self.pages_per_segment);
+        if logical == 0 || logical > usable {
+            let what = if self.logical_pages.is_some() { "logical_pages" } else if self.fill.is_some() { "fill" } else { "spare" };
+            return Err(Error::param(
+                what,
+                format!("{} ({logical} logical pages)", self.spare.or(self.fill).map_or(logical.to_string(), |v| v.to_string())),
+                format!(
+                    "at least 1 and at most {usable} logical pages: {} segments less {reserved} kept open or free, × {} pages",
+                    self.segments, self.pages_per_segment
+                ),
+            ));
+        }
+        Ok(Geometry { segments: self.segments, pages_per_segment: self.pages_per_segment, logical_pages: logical })
+    }
+
+    /// Checks every parameter and every relation between parameters.
+    pub fn validate(&self) -> Result<()> {
+        self.geometry()?;
+        let n = self.segments;
+        match self.policy {
+            PolicySpec::DChoices { d } | PolicySpec::Gra { d } if d == 0 || d > n => {
+                return Err(Error::param("policy.d", d, format!("a whole number in [1, segments = {n}]")));
+            }
+            PolicySpec::Windowed { w, .. } if w == 0 || w > n => {
+                return Err(Error::param("policy.w", w, format!("a whole number in [1, segments = {n}]")));
+            }
+            _ => {}
+        }
+        if let GcSpec::Batch { low, victims } = self.gc {
+            if low > n / 2 {
+                return Err(Error::param("gc.low", low, format!("a whole number in [1, segments / 2 = {}]", n / 2)));
+            }
+            if victims > n {
+                return Err(Error::param("gc.victims", victims, format!("a whole number in [1, segments = {n}]")));
+            }
+        }
+        self.workload.validate()?;
+        if let Some(0) = self.window {
+            return Err(Error::param("window", 0, "a whole number of user writes ≥ 1"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_round_trip() {
+        for s in ["fifo", "greedy:tie=random", "d-choices:d=10", "gra:d=1", "windowed:w=500,tie=oldest", "cost-benefit", "random"] {
+            let p: PolicySpec = s.parse().unwrap();
+            assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
+        }
+        let w: WorkloadSpec = "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8".parse().unwrap();
+        assert_eq!(w, WorkloadSpec::Locality { fa: 0.1, r: vec![0.8, 0.2], f: vec![0.2, 0.8] });
+        assert_eq!("fill+10x".parse::<WarmupSpec>().unwrap(), WarmupSpec { fill: true, multiple: 10.0 });
+        assert_eq!("5e6".parse::<Amount>().unwrap(), Amount::Count(5_000_000));
+        assert_eq!("20x".parse::<Amount>().unwrap(), Amount::Multiple(20.0));
+    }
+
+    #[test]
+    fn errors_name_parameter_value_and_range() {
+        let e = "d-choices:d=x".parse::<PolicySpec>().unwrap_err().to_string();
+        assert!(e.contains("policy.d") && e.contains("`x`") && e.contains("≥ 1"), "{e}");
+        let e = "hotcold:r=1.5,f=0.2".parse::<WorkloadSpec>().unwrap_err().to_string();
+        assert!(e.contains("workload.r") && e.contains("1.5") && e.contains("(0, 1)"), "{e}");
+        let c = SimConfig { spare: Some(1.2), ..SimConfig::default() };
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("`spare`") && e.contains("1.2") && e.contains("(0, 1)"), "{e}");
+        let c = SimConfig { policy: PolicySpec::DChoices { d: 5000 }, ..SimConfig::default() };
+        assert!(c.validate().unwrap_err().to_string().contains("[1, segments = 1024]"));
+    }
+
+    #[test]
+    fn logical_capacity_follows_spare() {
+        // Van Houdt §2.1: bU logical pages with U = (1 − S_f)·N.
+        let c = SimConfig { segments: 10_000, pages_per_segment: 32, spare: Some(0.07), ..SimConfig::default() };
+        assert_eq!(c.geometry().unwrap().logical_pages, 9_300 * 32);
+    }
+
+    #[test]
+    fn json_rejects_unknown_fields() {
+        let e = SimConfig::from_json(r#"{"segmnts": 10}"#).unwrap_err().to_string();
+        assert!(e.contains("segmnts"), "{e}");
+        let c = SimConfig::from_json(r#"{"segments": 64, "policy": "d-choices:d=4", "writes": 1000}"#).unwrap();
+        assert_eq!(c.policy, PolicySpec::DChoices { d: 4 });
+        assert_eq!(c.writes, Amount::Count(1000));
+    }
+}

@@ -1,0 +1,51 @@
+//! Errors of the engine: bad parameters and runs that cannot make progress.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in configuring or running a simulation.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// A parameter has a value outside its valid range or of the wrong form.
+    #[error("invalid value for `{param}`: {value} (expected {expected})")]
+    Param {
+        /// The parameter's name, as in the configuration and on the command line.
+        param: String,
+        /// The value given.
+        value: String,
+        /// The valid range or form.
+        expected: String,
+    },
+    /// The cleaner cannot free a segment: every candidate victim is full of valid pages.
+    #[error(
+        "no victim can yield space: {victims} victims in a row were cleaned without freeing room for a user write \
+         ({logical_pages} logical pages on {segments} segments of {pages_per_segment} pages); increase `spare`"
+    )]
+    NoProgress {
+        /// Consecutive victims cleaned without progress.
+        victims: u64,
+        /// Logical pages of the geometry.
+        logical_pages: u64,
+        /// Physical segments of the geometry.
+        segments: u32,
+        /// Pages per segment.
+        pages_per_segment: u32,
+    },
+    /// The cleaner was triggered but no sealed segment exists.
+    #[error("the cleaner found no sealed segment to clean ({free} free, {open} open segments)")]
+    NoVictim {
+        /// Free segments at the time.
+        free: usize,
+        /// Open segments at the time.
+        open: usize,
+    },
+}
+
+impl Error {
+    /// A parameter error.
+    pub fn param(param: &str, value: impl ToString, expected: impl ToString) -> Self {
+        Error::Param { param: param.to_string(), value: value.to_string(), expected: expected.to_string() }
+    }
+}
+
+/// Result type of the engine.
+pub type Result<T> = std::result::Result<T, Error>;

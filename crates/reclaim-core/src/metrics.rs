@@ -1,0 +1,203 @@
+//! Metrics, with the names used everywhere (Rust, Python, JSON, database columns).
+//!
+//! Counters are kept cumulative over the whole run; the measured phase is reported as the
+//! difference from a snapshot taken when it starts, so the hot loop never tests the phase.
+
+use serde::Serialize;
+
+use crate::config::SimConfig;
+
+/// Cumulative counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// User (external) page writes U.
+    pub user_writes: u64,
+    /// GC page writes G (valid pages relocated).
+    pub gc_writes: u64,
+    /// Segment erases.
+    pub erases: u64,
+    /// Victims cleaned, including those found empty.
+    pub collected: u64,
+    /// Victims that had no valid page left.
+    pub emptied: u64,
+}
+
+impl Counters {
+    fn minus(&self, base: &Counters) -> Counters {
+        Counters {
+            user_writes: self.user_writes - base.user_writes,
+            gc_writes: self.gc_writes - base.gc_writes,
+            erases: self.erases - base.erases,
+            collected: self.collected - base.collected,
+            emptied: self.emptied - base.emptied,
+        }
+    }
+}
+
+/// Everything measured during a run.
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    /// Cumulative counters.
+    pub counters: Counters,
+    /// Victims by valid-page count, cumulative.
+    pub victim_hist: Vec<u64>,
+    /// Sealed segments by valid-page count, summed over cleaning epochs (just before each
+    /// victim is chosen, as Van Houdt observes his chain), cumulative.
+    pub segment_hist: Vec<u64>,
+    base: Counters,
+    base_victim_hist: Vec<u64>,
+    base_segment_hist: Vec<u64>,
+    base_erase_counts: Vec<u32>,
+    series_base: Counters,
+    series: Series,
+}
+
+/// Per-window time series of the measured phase.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Series {
+    /// Window length [user writes].
+    pub window: u64,
+    /// User writes in each window (the last window may be partial).
+    pub user_writes: Vec<u64>,
+    /// GC writes in each window.
+    pub gc_writes: Vec<u64>,
+    /// Erases in each window.
+    pub erases: Vec<u64>,
+    /// Write amplification (U + G) / U of each window.
+    pub wa: Vec<f64>,
+}
+
+/// The result of a run: the measured phase only.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimResult {
+    /// User writes U.
+    pub user_writes: u64,
+    /// GC writes G.
+    pub gc_writes: u64,
+    /// Segment erases.
+    pub erases: u64,
+    /// Write amplification (U + G) / U (Van Houdt eq. 4; Li et al.).
+    pub wa: f64,
+    /// G / U (Lomet & Luo's Wamp; Li et al.'s normalized cleaning cost).
+    pub wamp: f64,
+    /// G (Li et al. eq. 1).
+    pub cleaning_cost: u64,
+    /// Mean empty fraction of a victim (Lomet & Luo's E).
+    pub emptiness_at_clean: f64,
+    /// Mean utilization of collected segments, empty ones counted at 0 (Stockmeyer §2.2).
+    pub gcu: f64,
+    /// Segments collected, empty ones included (Stockmeyer's CltdCount).
+    pub collected: u64,
+    /// Segments collected with no valid page (Stockmeyer's EmptyCount).
+    pub emptied: u64,
+    /// 2 × SegTrkCount × GCU × CltdCount (Stockmeyer §2.2).
+    pub work_rd_live: f64,
+    /// SegTrkCount × GCU × CltdCount + SegTrkCount × (CltdCount − EmptyCount) (Stockmeyer §2.2).
+    pub work_rd_all: f64,
+    /// (Σnᵢ)² / (N·Σnᵢ²) over the erases of the measured phase (Li et al. §6.3); 1 is even wear.
+    pub wear_leveling_index: f64,
+    /// Erases per segment in the measured phase.
+    pub erase_counts: Vec<u32>,
+    /// Victims by valid-page count (b + 1 bins).
+    pub victim_valid_histogram: Vec<u64>,
+    /// Fraction of sealed segments with j valid pages, averaged over cleaning epochs (b + 1 bins;
+    /// Van Houdt Fig. 3).
+    pub segment_valid_histogram: Vec<f64>,
+    /// Per-window time series.
+    pub series: Series,
+    /// Logical pages of the geometry.
+    pub logical_pages: u64,
+    /// Wall-clock seconds of the measured phase.
+    pub seconds: f64,
+    /// User writes per second in the measured phase.
+    pub user_writes_per_second: f64,
+    /// User + GC page writes per second in the measured phase.
+    pub page_writes_per_second: f64,
+    /// The full configuration.
+    pub config: SimConfig,
+}
+
+impl Metrics {
+    /// Empty metrics for `segments` segments of `pps` pages.
+    pub fn new(segments: u32, pps: u32) -> Self {
+        let bins = pps as usize + 1;
+        Metrics {
+            counters: Counters::default(),
+            victim_hist: vec![0; bins],
+            segment_hist: vec![0; bins],
+            base: Counters::default(),
+            base_victim_hist: vec![0; bins],
+            base_segment_hist: vec![0; bins],
+            base_erase_counts: vec![0; segments as usize],
+            series_base: Counters::default(),
+            series: Series::default(),
+        }
+    }
+
+    /// Starts the measured phase.
+    pub fn start(&mut self, erase_counts: &[u32], window: u64) {
+        self.base = self.counters.clone();
+        self.series_base = self.counters.clone();
+        self.base_victim_hist.clone_from(&self.victim_hist);
+        self.base_segment_hist.clone_from(&self.segment_hist);
+        self.base_erase_counts = erase_counts.to_vec();
+        self.series = Series { window, ..Series::default() };
+    }
+
+    /// Closes a time-series window.
+    pub fn close_window(&mut self) {
+        let d = self.counters.minus(&self.series_base);
+        if d.user_writes == 0 {
+            return;
+        }
+        self.series.user_writes.push(d.user_writes);
+        self.series.gc_writes.push(d.gc_writes);
+        self.series.erases.push(d.erases);
+        self.series.wa.push((d.user_writes + d.gc_writes) as f64 / d.user_writes as f64);
+        self.series_base = self.counters.clone();
+    }
+
+    /// The result of the measured phase.
+    pub fn result(&self, erase_counts: &[u32], pps: u32, logical_pages: u64, seconds: f64, config: &SimConfig) -> SimResult {
+        let c = self.counters.minus(&self.base);
+        let u = c.user_writes as f64;
+        let g = c.gc_writes as f64;
+        let b = f64::from(pps);
+        let gcu = if c.collected > 0 { g / (c.collected as f64 * b) } else { f64::NAN };
+        let erase_counts: Vec<u32> = erase_counts.iter().zip(&self.base_erase_counts).map(|(a, z)| a - z).collect();
+        let sum: f64 = erase_counts.iter().map(|&n| f64::from(n)).sum();
+        let sum_sq: f64 = erase_counts.iter().map(|&n| f64::from(n) * f64::from(n)).sum();
+        let wli = if sum_sq > 0.0 { sum * sum / (erase_counts.len() as f64 * sum_sq) } else { f64::NAN };
+        let diff = |a: &[u64], z: &[u64]| -> Vec<u64> { a.iter().zip(z).map(|(x, y)| x - y).collect() };
+        let seg_hist = diff(&self.segment_hist, &self.base_segment_hist);
+        let seg_total: u64 = seg_hist.iter().sum();
+        let rate = |n: f64| if seconds > 0.0 { n / seconds } else { f64::NAN };
+        SimResult {
+            user_writes: c.user_writes,
+            gc_writes: c.gc_writes,
+            erases: c.erases,
+            wa: (u + g) / u,
+            wamp: g / u,
+            cleaning_cost: c.gc_writes,
+            emptiness_at_clean: 1.0 - gcu,
+            gcu,
+            collected: c.collected,
+            emptied: c.emptied,
+            work_rd_live: 2.0 * b * gcu * c.collected as f64,
+            work_rd_all: b * gcu * c.collected as f64 + b * (c.collected - c.emptied) as f64,
+            wear_leveling_index: wli,
+            erase_counts,
+            victim_valid_histogram: diff(&self.victim_hist, &self.base_victim_hist),
+            segment_valid_histogram: seg_hist
+                .iter()
+                .map(|&n| if seg_total > 0 { n as f64 / seg_total as f64 } else { 0.0 })
+                .collect(),
+            series: self.series.clone(),
+            logical_pages,
+            seconds,
+            user_writes_per_second: rate(u),
+            page_writes_per_second: rate(u + g),
+            config: config.clone(),
+        }
+    }
+}

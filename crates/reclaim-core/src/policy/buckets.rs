@@ -1,0 +1,115 @@
+//! Sealed segments bucketed by valid-page count: O(1) insert, remove and move, and the
+//! least-valid non-empty bucket in O(b) at worst (usually O(1) from a kept lower bound).
+//! The index behind exact greedy, GRA(d) and windowed greedy.
+
+use rand::Rng;
+
+use crate::config::Tie;
+use crate::store::{Store, NONE};
+
+/// Buckets of segments by valid count.
+#[derive(Clone, Debug)]
+pub struct ValidBuckets {
+    buckets: Vec<Vec<u32>>,
+    pos: Vec<u32>,
+    /// No non-empty bucket below this index.
+    low: usize,
+    len: usize,
+}
+
+impl ValidBuckets {
+    /// Empty buckets for `segments` segments of `pps` pages.
+    pub fn new(segments: u32, pps: u32) -> Self {
+        ValidBuckets { buckets: vec![Vec::new(); pps as usize + 1], pos: vec![NONE; segments as usize], low: 0, len: 0 }
+    }
+
+    /// Number of segments held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no segment is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// True when `seg` is held.
+    #[inline]
+    pub fn contains(&self, seg: u32) -> bool {
+        self.pos[seg as usize] != NONE
+    }
+
+    /// Adds `seg` with `valid` valid pages.
+    #[inline]
+    pub fn insert(&mut self, seg: u32, valid: u32) {
+        let b = &mut self.buckets[valid as usize];
+        self.pos[seg as usize] = b.len() as u32;
+        b.push(seg);
+        self.low = self.low.min(valid as usize);
+        self.len += 1;
+    }
+
+    /// Removes `seg`, which is in bucket `valid`.
+    #[inline]
+    pub fn remove(&mut self, seg: u32, valid: u32) {
+        let i = self.pos[seg as usize] as usize;
+        let b = &mut self.buckets[valid as usize];
+        let last = *b.last().expect("segment is in its bucket");
+        b[i] = last;
+        self.pos[last as usize] = i as u32;
+        b.pop();
+        self.pos[seg as usize] = NONE;
+        self.len -= 1;
+    }
+
+    /// `seg` lost one valid page (it had `valid + 1`).
+    #[inline]
+    pub fn decrement(&mut self, seg: u32, valid: u32) {
+        self.remove(seg, valid + 1);
+        self.insert(seg, valid);
+    }
+
+    fn lowest(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        while self.buckets[self.low].is_empty() {
+            self.low += 1;
+        }
+        Some(self.low)
+    }
+
+    /// Takes out a segment with the fewest valid pages, ties broken by `tie`.
+    pub fn pop_min<R: Rng>(&mut self, tie: Tie, store: &Store, rng: &mut R) -> Option<u32> {
+        let v = self.lowest()?;
+        let b = &self.buckets[v];
+        let seg = match tie {
+            Tie::Random => b[rng.random_range(0..b.len())],
+            // The bucket is scanned: it holds only the segments tied at the minimum, which is a
+            // thin tail of the distribution in steady state.
+            Tie::Oldest => *b.iter().min_by_key(|&&s| store.sealed_at[s as usize]).expect("non-empty"),
+        };
+        self.remove(seg, v as u32);
+        Some(seg)
+    }
+
+    /// Takes out the segment of rank `rank` (0-based) in increasing valid count, choosing
+    /// uniformly among the segments of the bucket that rank falls in (random tie-breaking).
+    pub fn pop_rank<R: Rng>(&mut self, rank: usize, rng: &mut R) -> Option<u32> {
+        let mut v = self.lowest()?;
+        let mut below = 0usize;
+        loop {
+            let n = self.buckets[v].len();
+            if rank < below + n {
+                let seg = self.buckets[v][rng.random_range(0..n)];
+                self.remove(seg, v as u32);
+                return Some(seg);
+            }
+            below += n;
+            v += 1;
+            if v >= self.buckets.len() {
+                return None;
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! FIFO (age-based) cleaning: the segment sealed first is cleaned first.
+//!
+//! Lomet & Luo, "Efficiently Reclaiming Space in a Log Structured Store", §3 (age-based cleaning,
+//! analysed by eq. 3–4); Van Houdt §1 ("selects the blocks in a cyclic manner").
+
+use std::collections::VecDeque;
+
+use super::VictimPolicy;
+use crate::store::Store;
+use crate::SimRng;
+
+/// Sealed segments in seal order.
+#[derive(Clone, Debug)]
+pub struct Fifo {
+    queue: VecDeque<u32>,
+}
+
+impl Fifo {
+    /// An empty queue for `segments` segments.
+    pub fn new(segments: u32) -> Self {
+        Fifo { queue: VecDeque::with_capacity(segments as usize) }
+    }
+}
+
+impl VictimPolicy for Fifo {
+    fn on_seal(&mut self, seg: u32, _store: &Store) {
+        self.queue.push_back(seg);
+    }
+
+    fn select(&mut self, _store: &Store, _now: u64, _rng: &mut SimRng) -> Option<u32> {
+        self.queue.pop_front()
+    }
+}

@@ -1,0 +1,90 @@
+//! Victim policies: which sealed segment the cleaner reclaims next. One file per policy, each
+//! citing its source.
+
+pub mod buckets;
+pub mod cost_benefit;
+pub mod d_choices;
+pub mod fifo;
+pub mod gra;
+pub mod greedy;
+pub mod random;
+pub mod windowed;
+
+use crate::config::PolicySpec;
+use crate::store::Store;
+use crate::SimRng;
+
+/// A victim policy keeps whatever index it needs, told of every seal and of every invalidation
+/// in a sealed segment, and picks victims among sealed segments.
+pub trait VictimPolicy {
+    /// `seg` was sealed (its valid count and stamps are set in `store`).
+    fn on_seal(&mut self, _seg: u32, _store: &Store) {}
+    /// `seg`, sealed, lost a valid page (`store.valid[seg]` is already the new count).
+    fn on_invalidate(&mut self, _seg: u32, _store: &Store) {}
+    /// Chooses a victim among the sealed segments and drops it from the policy's index.
+    /// `now` is the user-write clock. `None` when no segment is sealed.
+    fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32>;
+}
+
+/// Every policy, dispatched statically (one predictable branch per call on the hot path).
+#[derive(Clone, Debug)]
+pub enum Policy {
+    /// See [`fifo::Fifo`].
+    Fifo(fifo::Fifo),
+    /// See [`greedy::Greedy`].
+    Greedy(greedy::Greedy),
+    /// See [`random::RandomPolicy`].
+    Random(random::RandomPolicy),
+    /// See [`d_choices::DChoices`].
+    DChoices(d_choices::DChoices),
+    /// See [`gra::Gra`].
+    Gra(gra::Gra),
+    /// See [`windowed::Windowed`].
+    Windowed(windowed::Windowed),
+    /// See [`cost_benefit::CostBenefit`].
+    CostBenefit(cost_benefit::CostBenefit),
+}
+
+impl Policy {
+    /// The policy of a spec for a store of `segments` segments of `pps` pages.
+    pub fn new(spec: &PolicySpec, segments: u32, pps: u32) -> Self {
+        match *spec {
+            PolicySpec::Fifo => Policy::Fifo(fifo::Fifo::new(segments)),
+            PolicySpec::Greedy { tie } => Policy::Greedy(greedy::Greedy::new(segments, pps, tie)),
+            PolicySpec::Random => Policy::Random(random::RandomPolicy),
+            PolicySpec::DChoices { d } => Policy::DChoices(d_choices::DChoices::new(d)),
+            PolicySpec::Gra { d } => Policy::Gra(gra::Gra::new(segments, pps, d)),
+            PolicySpec::Windowed { w, tie } => Policy::Windowed(windowed::Windowed::new(segments, pps, w, tie)),
+            PolicySpec::CostBenefit => Policy::CostBenefit(cost_benefit::CostBenefit),
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $p:ident => $e:expr) => {
+        match $self {
+            Policy::Fifo($p) => $e,
+            Policy::Greedy($p) => $e,
+            Policy::Random($p) => $e,
+            Policy::DChoices($p) => $e,
+            Policy::Gra($p) => $e,
+            Policy::Windowed($p) => $e,
+            Policy::CostBenefit($p) => $e,
+        }
+    };
+}
+
+impl VictimPolicy for Policy {
+    #[inline]
+    fn on_seal(&mut self, seg: u32, store: &Store) {
+        dispatch!(self, p => p.on_seal(seg, store))
+    }
+    #[inline]
+    fn on_invalidate(&mut self, seg: u32, store: &Store) {
+        dispatch!(self, p => p.on_invalidate(seg, store))
+    }
+    #[inline]
+    fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32> {
+        dispatch!(self, p => p.select(store, now, rng))
+    }
+}

@@ -1,0 +1,249 @@
+//! The store: page map, reverse map, segment table and free pool.
+//!
+//! Memory: 4 bytes per logical page (page map) + 4 bytes per physical page (reverse map) +
+//! O(segments). A slot is `segment × pages_per_segment + offset`; `NONE` marks an unwritten
+//! logical page or an empty/invalid slot.
+
+use std::collections::VecDeque;
+
+use crate::geometry::Geometry;
+
+/// "No page" / "no slot" / "no segment".
+pub const NONE: u32 = u32::MAX;
+
+/// State of a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SegState {
+    /// Erased, in the free pool.
+    Free = 0,
+    /// Being filled by a frontier.
+    Open = 1,
+    /// Full; a candidate victim.
+    Sealed = 2,
+}
+
+/// Sealed segments as a set with O(1) insert, remove and uniform draw.
+#[derive(Clone, Debug)]
+pub struct SealedSet {
+    items: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl SealedSet {
+    fn new(segments: u32) -> Self {
+        SealedSet { items: Vec::with_capacity(segments as usize), pos: vec![NONE; segments as usize] }
+    }
+
+    fn insert(&mut self, seg: u32) {
+        debug_assert_eq!(self.pos[seg as usize], NONE);
+        self.pos[seg as usize] = self.items.len() as u32;
+        self.items.push(seg);
+    }
+
+    fn remove(&mut self, seg: u32) {
+        let i = self.pos[seg as usize] as usize;
+        debug_assert!(i < self.items.len());
+        let last = *self.items.last().expect("non-empty");
+        self.items[i] = last;
+        self.pos[last as usize] = i as u32;
+        self.items.pop();
+        self.pos[seg as usize] = NONE;
+    }
+
+    /// Number of sealed segments.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when no segment is sealed.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The i-th member (arbitrary but deterministic order).
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        self.items[i]
+    }
+
+    /// All members.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.items
+    }
+}
+
+/// Page map, reverse map, segment table and free pool.
+#[derive(Clone, Debug)]
+pub struct Store {
+    /// Pages per segment b.
+    pub pps: u32,
+    /// Logical page → slot.
+    pub page_map: Vec<u32>,
+    /// Slot → logical page.
+    pub reverse: Vec<u32>,
+    /// Valid pages per segment.
+    pub valid: Vec<u32>,
+    /// State per segment.
+    pub state: Vec<SegState>,
+    /// Age stamp per segment [user writes]: the user-write clock when a user page was last
+    /// written to it, or the largest stamp among the victims whose pages it received (the
+    /// youngest data it holds; DESIGN "Clocks").
+    pub stamp: Vec<u64>,
+    /// Seal sequence number per segment: the order in which segments were sealed.
+    pub sealed_at: Vec<u64>,
+    /// Erases per segment since the start of the run.
+    pub erase_count: Vec<u32>,
+    /// Free pool, first in first out (so erases spread over segments).
+    pub free: VecDeque<u32>,
+    /// Sealed segments.
+    pub sealed: SealedSet,
+    /// Sealed segments by valid-page count (b + 1 bins).
+    pub sealed_hist: Vec<u64>,
+    seal_seq: u64,
+}
+
+impl Store {
+    /// An erased device: every segment free, every logical page unwritten.
+    pub fn new(g: &Geometry) -> Self {
+        let n = g.segments as usize;
+        Store {
+            pps: g.pages_per_segment,
+            page_map: vec![NONE; g.logical_pages as usize],
+            reverse: vec![NONE; g.physical_pages() as usize],
+            valid: vec![0; n],
+            state: vec![SegState::Free; n],
+            stamp: vec![0; n],
+            sealed_at: vec![0; n],
+            erase_count: vec![0; n],
+            free: (0..g.segments).collect(),
+            sealed: SealedSet::new(g.segments),
+            sealed_hist: vec![0; g.pages_per_segment as usize + 1],
+            seal_seq: 0,
+        }
+    }
+
+    /// Number of segments.
+    #[inline]
+    pub fn segments(&self) -> u32 {
+        self.valid.len() as u32
+    }
+
+    /// Segment of a slot.
+    #[inline]
+    pub fn segment_of(&self, slot: u32) -> u32 {
+        slot / self.pps
+    }
+
+    /// Takes a segment from the free pool and marks it open.
+    #[inline]
+    pub fn open(&mut self) -> Option<u32> {
+        let seg = self.free.pop_front()?;
+        self.state[seg as usize] = SegState::Open;
+        self.stamp[seg as usize] = 0;
+        Some(seg)
+    }
+
+    /// Marks an open segment sealed with the given age stamp.
+    #[inline]
+    pub fn seal(&mut self, seg: u32, stamp: u64) {
+        let s = seg as usize;
+        self.state[s] = SegState::Sealed;
+        self.stamp[s] = stamp;
+        self.seal_seq += 1;
+        self.sealed_at[s] = self.seal_seq;
+        self.sealed.insert(seg);
+        self.sealed_hist[self.valid[s] as usize] += 1;
+    }
+
+    /// Writes logical page `page` into `slot`.
+    #[inline]
+    pub fn place(&mut self, page: u32, slot: u32) {
+        self.page_map[page as usize] = slot;
+        self.reverse[slot as usize] = page;
+        self.valid[(slot / self.pps) as usize] += 1;
+    }
+
+    /// Invalidates a slot; returns its segment and whether that segment is sealed.
+    #[inline]
+    pub fn invalidate(&mut self, slot: u32) -> (u32, bool) {
+        self.reverse[slot as usize] = NONE;
+        let seg = slot / self.pps;
+        let s = seg as usize;
+        let sealed = self.state[s] == SegState::Sealed;
+        if sealed {
+            let v = self.valid[s] as usize;
+            self.sealed_hist[v] -= 1;
+            self.sealed_hist[v - 1] += 1;
+        }
+        self.valid[s] -= 1;
+        (seg, sealed)
+    }
+
+    /// Takes a sealed segment out of the sealed set before it is cleaned, appending its valid
+    /// pages in slot order (oldest written first) to `out`, and erases it into the free pool.
+    pub fn erase_into(&mut self, seg: u32, out: &mut Vec<u32>) {
+        let s = seg as usize;
+        debug_assert_eq!(self.state[s], SegState::Sealed);
+        self.sealed.remove(seg);
+        self.sealed_hist[self.valid[s] as usize] -= 1;
+        let start = seg as usize * self.pps as usize;
+        for entry in &mut self.reverse[start..start + self.pps as usize] {
+            if *entry != NONE {
+                out.push(*entry);
+                *entry = NONE;
+            }
+        }
+        self.valid[s] = 0;
+        self.state[s] = SegState::Free;
+        self.erase_count[s] += 1;
+        self.free.push_back(seg);
+    }
+
+    /// Checks the engine's invariants; returns a description of the first violation.
+    ///
+    /// Every written logical page lives in exactly one slot, and that slot points back to it;
+    /// valid counts equal the reverse map; free + open + sealed = segments; the histogram of
+    /// sealed segments agrees with their valid counts.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let pps = self.pps as usize;
+        let mut counted = vec![0u32; self.valid.len()];
+        for (slot, &page) in self.reverse.iter().enumerate() {
+            if page != NONE {
+                if self.page_map[page as usize] != slot as u32 {
+                    return Err(format!("slot {slot} holds page {page}, which maps to {}", self.page_map[page as usize]));
+                }
+                counted[slot / pps] += 1;
+            }
+        }
+        for (page, &slot) in self.page_map.iter().enumerate() {
+            if slot != NONE && self.reverse[slot as usize] != page as u32 {
+                return Err(format!("page {page} maps to slot {slot}, which holds {}", self.reverse[slot as usize]));
+            }
+        }
+        if counted != self.valid {
+            return Err("valid counts differ from the reverse map".into());
+        }
+        let free = self.state.iter().filter(|s| **s == SegState::Free).count();
+        let open = self.state.iter().filter(|s| **s == SegState::Open).count();
+        let sealed = self.state.iter().filter(|s| **s == SegState::Sealed).count();
+        if free != self.free.len() || sealed != self.sealed.len() || free + open + sealed != self.valid.len() {
+            return Err(format!(
+                "free {free} (pool {}), open {open}, sealed {sealed} (set {}) do not add up to {} segments",
+                self.free.len(),
+                self.sealed.len(),
+                self.valid.len()
+            ));
+        }
+        let mut hist = vec![0u64; pps + 1];
+        for &seg in self.sealed.as_slice() {
+            hist[self.valid[seg as usize] as usize] += 1;
+        }
+        if hist != self.sealed_hist {
+            return Err("sealed-segment histogram differs from valid counts".into());
+        }
+        Ok(())
+    }
+}

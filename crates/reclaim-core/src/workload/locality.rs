@@ -1,0 +1,58 @@
+//! Li et al.'s locality workload (f_a, n, r, f): only an active fraction f_a of the logical space
+//! is written; within it, class i receives a share r_i of the writes spread uniformly over a
+//! share f_i of the active pages.
+//!
+//! Li, Lee, Lui, Xu, "Impact of Data Locality on Garbage Collection in SSDs", §2.2. The active
+//! pages are the first round(f_a × pages) ids and the classes follow one another in order, so a
+//! sequential fill keeps inactive pages in segments of their own, as §2.2 assumes.
+
+use rand::Rng;
+
+use crate::error::{Error, Result};
+use crate::SimRng;
+
+/// Locality generator.
+#[derive(Clone, Debug)]
+pub struct Locality {
+    /// Cumulative write shares.
+    cum_r: Vec<f64>,
+    /// First page of each class, then the end of the active region.
+    bounds: Vec<u32>,
+}
+
+impl Locality {
+    /// Classes with write shares `r` and page shares `f` over the active `fa × n` of `n` pages.
+    pub fn new(n: u32, fa: f64, r: &[f64], f: &[f64]) -> Result<Self> {
+        let active = (fa * f64::from(n)).round() as u32;
+        let mut bounds = vec![0u32];
+        let mut acc = 0.0;
+        for (i, fi) in f.iter().enumerate() {
+            acc += fi;
+            let end = if i + 1 == f.len() { active } else { (acc * f64::from(active)).round() as u32 };
+            if end <= *bounds.last().expect("non-empty") {
+                return Err(Error::param(
+                    "workload.f",
+                    format!("{fi} (class {})", i + 1),
+                    format!("a share giving class {} at least one of the {active} active pages", i + 1),
+                ));
+            }
+            bounds.push(end);
+        }
+        let mut cum_r = Vec::with_capacity(r.len());
+        let mut c = 0.0;
+        for ri in r {
+            c += ri;
+            cum_r.push(c);
+        }
+        *cum_r.last_mut().expect("at least one class") = f64::INFINITY;
+        Ok(Locality { cum_r, bounds })
+    }
+
+    /// The next page.
+    #[inline]
+    pub fn next(&self, rng: &mut SimRng) -> u32 {
+        let u: f64 = rng.random();
+        let class = self.cum_r.iter().position(|&c| u < c).expect("last share is infinite");
+        rng.random_range(self.bounds[class]..self.bounds[class + 1])
+    }
+}
