@@ -1,1 +1,146 @@
+//! Python bindings of reclaim-core: conversion, error mapping and the GIL, nothing else.
 
+use numpy::PyArray1;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use reclaim_core::{Error, SimConfig, Simulator};
+use serde_json::Value;
+
+fn map_err(e: Error) -> PyErr {
+    match e {
+        Error::Param { .. } => PyValueError::new_err(e.to_string()),
+        _ => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
+    Ok(match v {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any().unbind()
+            } else if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any().unbind()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind()
+            }
+        }
+        Value::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Value::Array(a) => {
+            let items = a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any().unbind()
+        }
+        Value::Object(m) => {
+            let d = PyDict::new(py);
+            for (k, x) in m {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
+}
+
+/// Validates a JSON configuration and returns it in canonical form.
+#[pyfunction]
+fn canonical_config(config_json: &str) -> PyResult<String> {
+    SimConfig::from_json(config_json).map(|c| c.to_json()).map_err(map_err)
+}
+
+/// The resolved geometry of a JSON configuration.
+#[pyfunction]
+fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
+    let c = SimConfig::from_json(config_json).map_err(map_err)?;
+    let g = c.geometry().map_err(map_err)?;
+    let v = serde_json::to_value(g).expect("geometry serializes");
+    to_py(py, &v)
+}
+
+/// A simulation, stepped from Python so that progress can be shown and Ctrl-C honoured.
+#[pyclass(module = "reclaim._core", name = "Simulator")]
+struct PySimulator {
+    inner: Simulator,
+}
+
+#[pymethods]
+impl PySimulator {
+    #[new]
+    fn new(config_json: &str) -> PyResult<Self> {
+        let config = SimConfig::from_json(config_json).map_err(map_err)?;
+        Ok(PySimulator { inner: Simulator::new(&config).map_err(map_err)? })
+    }
+
+    /// Performs up to `budget` user writes without the GIL; returns whether writes remain.
+    fn step(&mut self, py: Python<'_>, budget: u64) -> PyResult<bool> {
+        let inner = &mut self.inner;
+        py.allow_threads(|| inner.step(budget)).map_err(map_err)
+    }
+
+    /// (user writes done, user writes in all) over fill, warm-up and measured phase.
+    fn progress(&self) -> (u64, u64) {
+        self.inner.progress()
+    }
+
+    /// The canonical configuration as JSON.
+    fn config_json(&self) -> String {
+        self.inner.config().to_json()
+    }
+
+    /// Checks the store's invariants; raises RuntimeError on the first violation.
+    fn check(&self) -> PyResult<()> {
+        self.inner.store().check().map_err(PyRuntimeError::new_err)
+    }
+
+    /// The measured phase's metrics as a dict; histograms, erase counts and time series as
+    /// numpy arrays (moved, not copied).
+    fn result(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let r = self.inner.result();
+        let mut v = serde_json::to_value(&r).expect("result serializes");
+        let m = v.as_object_mut().expect("result is an object");
+        m.remove("erase_counts");
+        m.remove("victim_valid_histogram");
+        m.remove("segment_valid_histogram");
+        m.remove("series");
+        m.remove("config");
+        let d = to_py(py, &v)?;
+        let d = d.bind(py).downcast::<PyDict>()?.clone();
+        // NaN does not survive JSON; put the floats back as they are.
+        for (k, x) in [
+            ("wa", r.wa),
+            ("wamp", r.wamp),
+            ("emptiness_at_clean", r.emptiness_at_clean),
+            ("gcu", r.gcu),
+            ("work_rd_live", r.work_rd_live),
+            ("work_rd_all", r.work_rd_all),
+            ("wear_leveling_index", r.wear_leveling_index),
+            ("seconds", r.seconds),
+            ("user_writes_per_second", r.user_writes_per_second),
+            ("page_writes_per_second", r.page_writes_per_second),
+        ] {
+            d.set_item(k, x)?;
+        }
+        d.set_item("erase_counts", PyArray1::from_vec(py, r.erase_counts))?;
+        d.set_item("victim_valid_histogram", PyArray1::from_vec(py, r.victim_valid_histogram))?;
+        d.set_item("segment_valid_histogram", PyArray1::from_vec(py, r.segment_valid_histogram))?;
+        let s = PyDict::new(py);
+        s.set_item("window", r.series.window)?;
+        s.set_item("user_writes", PyArray1::from_vec(py, r.series.user_writes))?;
+        s.set_item("gc_writes", PyArray1::from_vec(py, r.series.gc_writes))?;
+        s.set_item("erases", PyArray1::from_vec(py, r.series.erases))?;
+        s.set_item("wa", PyArray1::from_vec(py, r.series.wa))?;
+        d.set_item("series", s)?;
+        d.set_item("config", r.config.to_json())?;
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// The compiled engine behind `reclaim`.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySimulator>()?;
+    m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
+    m.add_function(wrap_pyfunction!(geometry, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

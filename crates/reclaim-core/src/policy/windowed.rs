@@ -61,8 +61,9 @@ impl VictimPolicy for Windowed {
 
     fn select(&mut self, store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
         let victim = self.window.pop_min(self.tie, store, rng)?;
-        // Drop stale entries (victims already taken) from the front.
-        while let Some(&(seg, at)) = self.order.front() {
+        // Drop stale entries (victims already taken) from the front of the window part.
+        while self.boundary > 0 {
+            let (seg, at) = self.order[0];
             let live = seg != victim && self.window.contains(seg) && store.sealed_at[seg as usize] == at;
             if live {
                 break;

@@ -1,0 +1,41 @@
+# reclaim: the two commands of README.md are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.deps-installed
+
+.PHONY: run test build reproduce bench clean
+
+$(STAMP): requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	touch $(STAMP)
+
+# Builds the engine (release) into the virtual environment.
+build: $(STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+
+# The main job: compares cleaning policies on uniform and hot/cold writes.
+run: build
+	$(BIN)/reclaim demo
+
+# Every test: Rust unit, property and integration tests, then the Python suite.
+test: build
+	cargo test --release --workspace --exclude reclaim-py
+	$(BIN)/python -m pytest -q
+
+# Full-length reproductions of the seeds' tables (long).
+reproduce: build
+	$(BIN)/reclaim reproduce vanhoudt-table1
+	$(BIN)/reclaim reproduce vanhoudt-table2
+	$(BIN)/reclaim reproduce lomet-table1
+	$(BIN)/reclaim reproduce li-greedy
+
+bench: build
+	$(BIN)/reclaim bench
+	cargo bench -p reclaim-core
+
+clean:
+	rm -rf $(VENV) target

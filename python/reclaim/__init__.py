@@ -1,0 +1,14 @@
+"""reclaim: a workbench for space reclamation in log-structured storage.
+
+The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`.
+
+>>> import reclaim
+>>> r = reclaim.simulate(segments=128, pages_per_segment=16, policy="greedy", writes="5x")
+>>> r.wa > 1.0
+True
+"""
+
+from reclaim._core import __version__
+from reclaim.api import SimConfig, SimResult, simulate
+
+__all__ = ["SimConfig", "SimResult", "simulate", "__version__"]

@@ -1,0 +1,217 @@
+"""The public Python API: :func:`simulate`, :class:`SimConfig`, :class:`SimResult`.
+
+Every parameter is validated by the engine (``reclaim-core``'s ``config``), which names the
+parameter, the value and the valid range in its error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from reclaim import _core
+
+#: User writes per engine step between progress reports (and Ctrl-C checks).
+STEP_WRITES = 1 << 20
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """A simulation configuration; ``None`` leaves a parameter at the engine's default.
+
+    Args:
+        segments: Physical segments N (≥ 4). Default 1024.
+        pages_per_segment: Pages per segment b (1 to 65,536). Default 64.
+        spare: Spare factor 1 − logical/physical pages, in (0, 1). Default 0.1.
+        fill: Fill factor ρ = logical/physical pages, in (0, 1); instead of ``spare``.
+        logical_pages: Logical pages; instead of ``spare`` or ``fill``.
+        policy: Victim policy: ``fifo``, ``greedy[:tie=oldest|random]``, ``random``,
+            ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``.
+        frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``.
+        gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),
+            ``batch:low=L,victims=V`` (Lomet & Luo).
+        workload: ``uniform``, ``hotcold:r=R,f=F``, ``locality:fa=A,r=R1/R2,f=F1/F2``,
+            ``zipf:theta=T``.
+        warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``. Default ``fill+10x``.
+        writes: Measured user writes: ``20x`` (of the logical capacity) or a count.
+        seed: Seed of the run's random generator. Default 1.
+        window: Time-series window in user writes. Default: the logical capacity.
+
+    >>> SimConfig(policy="d-choices:d=10").validated().policy
+    'd-choices:d=10'
+    """
+
+    segments: int | None = None
+    pages_per_segment: int | None = None
+    spare: float | None = None
+    fill: float | None = None
+    logical_pages: int | None = None
+    policy: str | None = None
+    frontier: str | None = None
+    gc: str | None = None
+    workload: str | None = None
+    warmup: str | None = None
+    writes: str | int | None = None
+    seed: int | None = None
+    window: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The parameters that are set.
+
+        >>> SimConfig(segments=64).to_dict()
+        {'segments': 64}
+        """
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+    def to_json(self) -> str:
+        """The parameters that are set, as JSON."""
+        return json.dumps(self.to_dict())
+
+    def validated(self) -> SimConfig:
+        """Every parameter resolved to its canonical form by the engine.
+
+        Raises:
+            ValueError: a parameter is out of range; the message names it, its value and the range.
+
+        >>> SimConfig(spare=1.5).validated()
+        Traceback (most recent call last):
+        ...
+        ValueError: invalid value for `spare`: 1.5 (expected a number in (0, 1))
+        """
+        return SimConfig(**json.loads(_core.canonical_config(self.to_json())))
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Metrics of a run's measured phase, named as everywhere in reclaim (DESIGN "Metrics").
+
+    Attributes:
+        user_writes: User writes U.
+        gc_writes: GC writes G (pages relocated).
+        erases: Segment erases.
+        wa: Write amplification (U + G) / U.
+        wamp: G / U (Lomet & Luo's Wamp; Li et al.'s normalized cleaning cost).
+        cleaning_cost: G (Li et al. eq. 1).
+        emptiness_at_clean: Mean empty fraction of a victim (Lomet & Luo's E).
+        gcu: Mean utilization of collected segments (Stockmeyer §2.2).
+        collected: Segments collected (Stockmeyer's CltdCount).
+        emptied: Collected segments that had no valid page (EmptyCount).
+        work_rd_live: Stockmeyer's WorkRdLive.
+        work_rd_all: Stockmeyer's WorkRdAll.
+        wear_leveling_index: (Σnᵢ)² / (N·Σnᵢ²) over measured erases (Li et al. §6.3).
+        erase_counts: Erases per segment in the measured phase.
+        victim_valid_histogram: Victims by valid-page count (b + 1 bins).
+        segment_valid_histogram: Fraction of sealed segments by valid-page count, averaged
+            over cleaning epochs (Van Houdt Fig. 3).
+        series: Per-window arrays ``user_writes``, ``gc_writes``, ``erases``, ``wa`` and ``window``.
+        logical_pages: Logical pages of the geometry.
+        seconds: Wall-clock seconds of the measured phase.
+        user_writes_per_second: User writes per second in the measured phase.
+        page_writes_per_second: User + GC writes per second in the measured phase.
+        config: The canonical configuration.
+    """
+
+    user_writes: int
+    gc_writes: int
+    erases: int
+    wa: float
+    wamp: float
+    cleaning_cost: int
+    emptiness_at_clean: float
+    gcu: float
+    collected: int
+    emptied: int
+    work_rd_live: float
+    work_rd_all: float
+    wear_leveling_index: float
+    erase_counts: np.ndarray
+    victim_valid_histogram: np.ndarray
+    segment_valid_histogram: np.ndarray
+    series: dict[str, Any]
+    logical_pages: int
+    seconds: float
+    user_writes_per_second: float
+    page_writes_per_second: float
+    config: SimConfig = field(default_factory=SimConfig)
+
+    @classmethod
+    def from_core(cls, d: Mapping[str, Any]) -> SimResult:
+        """Builds a result from the engine's dict."""
+        d = dict(d)
+        d["config"] = SimConfig(**json.loads(d["config"]))
+        return cls(**d)
+
+    def to_dict(self, arrays: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict: metric names as keys, arrays as lists (or left out).
+
+        Args:
+            arrays: include the per-segment, histogram and time-series arrays.
+        """
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                if arrays:
+                    out[f.name] = v.tolist()
+            elif f.name == "series":
+                if arrays:
+                    out[f.name] = {k: (a.tolist() if isinstance(a, np.ndarray) else a) for k, a in v.items()}
+            elif f.name == "config":
+                out[f.name] = v.to_dict()
+            elif isinstance(v, float) and v != v:  # NaN is not JSON
+                out[f.name] = None
+            else:
+                out[f.name] = v
+        return out
+
+
+def _merge(config: SimConfig | Mapping[str, Any] | None, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    if config is None:
+        base: dict[str, Any] = {}
+    elif isinstance(config, SimConfig):
+        base = config.to_dict()
+    else:
+        base = {k: v for k, v in config.items() if v is not None}
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return base
+
+
+def simulate(
+    config: SimConfig | Mapping[str, Any] | None = None,
+    *,
+    progress: ProgressCallback | None = None,
+    **overrides: Any,
+) -> SimResult:
+    """Runs one simulation and returns the metrics of its measured phase.
+
+    Args:
+        config: A :class:`SimConfig`, a dict of the same names, or ``None`` for the defaults.
+        progress: Called as ``progress(done, total)`` in user writes after every engine step.
+        **overrides: Parameters replacing those of ``config`` (see :class:`SimConfig`).
+
+    Returns:
+        The :class:`SimResult` of the measured phase.
+
+    Raises:
+        ValueError: a parameter is unknown or out of range (the message names it).
+        RuntimeError: the cleaner cannot free space (spare too small for the policy).
+
+    >>> r = simulate(segments=256, pages_per_segment=32, spare=0.2, policy="fifo", writes="10x")
+    >>> round(r.wa, 1)  # FIFO at fill 0.8: 1/E with E = 0.371 from Lomet & Luo eq. 4
+    2.7
+    """
+    sim = _core.Simulator(json.dumps(_merge(config, overrides)))
+    more = True
+    while more:
+        more = sim.step(STEP_WRITES)
+        if progress is not None:
+            done, total = sim.progress()
+            progress(done, total)
+    return SimResult.from_core(sim.result())

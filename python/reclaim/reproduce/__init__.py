@@ -1,0 +1,19 @@
+"""Reproductions of the seed papers' tables: each builds its rows beside the published numbers.
+
+The published numbers ship with the package (``data/``, copied from the project's transcriptions
+of the seeds, with their sources in each file's first lines).
+"""
+
+from __future__ import annotations
+
+from reclaim.reproduce import li, lomet, vanhoudt
+from reclaim.reproduce.common import Reproduction
+
+REPRODUCTIONS: dict[str, Reproduction] = {
+    "vanhoudt-table1": vanhoudt.TABLE1,
+    "vanhoudt-table2": vanhoudt.TABLE2,
+    "lomet-table1": lomet.TABLE1,
+    "li-greedy": li.GREEDY,
+}
+
+__all__ = ["REPRODUCTIONS", "Reproduction"]

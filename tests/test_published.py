@@ -1,0 +1,15 @@
+"""The published tables shipped with the package are the project's transcriptions, unchanged."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+
+NAMES = ["vanhoudt_table1.csv", "vanhoudt_table2.csv", "lomet_table1.csv", "li_numbers.csv"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shipped_copy_matches_shared(shared_dir, name):
+    shipped = resources.files("reclaim.reproduce").joinpath("data", name).read_text()
+    assert shipped == (shared_dir / "data" / "published" / name).read_text()
