@@ -48,7 +48,7 @@ def test_result_has_every_metric_name():
 def test_config_object_and_overrides():
     base = SimConfig(segments=128, pages_per_segment=16, policy="fifo", writes="3x", warmup="fill+1x")
     r = simulate(base, policy="greedy")
-    assert r.config.policy == "greedy:tie=oldest"
+    assert r.config.policy == "greedy:tie=random"
     assert r.config.segments == 128
 
 

@@ -32,7 +32,7 @@ class SimConfig:
         spare: Spare factor 1 − logical/physical pages, in (0, 1). Default 0.1.
         fill: Fill factor ρ = logical/physical pages, in (0, 1); instead of ``spare``.
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
-        policy: Victim policy: ``fifo``, ``greedy[:tie=oldest|random]``, ``random``,
+        policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest]``, ``random``,
             ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``.
         frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``.
         gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),

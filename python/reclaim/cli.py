@@ -66,7 +66,7 @@ def simulate_cmd(
     spare: Annotated[Optional[float], typer.Option(help="Spare factor, 0 < S < 1 (default 0.1).")] = None,
     fill: Annotated[Optional[float], typer.Option(help="Fill factor ρ, instead of --spare.")] = None,
     logical_pages: Annotated[Optional[int], typer.Option(help="Logical pages, instead of --spare.")] = None,
-    policy: Annotated[Optional[str], typer.Option(help="fifo | greedy[:tie=oldest|random] | random | d-choices:d=10 | gra:d=1 | windowed:w=500 | cost-benefit")] = None,
+    policy: Annotated[Optional[str], typer.Option(help="fifo | greedy[:tie=random|oldest] | random | d-choices:d=10 | gra:d=1 | windowed:w=500 | cost-benefit")] = None,
     frontier: Annotated[Optional[str], typer.Option(help="single | double:copy=random | double:copy=oldest")] = None,
     gc: Annotated[Optional[str], typer.Option(help="frontier | one-free | batch:low=32,victims=64")] = None,
     workload: Annotated[Optional[str], typer.Option(help="uniform | hotcold:r=0.8,f=0.2 | locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | zipf:theta=0.99")] = None,

@@ -118,7 +118,8 @@ macro_rules! string_serde {
     };
 }
 
-/// How ties between equally good victims are broken (greedy and windowed greedy).
+/// How ties between equally good victims are broken (greedy and windowed greedy). The default is
+/// `random`, Li et al.'s rule (§3.1) and O(1); `oldest` scans the tied segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tie {
     /// The segment sealed first among the tied ones.
@@ -130,8 +131,8 @@ pub enum Tie {
 impl Tie {
     fn parse(spec: &Spec<'_>) -> Result<Self> {
         match spec.get("tie") {
-            None | Some("oldest") => Ok(Tie::Oldest),
-            Some("random") => Ok(Tie::Random),
+            None | Some("random") => Ok(Tie::Random),
+            Some("oldest") => Ok(Tie::Oldest),
             Some(v) => Err(Error::param(&format!("{}.tie", spec.param), format!("`{v}`"), "`oldest` or `random`")),
         }
     }
@@ -151,7 +152,7 @@ impl fmt::Display for Tie {
 pub enum PolicySpec {
     /// `fifo`: oldest sealed segment first.
     Fifo,
-    /// `greedy[:tie=oldest|random]`: fewest valid pages.
+    /// `greedy[:tie=random|oldest]`: fewest valid pages.
     Greedy {
         /// Tie rule among segments with equally few valid pages.
         tie: Tie,
@@ -168,7 +169,7 @@ pub enum PolicySpec {
         /// Window size, 1 ≤ d ≤ segments (d = 1 greedy, d = segments random).
         d: u32,
     },
-    /// `windowed:w=W[,tie=oldest|random]`: greedy among the `w` oldest sealed segments.
+    /// `windowed:w=W[,tie=random|oldest]`: greedy among the `w` oldest sealed segments.
     Windowed {
         /// Window size, 1 ≤ w ≤ segments.
         w: u32,
@@ -181,7 +182,7 @@ pub enum PolicySpec {
 
 impl Default for PolicySpec {
     fn default() -> Self {
-        PolicySpec::Greedy { tie: Tie::Oldest }
+        PolicySpec::Greedy { tie: Tie::Random }
     }
 }
 
@@ -221,7 +222,7 @@ impl FromStr for PolicySpec {
             }
             _ => {
                 return Err(spec.bad(
-                    "one of `fifo`, `greedy[:tie=oldest|random]`, `random`, `d-choices:d=D`, `gra:d=D`, \
+                    "one of `fifo`, `greedy[:tie=random|oldest]`, `random`, `d-choices:d=D`, `gra:d=D`, \
                      `windowed:w=W[,tie=…]`, `cost-benefit`",
                 ))
             }

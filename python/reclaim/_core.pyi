@@ -1,0 +1,25 @@
+"""Type stubs of the compiled engine (crates/reclaim-py)."""
+
+from typing import Any
+
+__version__: str
+
+def canonical_config(config_json: str) -> str:
+    """Validates a JSON configuration and returns it in canonical form (raises ValueError)."""
+
+def geometry(config_json: str) -> dict[str, int]:
+    """The resolved geometry: segments, pages_per_segment, logical_pages."""
+
+class Simulator:
+    """A simulation, stepped from Python."""
+
+    def __init__(self, config_json: str) -> None: ...
+    def step(self, budget: int) -> bool:
+        """Performs up to `budget` user writes without the GIL; returns whether writes remain."""
+    def progress(self) -> tuple[int, int]:
+        """(user writes done, user writes in all)."""
+    def config_json(self) -> str: ...
+    def check(self) -> None:
+        """Checks the store's invariants; raises RuntimeError on the first violation."""
+    def result(self) -> dict[str, Any]:
+        """The measured phase's metrics; arrays as numpy arrays."""
