@@ -26,7 +26,7 @@ fn engine(c: &mut Criterion) {
                 || (),
                 |()| warm.step(CHUNK).expect("step"),
                 BatchSize::PerIteration,
-            )
+            );
         });
     }
     group.finish();

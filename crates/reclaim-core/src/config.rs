@@ -406,7 +406,7 @@ pub enum WorkloadSpec {
         f: f64,
     },
     /// `locality:fa=A,r=R1/R2/…,f=F1/F2/…`: Li et al. §2.2: only a fraction `fa` of the logical
-    /// space is written; class i gets a share r_i of writes over a share f_i of the active pages.
+    /// space is written; class i gets a share `r_i` of writes over a share `f_i` of the active pages.
     Locality {
         /// Active share of the logical space, 0 < fa ≤ 1.
         fa: f64,
@@ -618,11 +618,12 @@ impl FromStr for WarmupSpec {
 
 impl fmt::Display for WarmupSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.fill, self.multiple) {
-            (false, m) if m == 0.0 => write!(f, "none"),
-            (true, m) if m == 0.0 => write!(f, "fill"),
-            (true, m) => write!(f, "fill+{m}x"),
-            (false, m) => write!(f, "{m}x"),
+        let m = self.multiple;
+        match (self.fill, m > 0.0) {
+            (false, false) => write!(f, "none"),
+            (true, false) => write!(f, "fill"),
+            (true, true) => write!(f, "fill+{m}x"),
+            (false, true) => write!(f, "{m}x"),
         }
     }
 }
@@ -633,7 +634,7 @@ string_serde!(WarmupSpec);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
-    /// Physical segments N, 4 ≤ N, N × pages_per_segment < 2³².
+    /// Physical segments N, 4 ≤ N, N × `pages_per_segment` < 2³².
     pub segments: u32,
     /// Pages per segment b, 1 ≤ b ≤ 65,536.
     pub pages_per_segment: u32,
@@ -641,7 +642,7 @@ pub struct SimConfig {
     pub spare: Option<f64>,
     /// Fill factor ρ = logical / physical pages, 0 < ρ < 1.
     pub fill: Option<f64>,
-    /// Logical pages, 1 ≤ logical_pages < physical pages.
+    /// Logical pages, 1 ≤ `logical_pages` < physical pages.
     pub logical_pages: Option<u64>,
     /// Victim policy.
     pub policy: PolicySpec,

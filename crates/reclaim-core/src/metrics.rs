@@ -86,13 +86,13 @@ pub struct SimResult {
     pub emptiness_at_clean: f64,
     /// Mean utilization of collected segments, empty ones counted at 0 (Stockmeyer §2.2).
     pub gcu: f64,
-    /// Segments collected, empty ones included (Stockmeyer's CltdCount).
+    /// Segments collected, empty ones included (Stockmeyer's `CltdCount`).
     pub collected: u64,
-    /// Segments collected with no valid page (Stockmeyer's EmptyCount).
+    /// Segments collected with no valid page (Stockmeyer's `EmptyCount`).
     pub emptied: u64,
-    /// 2 × SegTrkCount × GCU × CltdCount (Stockmeyer §2.2).
+    /// 2 × `SegTrkCount` × GCU × `CltdCount` (Stockmeyer §2.2).
     pub work_rd_live: f64,
-    /// SegTrkCount × GCU × CltdCount + SegTrkCount × (CltdCount − EmptyCount) (Stockmeyer §2.2).
+    /// `SegTrkCount` × GCU × `CltdCount` + `SegTrkCount` × (`CltdCount` − `EmptyCount`) (Stockmeyer §2.2).
     pub work_rd_all: f64,
     /// (Σnᵢ)² / (N·Σnᵢ²) over the erases of the measured phase (Li et al. §6.3); 1 is even wear.
     pub wear_leveling_index: f64,

@@ -19,11 +19,11 @@ impl VictimPolicy for CostBenefit {
         let b = f64::from(store.pps);
         let mut best: Option<(f64, u32)> = None;
         for &seg in store.sealed.as_slice() {
-            let s = seg as usize;
-            let u = f64::from(store.valid[s]) / b;
-            let age = now.saturating_sub(store.stamp[s]) as f64;
+            let i = seg as usize;
+            let u = f64::from(store.valid[i]) / b;
+            let age = now.saturating_sub(store.stamp[i]) as f64;
             let score = (1.0 - u) * age / (1.0 + u);
-            if best.is_none_or(|(bs, _)| score > bs) {
+            if best.is_none_or(|(top, _)| score > top) {
                 best = Some((score, seg));
             }
         }

@@ -2,7 +2,7 @@
 //! replacement*.
 //!
 //! B. Van Houdt, "Performance of garbage collection algorithms for flash-based solid state
-//! drives with hot/cold data", §2.2, eq. 3: p_j = (Σ_{ℓ≥j} m_ℓ)^d − (Σ_{ℓ>j} m_ℓ)^d.
+//! drives with hot/cold data", §2.2, eq. 3: `p_j` = (Σ_{ℓ≥j} `m_ℓ)^d` − (Σ_{ℓ>j} `m_ℓ)^d`.
 //! Among drawn segments with equal counts the first drawn wins; the model depends on counts only.
 
 use rand::Rng;

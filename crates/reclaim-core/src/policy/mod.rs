@@ -77,11 +77,11 @@ macro_rules! dispatch {
 impl VictimPolicy for Policy {
     #[inline]
     fn on_seal(&mut self, seg: u32, store: &Store) {
-        dispatch!(self, p => p.on_seal(seg, store))
+        dispatch!(self, p => p.on_seal(seg, store));
     }
     #[inline]
     fn on_invalidate(&mut self, seg: u32, store: &Store) {
-        dispatch!(self, p => p.on_invalidate(seg, store))
+        dispatch!(self, p => p.on_invalidate(seg, store));
     }
     #[inline]
     fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32> {

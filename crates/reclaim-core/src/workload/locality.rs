@@ -1,9 +1,9 @@
-//! Li et al.'s locality workload (f_a, n, r, f): only an active fraction f_a of the logical space
-//! is written; within it, class i receives a share r_i of the writes spread uniformly over a
-//! share f_i of the active pages.
+//! Li et al.'s locality workload (`f_a`, n, r, f): only an active fraction `f_a` of the logical space
+//! is written; within it, class i receives a share `r_i` of the writes spread uniformly over a
+//! share `f_i` of the active pages.
 //!
 //! Li, Lee, Lui, Xu, "Impact of Data Locality on Garbage Collection in SSDs", §2.2. The active
-//! pages are the first round(f_a × pages) ids and the classes follow one another in order, so a
+//! pages are the first `round(f_a` × pages) ids and the classes follow one another in order, so a
 //! sequential fill keeps inactive pages in segments of their own, as §2.2 assumes.
 
 use rand::Rng;
