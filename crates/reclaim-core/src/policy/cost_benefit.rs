@@ -22,9 +22,9 @@ impl VictimPolicy for CostBenefit {
             let i = seg as usize;
             let u = f64::from(store.valid[i]) / b;
             let age = now.saturating_sub(store.stamp[i]) as f64;
-            let score = (1.0 - u) * age / (1.0 + u);
-            if best.is_none_or(|(top, _)| score > top) {
-                best = Some((score, seg));
+            let benefit = (1.0 - u) * age / (1.0 + u);
+            if best.is_none_or(|(top, _)| benefit > top) {
+                best = Some((benefit, seg));
             }
         }
         best.map(|(_, seg)| seg)
