@@ -1,0 +1,13 @@
+"""Analytical models of the seed papers, one module per paper.
+
+- :mod:`reclaim.models.lomet` — Lomet & Luo: age-based cleaning (eq. 3–4, Table 1) and the
+  hot/cold slack division (§3, Table 2).
+- :mod:`reclaim.models.vanhoudt` — Van Houdt: mean-field models of d-choices with a single
+  (eq. 1–8) and a double (eq. 9–15) write frontier.
+- :mod:`reclaim.models.li` — Li, Lee, Lui & Xu: GRA(d) cleaning cost (Theorems 1–4, Corollary 1)
+  and data grouping with spare allocation (Theorem 5).
+"""
+
+from reclaim.models import li, lomet, vanhoudt
+
+__all__ = ["li", "lomet", "vanhoudt"]
