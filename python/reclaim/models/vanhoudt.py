@@ -157,22 +157,24 @@ def wfi_distribution(p: np.ndarray, b: int) -> np.ndarray:
     """
     h = _hypergeometric(b)
     # R_n[s, h] = Σ_i p[i, n]·H_n[i, s, h]: a selected block with n valid pages, s of them drawn.
-    r_n = [np.einsum("i,ish->sh", p[: n + 1, n], h[n]) for n in range(b + 1)]
+    r_n = [(p[: n + 1, n] @ h[n].reshape(n + 1, -1)).reshape(n + 1, n + 1) for n in range(b + 1)]
     t2 = np.zeros((b + 1, b + 1))
     for n in range(1, b + 1):
         t2[: n + 1, 1 : n + 1] += r_n[n][1 : n + 1, :].T
     t2 /= b
-    pi = np.zeros((b + 1, b + 1))
+    # toeplitz[j', a, c] = p[a − c, j']: column j' of p as a convolution matrix over hot counts.
+    diff = np.arange(b + 1)[:, None] - np.arange(b + 1)[None, :]
+    # Stored in reverse order of j' so that the slice each step needs is contiguous.
+    toeplitz = np.ascontiguousarray(np.where(diff[None, :, :] >= 0, p.T[:, np.clip(diff, 0, b)], 0.0)[::-1])
+    pi_t = np.zeros((b + 1, b + 1))  # π transposed: pi_t[j*, i*]
     norm = 1.0 - p[0, 0]
     for js in range(1, b + 1):
         col = t2[:, js].copy()
         if js > 1:
             # Σ_{j+ < j*} Σ_{i+} π[i+, j+]·p[i* − i+, j* − j+] (the victim fits in the WFI).
-            a = pi[:, 1:js]
-            c = p[:, js - 1 : 0 : -1]
-            conv = fftconvolve(a, c, axes=0)[: b + 1].sum(axis=1)
-            col += conv
-        pi[:, js] = np.maximum(col, 0.0) / norm
+            col += np.matmul(toeplitz[b - js + 1 : b], pi_t[1:js, :, None]).sum(axis=0)[:, 0]
+        pi_t[js] = np.maximum(col, 0.0) / norm
+    pi = pi_t.T
     return pi, r_n
 
 
@@ -191,6 +193,36 @@ def _creation_double(model: _Model, p: np.ndarray, pj: np.ndarray, w: float) -> 
     c = g[b - np.arange(1, b + 1), :].T
     wfi = fftconvolve(a, c, axes=0)[: b + 1].sum(axis=1)
     return wfe + np.maximum(wfi, 0.0)
+
+
+def _tilt(m: np.ndarray, valid: float, hot: float) -> np.ndarray:
+    """The state closest to m (in relative entropy) with Σm = 1, Σ j·m = ``valid`` and
+    Σ i·m = ``hot``: m·exp(λj + μi), normalised, by Newton's method on (λ, μ).
+
+    The ODE conserves these three sums and its fixed point satisfies them; holding the iterate on
+    them keeps it away from the degenerate fixed points on the boundary (e.g. every block full).
+    """
+    n = m.shape[0]
+    i = np.arange(n)[:, None] * np.ones((1, n))
+    j = np.ones((n, 1)) * np.arange(n)[None, :]
+    lam = np.zeros(2)
+    q = m / m.sum()
+    for _ in range(50):
+        w = q * np.exp(lam[0] * j + lam[1] * i - (lam[0] * j + lam[1] * i).max())
+        w /= w.sum()
+        ej, ei = float((w * j).sum()), float((w * i).sum())
+        resid = np.array([ej - valid, ei - hot])
+        if np.abs(resid).max() < 1e-12 * n:
+            return w
+        cjj = float((w * j * j).sum()) - ej * ej
+        cii = float((w * i * i).sum()) - ei * ei
+        cij = float((w * i * j).sum()) - ei * ej
+        jac = np.array([[cjj, cij], [cij, cii]])
+        try:
+            lam -= np.linalg.solve(jac, resid)
+        except np.linalg.LinAlgError:
+            return q
+    return w
 
 
 def _initial(b: int, spare: float, f: float) -> np.ndarray:
@@ -284,13 +316,14 @@ def solve(
             df = np.diff(np.array(gs), axis=0).T
             dx = np.diff(np.array(xs), axis=0).T
             gamma, *_ = np.linalg.lstsq(df, g, rcond=None)
-            nxt = x + g - (dx + df) @ gamma
-            # Stay inside the simplex's interior, where the fixed point is (§4.2: K(m) is
-            # ergodic for m > 0); an overshoot is held at a fraction of the plain step.
-            nxt = np.where(np.isfinite(nxt), np.maximum(nxt, 1e-3 * plain), plain)
+            acc = x + g - (dx + df) @ gamma
+            if np.all(np.isfinite(acc)):
+                # Overshoots below zero are held at a fraction of the plain step: the fixed
+                # point is interior (§4.2).
+                nxt = np.maximum(acc, 0.1 * plain)
         m = np.zeros_like(m)
         m[keep] = nxt
-        m /= m.sum()
+        m = _tilt(m, b * (1.0 - spare), b * (1.0 - spare) * f)
     else:
         raise RuntimeError(f"the mean-field model did not converge in {max_iterations} iterations (residual {residual:.3g})")
     pj, _, w = model.selection(m)
