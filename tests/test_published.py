@@ -6,7 +6,7 @@ from importlib import resources
 
 import pytest
 
-NAMES = ["vanhoudt_table1.csv", "vanhoudt_table2.csv", "lomet_table1.csv", "li_numbers.csv"]
+NAMES = ["vanhoudt_table1.csv", "vanhoudt_table2.csv", "lomet_table1.csv", "lomet_table2.csv", "li_numbers.csv"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -8,41 +8,23 @@ eq. 4 gives 0.371); the table shows both, and the simulation is held to eq. 4.
 
 from __future__ import annotations
 
-import math
-
 from rich.progress import Progress
 
 from reclaim.api import SimConfig, simulate
+from reclaim.models.lomet import emptiness
 from reclaim.reproduce.common import Reproduction, Row, published
 
 FILLS = (0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
 LENGTH = {False: (4_000, "fill+20x", "100x"), True: (1_000, "fill+10x", "20x")}
 
 
-def emptiness_eq4(fill: float, tol: float = 1e-13) -> float:
-    """The non-zero fixed point of E = 1 − exp(−E/F) (Lomet & Luo eq. 4), by Newton's method.
+def emptiness_eq4(fill: float) -> float:
+    """The fixed point of eq. 4 (see :func:`reclaim.models.lomet.emptiness`).
 
-    Args:
-        fill: Fill factor F, 0 < F < 1.
-        tol: Convergence tolerance on E.
-
-    Returns:
-        Emptiness E of a segment when it is cleaned.
-
-    >>> round(emptiness_eq4(0.8), 4)  # Table 1 prints .375; eq. 4 gives .371
+    >>> round(emptiness_eq4(0.8), 4)  # Table 1 prints .375; eq. 4 gives .3714
     0.3714
     """
-    if not 0.0 < fill < 1.0:
-        raise ValueError(f"fill must be in (0, 1), got {fill}")
-    e = 1.0
-    for _ in range(200):
-        g = e - 1.0 + math.exp(-e / fill)
-        dg = 1.0 - math.exp(-e / fill) / fill
-        step = g / dg
-        e -= step
-        if abs(step) < tol:
-            break
-    return e
+    return emptiness(fill)
 
 
 def config(fill: float, quick: bool, seed: int = 1) -> SimConfig:
