@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test build reproduce bench clean
+.PHONY: run test build reproduce validate bench clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ reproduce: build
 	$(BIN)/reclaim reproduce vanhoudt-table2
 	$(BIN)/reclaim reproduce lomet-table1
 	$(BIN)/reclaim reproduce li-greedy
+
+# Every analytical model against the simulator (full length), with a figure.
+validate: build
+	$(BIN)/reclaim validate --plot validation.png
 
 bench: build
 	$(BIN)/reclaim bench

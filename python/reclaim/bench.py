@@ -14,6 +14,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import time
 from typing import Any
 
 from rich.console import Console
@@ -84,7 +85,26 @@ def measure_memory() -> dict[str, Any]:
     }
 
 
-def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True) -> dict[str, Any]:
+#: Van Houdt Table 2 rows (double write frontier) timed by the model benchmark: (b, S_f, d, r, f).
+MODEL_CASES = ((32, 0.05, 6, 0.74, 0.15), (32, 0.14, 14, 0.93, 0.10), (64, 0.05, 6, 0.87, 0.12), (64, 0.09, 3, 0.94, 0.06))
+
+
+def measure_models(runs: int = 3) -> dict[str, Any]:
+    """Median seconds to solve the double-frontier mean-field model to its fixed point."""
+    from reclaim.models import vanhoudt
+
+    out = {}
+    for case in MODEL_CASES:
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            vanhoudt.solve(*case, frontier="double")
+            times.append(time.perf_counter() - t)
+        out["b={} S={} d={} r={} f={}".format(*case)] = statistics.median(times)
+    return out
+
+
+def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True, models: bool = True) -> dict[str, Any]:
     """Runs the benchmark; returns (and optionally prints) the report."""
     report: dict[str, Any] = {"geometry": "10000 segments x 64 pages, spare 0.10, uniform", "runs": runs, "policies": {}}
     for policy in POLICIES:
@@ -96,6 +116,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
         }
     if memory:
         report |= measure_memory()
+    if models:
+        report["mean_field_double_seconds"] = measure_models()
     if show:
         t = Table(title=f"reclaim bench — {report['geometry']}, median of {runs} runs")
         t.add_column("policy")
@@ -112,5 +134,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
                 f"peak RSS {report['tb_peak_rss_bytes'] / 2**30:.2f} GiB "
                 f"(interpreter alone {report['tb_interpreter_rss_bytes'] / 2**20:.0f} MiB)"
             )
+        if models:
+            for k, v in report["mean_field_double_seconds"].items():
+                c.print(f"mean-field model, double frontier, {k}: {v:.2f} s (median of 3)")
     _ = resource  # the child measures itself; kept for the module's documented method
     return report

@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
@@ -129,11 +130,12 @@ def bench(
     runs: Annotated[int, typer.Option(help="Runs per policy; the median is reported.")] = 5,
     writes: Annotated[str, typer.Option(help="Measured user writes per run.")] = "10x",
     memory: Annotated[bool, typer.Option(help="Also measure peak memory of a 1 TB geometry.")] = True,
+    models: Annotated[bool, typer.Option(help="Also time the mean-field model (double frontier, b = 32 and 64).")] = True,
 ) -> None:
-    """Engine speed (median page writes per second) and peak memory of a 1 TB geometry."""
+    """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
     from reclaim.bench import run_bench
 
-    report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json)
+    report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models)
     if as_json:
         out.print_json(json.dumps(report))
 
@@ -156,6 +158,27 @@ def reproduce(
         out.print_json(json.dumps(rows))
         return
     out.print(repro.table(rows))
+
+
+@app.command()
+def validate(
+    quick: Annotated[bool, typer.Option(help="Reduced lengths (a few minutes).")] = False,
+    plot_path: Annotated[Path, typer.Option("--plot", help="Where to write the figure (PNG).")] = Path("validation.png"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    workers: Annotated[Optional[int], typer.Option(help="Parallel simulations (default: one per core).")] = None,
+) -> None:
+    """Each analytical model against the simulator, on the seeds' validation settings."""
+    from reclaim.validate import plot, run_validation, table
+
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        rows = run_validation(quick=quick, progress=p, workers=workers)
+    written = plot(rows, plot_path)
+    if as_json:
+        out.print_json(json.dumps(rows, default=str))
+    else:
+        out.print(table(rows))
+    failed = [r for r in rows if abs(r["rel"]) > r["tolerance"]]
+    console.print(f"figure: {written}; {len(rows) - len(failed)} of {len(rows)} comparisons within their tolerance", soft_wrap=True)
 
 
 model_app = typer.Typer(help="Analytical models of the seeds (Lomet & Luo, Van Houdt, Li et al.).", no_args_is_help=True)

@@ -1,0 +1,26 @@
+"""`reclaim validate --quick`: every model beside the simulator, within the seeds' claims."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from reclaim.cli import app
+
+
+@pytest.mark.slow
+def test_validate_quick_all_within_tolerance_and_plot_written(tmp_path: Path):
+    # Tolerances: Van Houdt 0.2% (model vs simulation); Li et al. 7% (their §5.1 claim);
+    # Lomet & Luo FIFO 0.005 absolute in E (eq. 4). Greedy under Lomet's setting is shown, not held.
+    plot = tmp_path / "validation.png"
+    res = CliRunner().invoke(app, ["validate", "--quick", "--plot", str(plot), "--json"])
+    assert res.exit_code == 0, res.output
+    import json
+
+    rows = json.loads(res.stdout[: res.stdout.rindex("]") + 1])
+    assert len(rows) == 12 + 12 + 16 + 20
+    for r in rows:
+        assert abs(r["rel"]) <= float(r["tolerance"]), r
+    assert plot.stat().st_size > 10_000 and plot.read_bytes()[:4] == b"\x89PNG"
