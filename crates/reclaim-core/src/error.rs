@@ -30,6 +30,26 @@ pub enum Error {
         /// Pages per segment.
         pages_per_segment: u32,
     },
+    /// A trace line that is not what its format says.
+    #[error("{path}, line {line}: {expected} expected; found `{content}`")]
+    Trace {
+        /// The trace file.
+        path: String,
+        /// 1-based line number.
+        line: u64,
+        /// The offending line (up to 200 characters).
+        content: String,
+        /// What the format expects there.
+        expected: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
     /// The cleaner was triggered but no sealed segment exists.
     #[error("the cleaner found no sealed segment to clean ({free} free, {open} open segments)")]
     NoVictim {

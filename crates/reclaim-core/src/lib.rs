@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod policy;
 pub mod sim;
 pub mod store;
+pub mod trace;
 pub mod workload;
 
 pub use config::SimConfig;

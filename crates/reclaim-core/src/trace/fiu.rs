@@ -1,0 +1,32 @@
+//! FIU SRCMap traces (Verma et al.): `ts_ns pid process lba size W|R major minor md5`, lba and
+//! size in 512-byte sectors. The device is `major,minor`.
+
+use super::{uint, Parsed, Request};
+
+/// Parses one line.
+pub fn parse(line: &str) -> Parsed<'_> {
+    let f: Vec<&str> = line.split_ascii_whitespace().collect();
+    if f.len() != 9 {
+        return Err(format!("9 fields `ts_ns pid process lba size W|R major minor md5`, got {}", f.len()));
+    }
+    let ts = uint(Some(f[0]), "ts_ns")?;
+    let lba = uint(Some(f[3]), "lba")?;
+    let size = uint(Some(f[4]), "size")?;
+    let write = match f[5] {
+        "W" | "w" => true,
+        "R" | "r" => false,
+        other => return Err(format!("`W` or `R`, got `{other}` (unknown opcode)")),
+    };
+    uint(Some(f[6]), "major")?;
+    uint(Some(f[7]), "minor")?;
+    let start = f[6].as_ptr() as usize - line.as_ptr() as usize;
+    let end = f[7].as_ptr() as usize - line.as_ptr() as usize + f[7].len();
+    let device = &line[start..end];
+    Ok(Some(Request {
+        time: Some(ts as f64 * 1e-9),
+        device,
+        offset: lba.checked_mul(512).ok_or("an lba that fits in 64 bits")?,
+        len: size.checked_mul(512).ok_or("a size that fits in 64 bits")?,
+        write,
+    }))
+}

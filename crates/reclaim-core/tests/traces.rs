@@ -1,0 +1,138 @@
+//! Trace readers on the real samples in `../shared/data/traces` (counts from its SOURCES.md)
+//! and on fixtures for the formats without a sample, malformed lines included.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use reclaim_core::trace::convert::{convert, read_binary, write_binary, ConvertOptions};
+use reclaim_core::trace::{Format, ReadOptions};
+use reclaim_core::Error;
+
+fn sample(name: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/traces").join(name);
+    p.exists().then_some(p)
+}
+
+fn fixture(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("reclaim-trace-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().write_all(text.as_bytes()).unwrap();
+    p
+}
+
+#[test]
+fn samples_convert_with_the_published_counts() {
+    // SOURCES.md: requests / writes.
+    for (name, format, requests, writes) in [
+        ("cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines", Format::Fiu, 9_998, None),
+        ("Installing_log181.txt", Format::Biotracer, 17_952, Some(17_640)),
+        ("Booting_log176.txt", Format::Biotracer, 18_417, Some(6_090)),
+        ("tpcc-small.trace", Format::Mqsim, 6_999, Some(2_618)),
+    ] {
+        let Some(path) = sample(name) else {
+            eprintln!("../shared/data/traces not found; skipping {name}");
+            continue;
+        };
+        let t = convert(&path, format, ConvertOptions::default()).unwrap();
+        assert_eq!(t.meta.requests, requests, "{name}");
+        if let Some(w) = writes {
+            assert_eq!(t.meta.writes, w, "{name}");
+        }
+        assert_eq!(t.meta.reads + t.meta.writes, t.meta.requests);
+        assert_eq!(t.request_pages.iter().map(|&n| u64::from(n)).sum::<u64>(), t.meta.pages_written);
+    }
+}
+
+#[test]
+fn fiu_archive_framing_is_reported_not_eaten() {
+    let Some(path) = sample("cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines") else { return };
+    let t = convert(&path, Format::Fiu, ConvertOptions::default()).unwrap();
+    let r = &t.meta.report;
+    // Two header lines and the NUL-padded part of the third come before the first record;
+    // the last line is NUL padding.
+    assert_eq!(r.leading_garbage_lines, 3);
+    assert!(r.leading_garbage_bytes > 1_000, "{r:?}");
+    assert!(r.trailing_padding_bytes > 5_000, "{r:?}");
+    assert!(r.skipped.is_empty());
+    // SOURCES.md: about 1,102 writes.
+    assert!((1_090..=1_110).contains(&t.meta.writes), "{}", t.meta.writes);
+}
+
+#[test]
+fn every_other_format_reads_its_fixture() {
+    let cases: [(Format, &str, u64, u64, u64); 4] = [
+        // (format, text, requests, writes, pages written at 4 KiB)
+        (Format::Msr, "128166372003061629,hm,0,Write,7014912,4096,26\n128166372003061630,hm,0,Read,0,512,3\n128166372003061631,hm,0,Write,4095,2,5\n", 3, 2, 4), // an unaligned 4 KiB write and a 2-byte write straddling a page boundary each touch two pages
+        (Format::Spc, "0,20941264,8192,W,0.551706\n1,20941280,4096,r,0.6\n0,8,4096,w,0.7,extra\n", 3, 2, 3),
+        (Format::Alibaba, "1,W,19496058880,77824,1577808000000426\n1,R,0,4096,1577808000000427\n", 2, 1, 19),
+        (Format::Blkparse, "8,16 0 2 0.629226337 20246 Q W 935733770 + 8 [java]\n8,16 0 3 0.629226400 20246 C W 935733770 + 8 [0]\n8,16 0 4 0.7 1 Q R 0 + 8 [cat]\n8,16 0 5 0.8 1 Q FWS [kworker]\n", 2, 1, 2),
+    ];
+    for (format, text, requests, writes, pages) in cases {
+        let path = fixture(&format!("{format}.txt"), text);
+        let t = convert(&path, format, ConvertOptions::default()).unwrap();
+        assert_eq!((t.meta.requests, t.meta.writes, t.meta.pages_written), (requests, writes, pages), "{format}");
+    }
+    let path = fixture("pages.txt", "# a comment\n5\n7\n5\n");
+    let t = convert(&path, Format::Pages, ConvertOptions::default()).unwrap();
+    assert_eq!(t.pages, vec![5, 7, 5]);
+    assert_eq!((t.meta.unique_pages, t.meta.address_pages), (2, 8));
+}
+
+#[test]
+fn malformed_lines_name_file_line_and_expectation() {
+    for (format, text, line, expect) in [
+        (Format::Msr, "128166372003061629,hm,0,Write,7014912,4096,26\n128166372003061630,hm,0,Erase,0,512,3\n", 2, "unknown opcode"),
+        (Format::Spc, "0,20941264,8192,W,0.551706\n0,-8,4096,W,0.6\n", 2, "negative address"),
+        (Format::Mqsim, "1 0 8 16 0\n2 0 8 0 0\n", 2, "zero-length request"),
+        (Format::Fiu, "1 2 p 3 8 W 6 0 x\n1 2 p 3 8 W 6\n", 2, "9 fields"),
+        (Format::Biotracer, "0\t\t8\t\t4096\t\t4\t\t1.0\t\t1.0\t\t1.0\t\t1.0\n8\t\tx\t\t4096\t\t4\t\t1.0\t\t1.0\t\t1.0\t\t1.0\n", 2, "`nsectors`"),
+        (Format::Alibaba, "1,W,0,4096,1\n1,W,0,4096\n", 2, "`timestamp`"),
+        (Format::Pages, "1\n2\nthree\n", 3, "`page`"),
+    ] {
+        let path = fixture(&format!("bad-{format}.txt"), text);
+        let e = convert(&path, format, ConvertOptions::default()).unwrap_err();
+        match &e {
+            Error::Trace { path: p, line: l, .. } => {
+                assert!(p.ends_with(&format!("bad-{format}.txt")));
+                assert_eq!(*l, line, "{e}");
+            }
+            other => panic!("{format}: {other}"),
+        }
+        assert!(e.to_string().contains(expect), "{format}: {e}");
+        // With skip_bad_lines the line is counted under its reason.
+        let opts = ConvertOptions { read: ReadOptions { skip_bad_lines: true, ..ReadOptions::default() }, ..ConvertOptions::default() };
+        let t = convert(&path, format, opts).unwrap();
+        assert_eq!(t.meta.report.skipped.values().sum::<u64>(), 1, "{format}");
+    }
+}
+
+#[test]
+fn binary_round_trip_and_renaming() {
+    let path = fixture("rename.txt", "100\n7\n100\n9\n");
+    let opts = ConvertOptions { rename: true, ..ConvertOptions::default() };
+    let t = convert(&path, Format::Pages, opts).unwrap();
+    // Stockmeyer §2.1: dense ids in first-write order.
+    assert_eq!(t.pages, vec![0, 1, 0, 2]);
+    assert_eq!(t.meta.address_pages, 3);
+    let out = path.with_extension("rtr");
+    write_binary(&t, &out).unwrap();
+    let back = read_binary(&out).unwrap();
+    assert_eq!(back.pages, t.pages);
+    assert_eq!(back.meta, t.meta);
+}
+
+#[test]
+fn device_selection_and_gzip() {
+    let text = "1,W,0,4096,1\n2,W,4096,4096,2\n1,W,8192,4096,3\n";
+    let path = fixture("ali.csv", text);
+    let opts = ConvertOptions { read: ReadOptions { device: Some("1".into()), ..ReadOptions::default() }, ..ConvertOptions::default() };
+    let t = convert(&path, Format::Alibaba, opts).unwrap();
+    assert_eq!((t.meta.writes, t.meta.report.other_devices), (2, 1));
+    let gz = path.with_extension("csv.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    enc.write_all(text.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let t = convert(&gz, Format::Alibaba, ConvertOptions::default()).unwrap();
+    assert_eq!(t.meta.writes, 3);
+}
