@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -105,7 +106,8 @@ def simulate_cmd(
     if as_json:
         out.print_json(json.dumps(r.to_dict(arrays=arrays)))
         return
-    t = Table(title=f"{config.policy}, {config.workload}, spare {1 - r.logical_pages / (config.segments * config.pages_per_segment):.4f}")
+    physical = len(r.erase_counts) * (config.pages_per_segment or 64)
+    t = Table(title=f"{config.policy}, {config.workload}, {len(r.erase_counts)} segments, spare {1 - r.logical_pages / physical:.4f}")
     t.add_column("metric")
     t.add_column("value", justify="right")
     for k in ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index", "seconds", "page_writes_per_second"]:
@@ -179,6 +181,100 @@ def validate(
         out.print(table(rows))
     failed = [r for r in rows if abs(r["rel"]) > r["tolerance"]]
     console.print(f"figure: {written}; {len(rows) - len(failed)} of {len(rows)} comparisons within their tolerance", soft_wrap=True)
+
+
+trace_app = typer.Typer(help="Block traces: convert, statistics.", no_args_is_help=True)
+app.add_typer(trace_app, name="trace")
+
+
+def _load_trace(path: Path, format: Optional[str], page_size: int, rename: bool, skip_bad_lines: bool, device: Optional[str]):
+    """A converted trace, converting a text trace to a temporary file first."""
+    import tempfile
+
+    from reclaim import traces
+
+    if traces.is_converted(path):
+        return traces.load(path)
+    if format is None:
+        fail(f"{path} is a text trace: give its `--format` ({', '.join(traces.FORMATS)})")
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = Path(tmp) / "trace.rtr"
+        with progress_bar(enabled=sys.stderr.isatty()) as p:
+            task = p.add_task(f"reading {path.name}", total=None)
+            traces.convert(path, format, out_path, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
+                           device=device, progress=lambda n: p.update(task, completed=n))
+        return traces.load(out_path)
+
+
+@trace_app.command("convert")
+def trace_convert(
+    path: Annotated[Path, typer.Argument(help="The text trace (plain or gzip).")],
+    format: Annotated[str, typer.Option("--format", "-f", help="msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
+    page_size: Annotated[int, typer.Option(help="Page size in bytes (4096; Stockmeyer's tracks: 32768).")] = 4096,
+    rename: Annotated[bool, typer.Option(help="Rename page ids densely in first-write order (Stockmeyer §2.1).")] = False,
+    skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines and report them per reason.")] = False,
+    device: Annotated[Optional[str], typer.Option(help="Keep only this device or volume.")] = None,
+    blkparse_action: Annotated[str, typer.Option(help="blkparse: the one stage counted (Q, D, C, …).")] = "Q",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Convert a text trace once into a compact binary trace that replays at memory speed."""
+    from reclaim import traces
+
+    try:
+        with progress_bar(enabled=sys.stderr.isatty()) as p:
+            task = p.add_task(f"converting {path.name}", total=None)
+            meta = traces.convert(path, format, output, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
+                                  device=device, blkparse_action=blkparse_action, progress=lambda n: p.update(task, completed=n))
+    except (ValueError, RuntimeError) as e:
+        fail(str(e))
+        return
+    rep = meta["report"]
+    if rep["leading_garbage_lines"] or rep["trailing_padding_bytes"]:
+        console.print(f"note: {rep['leading_garbage_bytes']:,} bytes on {rep['leading_garbage_lines']} lines before the first record "
+                      f"and {rep['trailing_padding_bytes']:,} NUL bytes after the last were not records", soft_wrap=True)
+    for reason, n in rep["skipped"].items():
+        console.print(f"skipped {n:,} lines: {reason}", soft_wrap=True)
+    _emit(as_json, {k: v for k, v in meta.items() if k != "report"} | {"report": rep} if as_json else
+          {k: v for k, v in meta.items() if k != "report"}, f"{path.name} → {output}")
+
+
+@trace_app.command("stats")
+def trace_stats(
+    path: Annotated[Path, typer.Argument(help="A converted trace, or a text trace with --format.")],
+    format: Annotated[Optional[str], typer.Option("--format", "-f", help="Format of a text trace.")] = None,
+    page_size: Annotated[int, typer.Option(help="Page size in bytes, for a text trace.")] = 4096,
+    thresholds: Annotated[str, typer.Option(help="Access-count thresholds of the (f_a, n, r, f) fit, decreasing.")] = "20,5",
+    plot_path: Annotated[Optional[Path], typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1) here.")] = None,
+    skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines of a text trace.")] = False,
+    device: Annotated[Optional[str], typer.Option(help="Keep only this device or volume.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Requests, writes, unique pages, f_a, access-frequency distribution and a fit of Li et al.'s
+    (f_a, n, r, f)."""
+    from reclaim import traces
+
+    try:
+        ts = [int(x) for x in thresholds.split(",") if x.strip()]
+    except ValueError:
+        fail(f"invalid value for `thresholds`: `{thresholds}` (expected whole numbers such as 20,5)")
+        return
+    try:
+        trace = _load_trace(path, format, page_size, False, skip_bad_lines, device)
+        st = traces.stats(trace, ts)
+    except (ValueError, RuntimeError) as e:
+        fail(str(e))
+        return
+    if plot_path is not None:
+        traces.plot_access_frequency(np.asarray(st["access_frequency"]), plot_path, path.name)
+    if as_json:
+        out.print_json(json.dumps(st, default=float))
+        return
+    shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit")}
+    if "fit" in st:
+        fit = st["fit"]
+        shown["fit"] = f"f_a={fit['fa']:.4f}, n={fit['n']}, r=({', '.join(f'{x:.3f}' for x in fit['r'])}), f=({', '.join(f'{x:.3f}' for x in fit['f'])})"
+    _emit(False, shown, f"trace statistics: {path.name}")
 
 
 model_app = typer.Typer(help="Analytical models of the seeds (Lomet & Luo, Van Houdt, Li et al.).", no_args_is_help=True)

@@ -420,6 +420,11 @@ pub enum WorkloadSpec {
         /// Skew θ > 0 (0.99 ≈ 80-20, 1.35 ≈ 90-10).
         theta: f64,
     },
+    /// `trace:PATH`: replay a converted trace (`reclaim trace convert`) or a page-id list.
+    Trace {
+        /// The trace file.
+        path: String,
+    },
 }
 
 fn parse_vec(param: &str, v: &str) -> Result<Vec<f64>> {
@@ -431,6 +436,12 @@ fn parse_vec(param: &str, v: &str) -> Result<Vec<f64>> {
 impl FromStr for WorkloadSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
+        if let Some(path) = s.trim().strip_prefix("trace:") {
+            // The rest is a path, which may itself hold `:` or `,`.
+            let w = WorkloadSpec::Trace { path: path.to_string() };
+            w.validate()?;
+            return Ok(w);
+        }
         let spec = Spec::parse("workload", s)?;
         let w = match spec.name {
             "uniform" => {
@@ -456,7 +467,7 @@ impl FromStr for WorkloadSpec {
             }
             _ => {
                 return Err(spec.bad(
-                    "`uniform`, `hotcold:r=R,f=F`, `locality:fa=A,r=R1/R2,f=F1/F2` or `zipf:theta=T`",
+                    "`uniform`, `hotcold:r=R,f=F`, `locality:fa=A,r=R1/R2,f=F1/F2`, `zipf:theta=T` or `trace:PATH`",
                 ))
             }
         };
@@ -494,6 +505,12 @@ impl WorkloadSpec {
                 Ok(())
             }
             WorkloadSpec::Zipf { theta } => check_range("workload.theta", *theta, 0.0, 100.0, true, false),
+            WorkloadSpec::Trace { path } => {
+                if path.trim().is_empty() {
+                    return Err(Error::param("workload", "`trace:`", "`trace:PATH` with the path of a converted trace or a page-id list"));
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -509,6 +526,7 @@ impl fmt::Display for WorkloadSpec {
             WorkloadSpec::HotCold { r, f: ff } => write!(f, "hotcold:r={r},f={ff}"),
             WorkloadSpec::Locality { fa, r, f: ff } => write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff)),
             WorkloadSpec::Zipf { theta } => write!(f, "zipf:theta={theta}"),
+            WorkloadSpec::Trace { path } => write!(f, "trace:{path}"),
         }
     }
 }
@@ -521,6 +539,8 @@ pub enum Amount {
     Multiple(f64),
     /// Exact count of user writes.
     Count(u64),
+    /// Passes over a trace (`2p`).
+    Passes(f64),
 }
 
 impl Amount {
@@ -529,12 +549,26 @@ impl Amount {
         match self {
             Amount::Multiple(k) => (k * logical_pages as f64).round() as u64,
             Amount::Count(n) => n,
+            Amount::Passes(k) => (k * logical_pages as f64).round() as u64,
         }
     }
 
     fn parse(param: &str, s: &str) -> Result<Self> {
         let s = s.trim();
-        let bad = || Error::param(param, format!("`{s}`"), "a multiple of the logical capacity such as `20x`, or a count such as `5000000` or `5e6`");
+        let bad = || {
+            Error::param(
+                param,
+                format!("`{s}`"),
+                "a multiple of the logical capacity such as `20x`, passes over a trace such as `2p`, or a count such as `5000000` or `5e6`",
+            )
+        };
+        if let Some(k) = s.strip_suffix('p') {
+            let k: f64 = k.trim().parse().map_err(|_| bad())?;
+            if !(k.is_finite() && k > 0.0) {
+                return Err(bad());
+            }
+            return Ok(Amount::Passes(k));
+        }
         if let Some(k) = s.strip_suffix('x') {
             let k: f64 = k.trim().parse().map_err(|_| bad())?;
             if !(k.is_finite() && k >= 0.0) {
@@ -559,6 +593,7 @@ impl fmt::Display for Amount {
         match self {
             Amount::Multiple(k) => write!(f, "{k}x"),
             Amount::Count(n) => write!(f, "{n}"),
+            Amount::Passes(k) => write!(f, "{k}p"),
         }
     }
 }
@@ -634,8 +669,9 @@ string_serde!(WarmupSpec);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
-    /// Physical segments N, 4 ≤ N, N × `pages_per_segment` < 2³².
-    pub segments: u32,
+    /// Physical segments N, 4 ≤ N, N × `pages_per_segment` < 2³². Default 1024; with a trace
+    /// workload, enough for the trace's address space at the given spare factor.
+    pub segments: Option<u32>,
     /// Pages per segment b, 1 ≤ b ≤ 65,536.
     pub pages_per_segment: u32,
     /// Spare factor S = 1 − logical / physical pages, 0 < S < 1.
@@ -654,8 +690,8 @@ pub struct SimConfig {
     pub workload: WorkloadSpec,
     /// Warm-up before measurement.
     pub warmup: WarmupSpec,
-    /// Measured user writes.
-    pub writes: Amount,
+    /// Measured user writes. Default `20x`; with a trace workload, one pass (`1p`).
+    pub writes: Option<Amount>,
     /// Seed of the run's random generator.
     pub seed: u64,
     /// Time-series window [user writes], ≥ 1; default: the logical capacity.
@@ -665,7 +701,7 @@ pub struct SimConfig {
 impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
-            segments: 1024,
+            segments: None,
             pages_per_segment: 64,
             spare: None,
             fill: None,
@@ -675,7 +711,7 @@ impl Default for SimConfig {
             gc: GcSpec::default(),
             workload: WorkloadSpec::default(),
             warmup: WarmupSpec::default(),
-            writes: Amount::Multiple(20.0),
+            writes: None,
             seed: 1,
             window: None,
         }
@@ -700,19 +736,15 @@ impl SimConfig {
 
     /// The geometry, with the logical capacity resolved from `spare`, `fill` or `logical_pages`.
     pub fn geometry(&self) -> Result<Geometry> {
-        if self.segments < 4 {
-            return Err(Error::param("segments", self.segments, "a whole number ≥ 4"));
-        }
+        self.geometry_with(None)
+    }
+
+    /// The geometry when a trace with `trace_pages` pages of address space is replayed: without
+    /// `segments`, the logical space is the trace's and the physical one follows from the spare
+    /// factor.
+    pub fn geometry_with(&self, trace_pages: Option<u64>) -> Result<Geometry> {
         if self.pages_per_segment == 0 || self.pages_per_segment > 65_536 {
             return Err(Error::param("pages_per_segment", self.pages_per_segment, "a whole number in [1, 65536]"));
-        }
-        let physical = u64::from(self.segments) * u64::from(self.pages_per_segment);
-        if physical > MAX_PHYSICAL_PAGES {
-            return Err(Error::param(
-                "segments",
-                self.segments,
-                format!("segments × pages_per_segment ≤ {MAX_PHYSICAL_PAGES} (got {physical})"),
-            ));
         }
         let given = [self.spare.is_some(), self.fill.is_some(), self.logical_pages.is_some()];
         if given.iter().filter(|g| **g).count() > 1 {
@@ -722,44 +754,96 @@ impl SimConfig {
                 "only one of `spare`, `fill` and `logical_pages`",
             ));
         }
-        let logical = if let Some(n) = self.logical_pages {
-            n
-        } else {
-            let fill = match (self.spare, self.fill) {
-                (_, Some(f)) => {
-                    check_range("fill", f, 0.0, 1.0, true, true)?;
-                    f
+        let fill = match (self.spare, self.fill) {
+            (_, Some(f)) => {
+                check_range("fill", f, 0.0, 1.0, true, true)?;
+                f
+            }
+            (Some(s), None) => {
+                check_range("spare", s, 0.0, 1.0, true, true)?;
+                1.0 - s
+            }
+            (None, None) => 0.9,
+        };
+        let pps = u64::from(self.pages_per_segment);
+        let reserved = u64::from(self.frontier.count()) + u64::from(self.gc.min_free()) + 1;
+        let segments = match (self.segments, trace_pages) {
+            (Some(n), _) => n,
+            (None, Some(pages)) => {
+                let need = self.logical_pages.unwrap_or(pages).max(pages);
+                let mut n = ((need as f64 / fill / pps as f64).ceil() as u64).max(4);
+                // Small traces: room for the open frontiers and the free segments the trigger keeps.
+                while ((fill * (n * pps) as f64).round() as u64).max(need) > n.saturating_sub(reserved) * pps {
+                    n += 1;
                 }
-                (Some(s), None) => {
-                    check_range("spare", s, 0.0, 1.0, true, true)?;
-                    1.0 - s
-                }
-                (None, None) => 0.9,
-            };
-            (fill * physical as f64).round() as u64
+                u32::try_from(n).map_err(|_| Error::param("segments", n, "at most 2³² − 1 segments (use larger segments)"))?
+            }
+            (None, None) => 1024,
+        };
+        if segments < 4 {
+            return Err(Error::param("segments", segments, "a whole number ≥ 4"));
+        }
+        let physical = u64::from(segments) * pps;
+        if physical > MAX_PHYSICAL_PAGES {
+            return Err(Error::param(
+                "segments",
+                segments,
+                format!("segments × pages_per_segment ≤ {MAX_PHYSICAL_PAGES} (got {physical})"),
+            ));
+        }
+        let logical = match (self.logical_pages, trace_pages, self.segments) {
+            (Some(n), _, _) => n,
+            (None, Some(pages), None) => ((fill * physical as f64).round() as u64).max(pages),
+            _ => (fill * physical as f64).round() as u64,
         };
         // Every open frontier and every segment the trigger keeps free holds no data; at least one
         // more segment's worth of room must remain, or no victim could ever yield space.
-        let reserved = u64::from(self.frontier.count()) + u64::from(self.gc.min_free()) + 1;
-        let usable = (u64::from(self.segments).saturating_sub(reserved)) * u64::from(self.pages_per_segment);
+        let usable = (u64::from(segments).saturating_sub(reserved)) * pps;
         if logical == 0 || logical > usable {
             let what = if self.logical_pages.is_some() { "logical_pages" } else if self.fill.is_some() { "fill" } else { "spare" };
             return Err(Error::param(
                 what,
                 format!("{} ({logical} logical pages)", self.spare.or(self.fill).map_or(logical.to_string(), |v| v.to_string())),
                 format!(
-                    "at least 1 and at most {usable} logical pages: {} segments less {reserved} kept open or free, × {} pages",
-                    self.segments, self.pages_per_segment
+                    "at least 1 and at most {usable} logical pages: {segments} segments less {reserved} kept open or free, × {} pages",
+                    self.pages_per_segment
                 ),
             ));
         }
-        Ok(Geometry { segments: self.segments, pages_per_segment: self.pages_per_segment, logical_pages: logical })
+        if let Some(pages) = trace_pages {
+            if pages > logical {
+                return Err(Error::param(
+                    "segments",
+                    segments,
+                    format!("room for the trace's {pages} pages of address space (only {logical} logical pages); omit `segments` to size the device from the trace"),
+                ));
+            }
+        }
+        Ok(Geometry { segments, pages_per_segment: self.pages_per_segment, logical_pages: logical })
+    }
+
+    /// Measured user writes for a geometry and, with a trace workload, the trace's page writes.
+    pub fn measured_writes(&self, logical_pages: u64, trace_writes: Option<u64>) -> Result<u64> {
+        match (self.writes, trace_writes) {
+            (None, Some(n)) => Ok(n),
+            (None, None) => Ok(Amount::Multiple(20.0).writes(logical_pages)),
+            (Some(Amount::Passes(k)), Some(n)) => Ok((k * n as f64).round() as u64),
+            (Some(Amount::Passes(k)), None) => {
+                Err(Error::param("writes", format!("{k}p"), "passes (`Np`) only with a trace workload; `20x` or a count otherwise"))
+            }
+            (Some(a), _) => Ok(a.writes(logical_pages)),
+        }
     }
 
     /// Checks every parameter and every relation between parameters.
     pub fn validate(&self) -> Result<()> {
-        self.geometry()?;
-        let n = self.segments;
+        let n = if let (WorkloadSpec::Trace { .. }, None) = (&self.workload, self.segments) {
+            // The geometry follows from the trace; it is checked when the trace is loaded.
+            self.geometry_with(Some(1))?;
+            u32::MAX
+        } else {
+            self.geometry()?.segments
+        };
         match self.policy {
             PolicySpec::DChoices { d } | PolicySpec::Gra { d } if d == 0 || d > n => {
                 return Err(Error::param("policy.d", d, format!("a whole number in [1, segments = {n}]")));
@@ -770,7 +854,7 @@ impl SimConfig {
             _ => {}
         }
         if let GcSpec::Batch { low, victims } = self.gc {
-            if low > n / 2 {
+            if n != u32::MAX && low > n / 2 {
                 return Err(Error::param("gc.low", low, format!("a whole number in [1, segments / 2 = {}]", n / 2)));
             }
             if victims > n {
@@ -778,6 +862,9 @@ impl SimConfig {
             }
         }
         self.workload.validate()?;
+        if let (Some(Amount::Passes(k)), false) = (self.writes, matches!(self.workload, WorkloadSpec::Trace { .. })) {
+            return Err(Error::param("writes", format!("{k}p"), "passes (`Np`) only with a trace workload; `20x` or a count otherwise"));
+        }
         if let Some(0) = self.window {
             return Err(Error::param("window", 0, "a whole number of user writes ≥ 1"));
         }
@@ -818,7 +905,7 @@ mod tests {
     #[test]
     fn logical_capacity_follows_spare() {
         // Van Houdt §2.1: bU logical pages with U = (1 − S_f)·N.
-        let c = SimConfig { segments: 10_000, pages_per_segment: 32, spare: Some(0.07), ..SimConfig::default() };
+        let c = SimConfig { segments: Some(10_000), pages_per_segment: 32, spare: Some(0.07), ..SimConfig::default() };
         assert_eq!(c.geometry().unwrap().logical_pages, 9_300 * 32);
     }
 
@@ -828,6 +915,6 @@ mod tests {
         assert!(e.contains("segmnts"), "{e}");
         let c = SimConfig::from_json(r#"{"segments": 64, "policy": "d-choices:d=4", "writes": 1000}"#).unwrap();
         assert_eq!(c.policy, PolicySpec::DChoices { d: 4 });
-        assert_eq!(c.writes, Amount::Count(1000));
+        assert_eq!(c.writes, Some(Amount::Count(1000)));
     }
 }

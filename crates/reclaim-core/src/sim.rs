@@ -18,7 +18,11 @@ use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 
-use crate::config::{CopyOrder, FrontierSpec, GcSpec, SimConfig};
+use std::sync::Arc;
+
+use crate::config::{CopyOrder, FrontierSpec, GcSpec, SimConfig, WorkloadSpec};
+use crate::trace::convert::{self, ConvertOptions};
+use crate::trace::Format;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metrics::{Metrics, SimResult};
@@ -59,6 +63,8 @@ pub struct Simulator {
     store: Store,
     policy: Policy,
     workload: Workload,
+    /// The warm-up's generator when it differs from the workload (uniform, for traces).
+    warm_workload: Option<Workload>,
     rng: SimRng,
     frontiers: [Frontier; 2],
     /// Index of the GC frontier: 0 (shared with user writes) or 1.
@@ -84,9 +90,27 @@ impl Simulator {
     /// A simulator for a validated configuration.
     pub fn new(config: &SimConfig) -> Result<Self> {
         config.validate()?;
-        let geometry = config.geometry()?;
+        let trace = match &config.workload {
+            WorkloadSpec::Trace { path } => {
+                let path = std::path::Path::new(path);
+                Some(convert::load(path, Some(Format::Pages), ConvertOptions::default())?)
+            }
+            _ => None,
+        };
+        let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
         let mut rng = SimRng::seed_from_u64(config.seed);
-        let workload = Workload::new(&config.workload, geometry.logical_pages, &mut rng)?;
+        let trace_writes = trace.as_ref().map(|t| t.pages.len() as u64);
+        if trace_writes == Some(0) {
+            return Err(Error::param("workload", config.workload.to_string(), "a trace with at least one page write"));
+        }
+        let pages = trace.map(|t| Arc::new(t.pages));
+        let workload = Workload::new(&config.workload, geometry.logical_pages, &mut rng, pages.clone())?;
+        // Warm-up writes follow the run's workload, except for a trace, whose warm-up is uniform
+        // over the whole logical space (DESIGN "Workloads"; Li et al. §6.1, Stockmeyer §2.1).
+        let warm_workload = match pages {
+            Some(_) => Some(Workload::new(&WorkloadSpec::Uniform, geometry.logical_pages, &mut rng, None)?),
+            None => None,
+        };
         let (gc_frontier, copy) = match config.frontier {
             FrontierSpec::Single => (0, CopyOrder::Oldest),
             FrontierSpec::Double { copy } => (1, copy),
@@ -96,20 +120,23 @@ impl Simulator {
             _ => 1,
         };
         let logical = geometry.logical_pages;
+        let measured_writes = config.measured_writes(logical, trace_writes)?;
         let warmup_writes = (config.warmup.multiple * logical as f64).round() as u64;
-        let window = config.window.unwrap_or(logical).max(1);
+        // Default window: one pass of a trace, else the logical capacity.
+        let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
         let phase = if config.warmup.fill {
             Phase::Fill(0)
         } else if warmup_writes > 0 {
             Phase::Warmup(warmup_writes)
         } else {
-            Phase::Measure(config.writes.writes(logical))
+            Phase::Measure(measured_writes)
         };
         let mut sim = Simulator {
             store: Store::new(&geometry),
             policy: Policy::new(&config.policy, geometry.segments, geometry.pages_per_segment),
             metrics: Metrics::new(geometry.segments, geometry.pages_per_segment),
             workload,
+            warm_workload,
             rng,
             frontiers: [Frontier::CLOSED; 2],
             gc_frontier,
@@ -121,7 +148,7 @@ impl Simulator {
             streak_limit: 2 * u64::from(geometry.segments) + victims,
             phase,
             warmup_writes,
-            measured_writes: config.writes.writes(logical),
+            measured_writes,
             window,
             window_left: window,
             seconds: 0.0,
@@ -190,7 +217,16 @@ impl Simulator {
                         continue;
                     }
                     let n = budget.min(left);
-                    self.workload_writes(n)?;
+                    if let Some(mut w) = self.warm_workload.take() {
+                        let r = (0..n).try_for_each(|_| {
+                            let page = w.next(&mut self.rng);
+                            self.user_write(page)
+                        });
+                        self.warm_workload = Some(w);
+                        r?;
+                    } else {
+                        self.workload_writes(n)?;
+                    }
                     budget -= n;
                     self.phase = Phase::Warmup(left - n);
                 }
@@ -393,14 +429,14 @@ mod tests {
 
     fn small(policy: &str, frontier: &str, gc: &str) -> SimConfig {
         SimConfig {
-            segments: 64,
+            segments: Some(64),
             pages_per_segment: 8,
             spare: Some(0.2),
             policy: policy.parse().unwrap(),
             frontier: frontier.parse().unwrap(),
             gc: gc.parse().unwrap(),
             warmup: WarmupSpec { fill: true, multiple: 2.0 },
-            writes: Amount::Multiple(5.0),
+            writes: Some(Amount::Multiple(5.0)),
             ..SimConfig::default()
         }
     }
@@ -433,7 +469,7 @@ mod tests {
     #[test]
     fn too_little_spare_is_an_error_not_a_hang() {
         let c = SimConfig {
-            segments: 8,
+            segments: Some(8),
             pages_per_segment: 4,
             logical_pages: Some(24),
             policy: PolicySpec::Fifo,

@@ -39,7 +39,7 @@ proptest! {
         chunk in 1u64..200,
     ) {
         let config = SimConfig {
-            segments,
+            segments: Some(segments),
             pages_per_segment: pps,
             spare: Some(spare),
             policy: POLICIES[policy].parse().unwrap(),
@@ -47,7 +47,7 @@ proptest! {
             gc: GCS[gc].parse().unwrap(),
             workload: WORKLOADS[workload].parse().unwrap(),
             warmup: WarmupSpec { fill: true, multiple: 1.0 },
-            writes: Amount::Multiple(3.0),
+            writes: Some(Amount::Multiple(3.0)),
             seed,
             ..SimConfig::default()
         };

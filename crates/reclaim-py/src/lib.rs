@@ -4,6 +4,8 @@ use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use reclaim_core::trace::convert::{page_list_trace, write_binary, ConvertOptions, Converter};
+use reclaim_core::trace::{Format, ReadOptions};
 use reclaim_core::{Error, SimConfig, Simulator};
 use serde_json::Value;
 
@@ -135,10 +137,69 @@ impl PySimulator {
     }
 }
 
+/// Converts a text trace step by step, so that Python can show progress.
+#[pyclass(module = "reclaim._core", name = "TraceConverter", unsendable)]
+struct PyTraceConverter {
+    inner: Option<Converter>,
+}
+
+#[pymethods]
+impl PyTraceConverter {
+    #[new]
+    #[pyo3(signature = (path, format, page_size=4096, rename=false, skip_bad_lines=false, device=None, blkparse_action="Q".to_string()))]
+    fn new(
+        path: &str,
+        format: &str,
+        page_size: u64,
+        rename: bool,
+        skip_bad_lines: bool,
+        device: Option<String>,
+        blkparse_action: String,
+    ) -> PyResult<Self> {
+        let format: Format = format.parse().map_err(map_err)?;
+        let options = ConvertOptions {
+            page_size,
+            rename,
+            read: ReadOptions { skip_bad_lines, device, blkparse_action },
+        };
+        Ok(PyTraceConverter { inner: Some(Converter::new(std::path::Path::new(path), format, options).map_err(map_err)?) })
+    }
+
+    /// Reads up to `max_requests` requests; returns whether more remain.
+    fn step(&mut self, max_requests: u64) -> PyResult<bool> {
+        let c = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
+        c.step(max_requests).map_err(map_err)
+    }
+
+    /// Lines read so far.
+    fn lines(&self) -> u64 {
+        self.inner.as_ref().map_or(0, Converter::lines)
+    }
+
+    /// Finishes the conversion, writes the binary trace to `out`, returns its metadata as JSON.
+    fn write(&mut self, out: &str) -> PyResult<String> {
+        let c = self.inner.take().ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
+        let trace = c.finish().map_err(map_err)?;
+        write_binary(&trace, std::path::Path::new(out)).map_err(map_err)?;
+        Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
+    }
+}
+
+/// Writes a list of page ids as a converted trace (each id one single-page write request).
+#[pyfunction]
+fn write_page_trace(path: &str, pages: numpy::PyReadonlyArray1<'_, u32>, source: &str) -> PyResult<String> {
+    let pages: Vec<u32> = pages.as_array().to_vec();
+    let trace = page_list_trace(pages, source);
+    write_binary(&trace, std::path::Path::new(path)).map_err(map_err)?;
+    Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
+}
+
 /// The compiled engine behind `reclaim`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
+    m.add_class::<PyTraceConverter>()?;
+    m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -252,6 +252,38 @@ impl Converter {
     }
 }
 
+/// A trace of single-page writes from a list of page ids, ids kept.
+pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
+    let mut seen = std::collections::HashSet::with_capacity(pages.len());
+    let mut max = 0u32;
+    for &p in &pages {
+        seen.insert(p);
+        max = max.max(p);
+    }
+    let n = pages.len() as u64;
+    Trace {
+        meta: TraceMeta {
+            version: 1,
+            source: source.to_string(),
+            format: Format::Pages.to_string(),
+            page_size: 1,
+            device: None,
+            requests: n,
+            reads: 0,
+            writes: n,
+            pages_written: n,
+            unique_pages: seen.len() as u64,
+            address_pages: if pages.is_empty() { 0 } else { u64::from(max) + 1 },
+            renamed: false,
+            has_times: false,
+            report: ReadReportMeta { lines: n, ..ReadReportMeta::default() },
+        },
+        request_pages: vec![1; pages.len()],
+        pages,
+        times: Vec::new(),
+    }
+}
+
 /// Converts a text trace in one call.
 pub fn convert(path: &Path, format: Format, options: ConvertOptions) -> Result<Trace> {
     Converter::new(path, format, options)?.finish()

@@ -1,0 +1,219 @@
+"""The Python side of trace ingestion: conversion with progress, loading converted traces, and
+trace statistics with a fit of Li et al.'s workload model (f_a, n, r, f) (§2.2, Fig. 1).
+
+Converted traces (`reclaim trace convert`) are read with numpy straight from their binary layout
+(see ``crates/reclaim-core/src/trace/convert.rs``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from reclaim import _core
+
+MAGIC = b"RCLMTRC1"
+FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "blkparse", "alibaba", "pages")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A converted trace in memory.
+
+    Attributes:
+        meta: The header (source, format, page_size, requests, reads, writes, pages_written,
+            unique_pages, address_pages, renamed, has_times, report).
+        pages: Page ids written, in order (uint32).
+        request_pages: Pages per write request (uint32).
+        times: Seconds since the first request per write request, or an empty array.
+    """
+
+    meta: dict[str, Any]
+    pages: np.ndarray
+    request_pages: np.ndarray
+    times: np.ndarray
+
+
+def is_converted(path: str | Path) -> bool:
+    """True when ``path`` is a converted trace (starts with ``RCLMTRC1``)."""
+    with open(path, "rb") as f:
+        return f.read(8) == MAGIC
+
+
+def convert(
+    path: str | Path,
+    format: str,
+    out: str | Path,
+    *,
+    page_size: int = 4096,
+    rename: bool = False,
+    skip_bad_lines: bool = False,
+    device: str | None = None,
+    blkparse_action: str = "Q",
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Converts a text trace (plain or gzip) to a binary trace file.
+
+    Args:
+        path: The text trace.
+        format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``blkparse``,
+            ``alibaba``, ``pages``.
+        out: The binary trace to write.
+        page_size: Page size in bytes (4096; Stockmeyer's tracks: 32768).
+        rename: Rename page ids densely in first-write order (Stockmeyer §2.1); otherwise ids
+            are addresses and the volume is the largest address (Li et al. §6.1).
+        skip_bad_lines: Skip malformed lines, counted per reason in ``report.skipped``.
+        device: Keep only this device or volume.
+        blkparse_action: The blkparse stage whose events are requests.
+        progress: Called with the number of lines read after every step.
+
+    Returns:
+        The trace's metadata.
+
+    Raises:
+        ValueError: a malformed line (file, line number, line, what was expected), an unknown
+            format, or an address out of range.
+    """
+    conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action)
+    while conv.step(1 << 18):
+        if progress is not None:
+            progress(conv.lines())
+    if progress is not None:
+        progress(conv.lines())
+    return json.loads(conv.write(str(out)))
+
+
+def write_pages(pages: Sequence[int] | np.ndarray, out: str | Path, source: str = "page list") -> dict[str, Any]:
+    """Writes page ids as a converted trace of single-page writes.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.rtr")
+    >>> write_pages([3, 1, 3], p)["unique_pages"]
+    2
+    """
+    arr = np.ascontiguousarray(np.asarray(pages, dtype=np.uint32))
+    return json.loads(_core.write_page_trace(str(out), arr, source))
+
+
+def load(path: str | Path) -> Trace:
+    """Reads a converted trace.
+
+    Raises:
+        ValueError: the file is not a converted trace, or is truncated.
+    """
+    data = Path(path).read_bytes()
+    if data[:8] != MAGIC:
+        raise ValueError(f"{path}: not a converted trace (expected the magic bytes RCLMTRC1; convert it with `reclaim trace convert`)")
+    (hlen,) = struct.unpack("<Q", data[8:16])
+    meta = json.loads(data[16 : 16 + hlen])
+    at = 16 + hlen
+    n, w = meta["pages_written"], meta["writes"]
+    need = at + 4 * n + 4 * w + (8 * w if meta["has_times"] else 0)
+    if len(data) < need:
+        raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes, header says {need})")
+    pages = np.frombuffer(data, dtype="<u4", count=n, offset=at)
+    at += 4 * n
+    request_pages = np.frombuffer(data, dtype="<u4", count=w, offset=at)
+    at += 4 * w
+    times = np.frombuffer(data, dtype="<f8", count=w, offset=at) if meta["has_times"] else np.zeros(0)
+    return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times)
+
+
+def access_counts(pages: np.ndarray) -> np.ndarray:
+    """Writes per distinct page, in descending order (Li et al. Fig. 1's curve).
+
+    >>> access_counts(np.array([5, 1, 5, 5, 2, 1])).tolist()
+    [3, 2, 1]
+    """
+    counts = np.bincount(pages.astype(np.int64))
+    counts = counts[counts > 0]
+    return np.sort(counts)[::-1]
+
+
+def fit_locality(counts: np.ndarray, thresholds: Sequence[int], fa: float) -> dict[str, Any]:
+    """Li et al.'s (f_a, n, r, f) from per-page write counts and access-count thresholds (§2.2).
+
+    Pages written at least ``thresholds[0]`` times are type 1, at least ``thresholds[1]`` type 2,
+    and so on; the rest of the written pages are the last type. r_i is type i's share of the
+    writes, f_i its share of the written (active) pages.
+
+    Args:
+        counts: Writes per written page.
+        thresholds: Decreasing thresholds (e.g. 20 and 5 for n = 3).
+        fa: The active share f_a.
+
+    >>> fit_locality(np.array([30, 10, 1, 1]), [20, 5], 0.1)["r"]
+    [0.7142857142857143, 0.23809523809523808, 0.047619047619047616]
+    """
+    ts = list(thresholds)
+    if any(a <= b for a, b in zip(ts, ts[1:])) or any(t < 1 for t in ts):
+        raise ValueError(f"invalid value for `thresholds`: {ts} (expected decreasing whole numbers ≥ 1, such as 20,5)")
+    edges = [math.inf, *ts, 0]
+    total_w = counts.sum()
+    total_p = len(counts)
+    r, f = [], []
+    for hi, lo in zip(edges, edges[1:]):
+        sel = (counts >= lo) & (counts < hi) if lo > 0 else (counts < hi)
+        r.append(float(counts[sel].sum() / total_w))
+        f.append(float(sel.sum() / total_p))
+    return {"fa": fa, "n": len(r), "r": r, "f": f, "thresholds": ts}
+
+
+def stats(trace: Trace, thresholds: Sequence[int] = (20, 5)) -> dict[str, Any]:
+    """Statistics of a converted trace (names as in ``reclaim trace stats --json``).
+
+    ``f_a`` is the written share of the volume, the volume being the largest address rounded up
+    to a whole GiB (Li et al. §6.1); ``f_a_address`` uses the address space itself.
+    """
+    m = trace.meta
+    counts = access_counts(trace.pages) if len(trace.pages) else np.zeros(0, dtype=np.int64)
+    page_size = int(m["page_size"])
+    gib_pages = max(1, (1 << 30) // page_size) if page_size > 1 else 1
+    volume_pages = int(math.ceil(m["address_pages"] / gib_pages) * gib_pages) if m["address_pages"] else 0
+    fa = m["unique_pages"] / volume_pages if volume_pages else float("nan")
+    out = {
+        "source": m["source"],
+        "format": m["format"],
+        "page_size": page_size,
+        "requests": m["requests"],
+        "reads": m["reads"],
+        "writes": m["writes"],
+        "pages_written": m["pages_written"],
+        "unique_pages": m["unique_pages"],
+        "address_pages": m["address_pages"],
+        "volume_pages": volume_pages,
+        "f_a": fa,
+        "f_a_address": m["unique_pages"] / m["address_pages"] if m["address_pages"] else float("nan"),
+        "max_writes_per_page": int(counts[0]) if len(counts) else 0,
+        "mean_writes_per_page": float(counts.mean()) if len(counts) else 0.0,
+        "access_frequency": counts.tolist(),
+        "report": m["report"],
+    }
+    if len(counts):
+        out["fit"] = fit_locality(counts, thresholds, fa)
+    return out
+
+
+def plot_access_frequency(counts: np.ndarray, path: str | Path, title: str) -> Path:
+    """Li et al. Fig. 1: writes per page, pages sorted by decreasing writes, log-log."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.loglog(np.arange(1, len(counts) + 1), counts, "-")
+    ax.set(xlabel="pages, by decreasing writes", ylabel="writes per page", title=title)
+    fig.tight_layout()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    return p
