@@ -38,9 +38,11 @@ class SimConfig:
         gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),
             ``batch:low=L,victims=V`` (Lomet & Luo).
         workload: ``uniform``, ``hotcold:r=R,f=F``, ``locality:fa=A,r=R1/R2,f=F1/F2``,
-            ``zipf:theta=T``.
+            ``zipf:theta=T``, ``trace:PATH`` (a converted trace or a page-id list); to
+            :func:`simulate`, also a sequence of page ids.
         warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``. Default ``fill+10x``.
-        writes: Measured user writes: ``20x`` (of the logical capacity) or a count.
+        writes: Measured user writes: ``20x`` (of the logical capacity), ``2p`` (passes over a
+            trace; one by default for traces) or a count.
         seed: Seed of the run's random generator. Default 1.
         window: Time-series window in user writes. Default: the logical capacity.
 
@@ -56,7 +58,7 @@ class SimConfig:
     policy: str | None = None
     frontier: str | None = None
     gc: str | None = None
-    workload: str | None = None
+    workload: Any = None
     warmup: str | None = None
     writes: str | int | None = None
     seed: int | None = None
@@ -207,7 +209,19 @@ def simulate(
     >>> round(r.wa, 1)  # FIFO at fill 0.8: 1/E with E = 0.371 from Lomet & Luo eq. 4
     2.7
     """
-    sim = _core.Simulator(json.dumps(_merge(config, overrides)))
+    params = _merge(config, overrides)
+    workload = params.get("workload")
+    if workload is not None and not isinstance(workload, str):
+        # A sequence of page ids: replay it as a trace of single-page writes.
+        import tempfile
+
+        from reclaim.traces import write_pages
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = f"{tmp}/pages.rtr"
+            write_pages(np.asarray(workload), path, source="page ids given to simulate()")
+            return simulate({**params, "workload": f"trace:{path}"}, progress=progress)
+    sim = _core.Simulator(json.dumps(params))
     more = True
     while more:
         more = sim.step(STEP_WRITES)

@@ -104,7 +104,45 @@ def measure_models(runs: int = 3) -> dict[str, Any]:
     return out
 
 
-def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True, models: bool = True) -> dict[str, Any]:
+def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
+    """Trace conversion speed (text lines per second, MSR CSV) and the replay speed of a converted
+    trace against the uniform generator on the speed benchmark's geometry (greedy)."""
+    import tempfile
+
+    import numpy as np
+
+    from reclaim import traces
+
+    rng = np.random.default_rng(1)
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        text = f"{tmp}/msr.csv"
+        ts = 128166372003061629 + np.arange(lines) * 1000
+        kind = np.where(rng.random(lines) < 0.7, "Write", "Read")
+        offset = rng.integers(0, 1 << 24, size=lines) * 4096
+        with open(text, "w") as f:
+            f.writelines(f"{t},hm,0,{k},{o},4096,26\n" for t, k, o in zip(ts.tolist(), kind.tolist(), offset.tolist()))
+        rates = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            traces.convert(text, "msr", f"{tmp}/msr.rtr")
+            rates.append(lines / (time.perf_counter() - t0))
+        out["convert_lines_per_second"] = statistics.median(rates)
+        # Replay: a converted trace of uniform page ids vs the uniform generator, same geometry.
+        cfg = speed_config("greedy", "10x", 1)
+        logical = round(0.9 * 10_000 * 64)
+        traces.write_pages(rng.integers(0, logical, size=10 * logical).astype(np.uint32), f"{tmp}/uniform.rtr")
+        replay = [simulate(cfg, workload=f"trace:{tmp}/uniform.rtr", segments=10_000, writes="1p", seed=s).page_writes_per_second
+                  for s in range(1, runs + 1)]
+        gen = [simulate(cfg, seed=s).page_writes_per_second for s in range(1, runs + 1)]
+        out["replay_page_writes_per_second"] = statistics.median(replay)
+        out["generator_page_writes_per_second"] = statistics.median(gen)
+        out["replay_vs_generator"] = out["replay_page_writes_per_second"] / out["generator_page_writes_per_second"]
+    return out
+
+
+def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True, models: bool = True,
+              trace: bool = True) -> dict[str, Any]:
     """Runs the benchmark; returns (and optionally prints) the report."""
     report: dict[str, Any] = {"geometry": "10000 segments x 64 pages, spare 0.10, uniform", "runs": runs, "policies": {}}
     for policy in POLICIES:
@@ -118,6 +156,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
         report |= measure_memory()
     if models:
         report["mean_field_double_seconds"] = measure_models()
+    if trace:
+        report["traces"] = measure_traces()
     if show:
         t = Table(title=f"reclaim bench — {report['geometry']}, median of {runs} runs")
         t.add_column("policy")
@@ -134,6 +174,11 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
                 f"peak RSS {report['tb_peak_rss_bytes'] / 2**30:.2f} GiB "
                 f"(interpreter alone {report['tb_interpreter_rss_bytes'] / 2**20:.0f} MiB)"
             )
+        if trace:
+            tr = report["traces"]
+            c.print(f"trace conversion (MSR CSV, 2M lines): {tr['convert_lines_per_second'] / 1e6:.2f} M lines/s (median of 3); "
+                    f"replay {tr['replay_page_writes_per_second'] / 1e6:.1f} M page writes/s = "
+                    f"{tr['replay_vs_generator']:.2f} × the uniform generator")
         if models:
             for k, v in report["mean_field_double_seconds"].items():
                 c.print(f"mean-field model, double frontier, {k}: {v:.2f} s (median of 3)")

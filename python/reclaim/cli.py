@@ -133,11 +133,12 @@ def bench(
     writes: Annotated[str, typer.Option(help="Measured user writes per run.")] = "10x",
     memory: Annotated[bool, typer.Option(help="Also measure peak memory of a 1 TB geometry.")] = True,
     models: Annotated[bool, typer.Option(help="Also time the mean-field model (double frontier, b = 32 and 64).")] = True,
+    trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
     from reclaim.bench import run_bench
 
-    report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models)
+    report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace)
     if as_json:
         out.print_json(json.dumps(report))
 

@@ -1,0 +1,102 @@
+"""Traces from the command line and the API: samples, fixtures, errors, replay, statistics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import reclaim
+from reclaim import traces
+from reclaim.cli import app
+
+runner = CliRunner()
+
+# SOURCES.md of ../shared/data/traces: requests / writes of each sample.
+SAMPLES = [
+    ("cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines", "fiu", 9_998, 1_102),
+    ("Installing_log181.txt", "biotracer", 17_952, 17_640),
+    ("Booting_log176.txt", "biotracer", 18_417, 6_090),
+    ("tpcc-small.trace", "mqsim", 6_999, 2_618),
+]
+
+
+@pytest.mark.parametrize("name, fmt, requests, writes", SAMPLES)
+def test_samples_convert_with_published_counts(shared_dir, tmp_path, name, fmt, requests, writes):
+    out = tmp_path / "t.rtr"
+    res = runner.invoke(app, ["trace", "convert", str(shared_dir / "data" / "traces" / name), "-f", fmt, "-o", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    meta = json.loads(res.stdout)
+    assert (meta["requests"], meta["writes"]) == (requests, writes)
+    t = traces.load(out)
+    assert len(t.pages) == meta["pages_written"] == int(t.request_pages.sum())
+    assert len(np.unique(t.pages)) == meta["unique_pages"]
+
+
+def test_fiu_framing_is_reported(shared_dir, tmp_path):
+    res = runner.invoke(app, ["trace", "convert", str(shared_dir / "data" / "traces" / SAMPLES[0][0]), "-f", "fiu",
+                              "-o", str(tmp_path / "t.rtr")])
+    assert res.exit_code == 0
+    assert "1,536 bytes on 3 lines before the first record" in " ".join(res.output.split())
+
+
+def test_malformed_line_exits_2_naming_file_line_and_expectation(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0,20941264,8192,W,0.551706\n0,20941264,8192,X,0.6\n")
+    res = runner.invoke(app, ["trace", "convert", str(bad), "-f", "spc", "-o", str(tmp_path / "o.rtr")])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert "bad.csv, line 2: `Opcode` r or w, got `X` (unknown opcode) expected; found `0,20941264,8192,X,0.6`" in text
+    res = runner.invoke(app, ["trace", "convert", str(bad), "-f", "spc", "-o", str(tmp_path / "o.rtr"), "--skip-bad-lines"])
+    assert res.exit_code == 0
+    assert "skipped 1 lines: `Opcode` r or w, got `X` (unknown opcode)" in " ".join(res.output.split())
+
+
+def test_replay_equals_page_list_through_the_api(tmp_path):
+    # The same page ids, once converted from a text page list and once given as an array.
+    rng = np.random.default_rng(7)
+    pages = rng.integers(0, 3000, size=20_000).astype(np.uint32)
+    text = tmp_path / "pages.txt"
+    text.write_text("\n".join(map(str, pages)) + "\n")
+    out = tmp_path / "pages.rtr"
+    assert runner.invoke(app, ["trace", "convert", str(text), "-f", "pages", "-o", str(out)]).exit_code == 0
+    common = dict(pages_per_segment=16, spare=0.15, policy="greedy", warmup="fill+2x", writes="3p", seed=3)
+    a = reclaim.simulate(workload=f"trace:{out}", **common)
+    b = reclaim.simulate(workload=pages, **common)
+    assert (a.user_writes, a.gc_writes, a.erases) == (b.user_writes, b.gc_writes, b.erases)
+    assert a.user_writes == 3 * len(pages)
+    # Without `segments` the logical space is the trace's address space (Li et al. §6.1).
+    assert a.logical_pages >= int(pages.max()) + 1
+    # One time-series window per pass.
+    assert len(a.series["wa"]) == 3
+
+
+def test_fit_recovers_a_known_locality_workload():
+    # Li et al. §2.2: pages with ≥ 20 writes are type 1, ≥ 5 type 2, the rest type 3.
+    pages = np.concatenate([np.repeat(np.arange(10), 40), np.repeat(np.arange(10, 30), 6), np.arange(30, 100)])
+    fit = traces.fit_locality(traces.access_counts(pages), [20, 5], fa=0.1)
+    total = 400 + 120 + 70
+    assert fit["r"] == pytest.approx([400 / total, 120 / total, 70 / total])
+    assert fit["f"] == pytest.approx([10 / 100, 20 / 100, 70 / 100])
+
+
+def test_stats_cli_json_and_plot(shared_dir, tmp_path):
+    plot = tmp_path / "freq.png"
+    res = runner.invoke(app, ["trace", "stats", str(shared_dir / "data" / "traces" / "tpcc-small.trace"), "-f", "mqsim",
+                              "--json", "--plot", str(plot)])
+    assert res.exit_code == 0, res.output
+    st = json.loads(res.stdout)
+    assert st["requests"] == 6_999 and st["writes"] == 2_618
+    assert st["fit"]["n"] == 3 and sum(st["fit"]["r"]) == pytest.approx(1.0)
+    assert st["access_frequency"][0] == st["max_writes_per_page"]
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_text_trace_needs_a_format(tmp_path):
+    p = tmp_path / "x.txt"
+    p.write_text("1\n")
+    res = runner.invoke(app, ["trace", "stats", str(p)])
+    assert res.exit_code == 2 and "give its `--format`" in res.output
