@@ -100,3 +100,19 @@ def test_text_trace_needs_a_format(tmp_path):
     p.write_text("1\n")
     res = runner.invoke(app, ["trace", "stats", str(p)])
     assert res.exit_code == 2 and "give its `--format`" in res.output
+
+
+@pytest.mark.slow
+def test_li_evaluation_on_a_biotracer_sample(shared_dir):
+    # Li et al. §6.2–6.3: cleaning cost grows from GREEDY to RANDOM while the wear-leveling index
+    # improves; oracle data grouping cuts the cleaning cost below GREEDY's (by > 87% in §6.2).
+    from reclaim.evaluate import evaluate
+
+    t = traces.load_or_convert(shared_dir / "data" / "traces" / "Booting_log176.txt", "biotracer")
+    rows = {r["algorithm"]: r for r in evaluate(t, warmup_writes=2_000_000)}
+    cost = [rows[a]["normalized_cleaning_cost"] for a in ("GREEDY (d=1)", "GRA d=N/2", "GRA d=3N/4", "RANDOM (d=N)")]
+    wli = [rows[a]["wear_leveling_index"] for a in ("GREEDY (d=1)", "RANDOM (d=N)")]
+    assert cost == sorted(cost) and cost[0] < cost[-1]
+    assert wli[0] < wli[1]
+    assert rows["grouping n=2"]["normalized_cleaning_cost"] < 0.13 * cost[0]
+    assert sum(rows["grouping n=2"]["allocation"]) == pytest.approx(1.0)

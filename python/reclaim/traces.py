@@ -126,6 +126,22 @@ def load(path: str | Path) -> Trace:
     return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times)
 
 
+def load_or_convert(path: str | Path, format: str | None = None, **options: Any) -> Trace:
+    """A converted trace as it is, or a text trace converted (to a temporary file) first."""
+    import tempfile
+
+    if is_converted(path):
+        return load(path)
+    if format is None:
+        raise ValueError(f"{path} is a text trace: give its format ({', '.join(FORMATS)})")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "trace.rtr"
+        convert(path, format, out, **options)
+        t = load(out)
+        # Copy the arrays out of the temporary file's buffer.
+        return Trace(meta=t.meta, pages=t.pages.copy(), request_pages=t.request_pages.copy(), times=t.times.copy())
+
+
 def access_counts(pages: np.ndarray) -> np.ndarray:
     """Writes per distinct page, in descending order (Li et al. Fig. 1's curve).
 
