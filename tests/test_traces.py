@@ -116,3 +116,13 @@ def test_li_evaluation_on_a_biotracer_sample(shared_dir):
     assert wli[0] < wli[1]
     assert rows["grouping n=2"]["normalized_cleaning_cost"] < 0.13 * cost[0]
     assert sum(rows["grouping n=2"]["allocation"]) == pytest.approx(1.0)
+
+
+def test_trace_prefix_warmup_is_not_measured(tmp_path):
+    # Stockmeyer §2.1–2.3: fill, uniform writes, then the first part of the trace as warm-up and
+    # the rest measured.
+    pages = np.random.default_rng(1).integers(0, 2000, size=10_000).astype(np.uint32)
+    r = reclaim.simulate(workload=pages, pages_per_segment=16, spare=0.2, warmup="fill+2x+25%")
+    assert r.user_writes == 7_500
+    with pytest.raises(ValueError, match="a trace prefix"):
+        reclaim.simulate(warmup="fill+25%", segments=64, pages_per_segment=8)

@@ -547,9 +547,9 @@ impl Amount {
     /// The count of writes for a geometry with `logical_pages`.
     pub fn writes(self, logical_pages: u64) -> u64 {
         match self {
-            Amount::Multiple(k) => (k * logical_pages as f64).round() as u64,
+            // Passes are resolved against the trace in `SimConfig::measured_writes`.
+            Amount::Multiple(k) | Amount::Passes(k) => (k * logical_pages as f64).round() as u64,
             Amount::Count(n) => n,
-            Amount::Passes(k) => (k * logical_pages as f64).round() as u64,
         }
     }
 
@@ -606,23 +606,29 @@ impl FromStr for Amount {
 }
 string_serde!(Amount);
 
-/// Warm-up before measurement (`--warmup`): `fill+10x`, `fill`, `10x`, `none`.
+/// Warm-up before measurement (`--warmup`): `fill+10x`, `fill`, `10x`, `none`, and for a trace
+/// workload a trace prefix, `fill+10x+20%`.
 ///
 /// `fill` writes every logical page once in order (Stockmeyer §2.1's sequential placement; it
 /// also keeps Li et al.'s inactive pages in blocks of their own). `Kx` then issues K × logical
 /// capacity writes *drawn from the run's workload*, so that the measured phase starts near the
-/// steady state of that workload (Van Houdt §3.2 discards a warm-up period of the same chain).
+/// steady state of that workload (Van Houdt §3.2 discards a warm-up period of the same chain);
+/// with a trace workload these writes are uniform over the whole logical space (Li et al. §6.1,
+/// Stockmeyer §2.1). `P%` then replays the first P% of the trace's page writes as warm-up and
+/// measures the rest (Stockmeyer §2.1–2.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WarmupSpec {
     /// Sequential fill first.
     pub fill: bool,
     /// Then this many multiples of the logical capacity of workload writes.
     pub multiple: f64,
+    /// Then this share of the trace (0 ≤ share < 1) replayed unmeasured.
+    pub trace_share: f64,
 }
 
 impl Default for WarmupSpec {
     fn default() -> Self {
-        WarmupSpec { fill: true, multiple: 10.0 }
+        WarmupSpec { fill: true, multiple: 10.0, trace_share: 0.0 }
     }
 }
 
@@ -630,8 +636,8 @@ impl FromStr for WarmupSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         let text = s.trim();
-        let bad = || Error::param("warmup", format!("`{text}`"), "`fill+Kx`, `fill`, `Kx` or `none` (K ≥ 0)");
-        let mut w = WarmupSpec { fill: false, multiple: 0.0 };
+        let bad = || Error::param("warmup", format!("`{text}`"), "`fill+Kx`, `fill`, `Kx`, `none`, optionally `+P%` of a trace (K ≥ 0, 0 ≤ P < 100)");
+        let mut w = WarmupSpec { fill: false, multiple: 0.0, trace_share: 0.0 };
         if text == "none" {
             return Ok(w);
         }
@@ -643,6 +649,12 @@ impl FromStr for WarmupSpec {
                 if !(w.multiple.is_finite() && w.multiple >= 0.0) {
                     return Err(bad());
                 }
+            } else if let Some(p) = part.strip_suffix('%') {
+                let p: f64 = p.parse().map_err(|_| bad())?;
+                if !(0.0..100.0).contains(&p) {
+                    return Err(bad());
+                }
+                w.trace_share = p / 100.0;
             } else {
                 return Err(bad());
             }
@@ -655,11 +667,15 @@ impl fmt::Display for WarmupSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.multiple;
         match (self.fill, m > 0.0) {
-            (false, false) => write!(f, "none"),
-            (true, false) => write!(f, "fill"),
-            (true, true) => write!(f, "fill+{m}x"),
-            (false, true) => write!(f, "{m}x"),
+            (false, false) => write!(f, "none")?,
+            (true, false) => write!(f, "fill")?,
+            (true, true) => write!(f, "fill+{m}x")?,
+            (false, true) => write!(f, "{m}x")?,
         }
+        if self.trace_share > 0.0 {
+            write!(f, "+{}%", self.trace_share * 100.0)?;
+        }
+        Ok(())
     }
 }
 string_serde!(WarmupSpec);
@@ -862,7 +878,11 @@ impl SimConfig {
             }
         }
         self.workload.validate()?;
-        if let (Some(Amount::Passes(k)), false) = (self.writes, matches!(self.workload, WorkloadSpec::Trace { .. })) {
+        let trace = matches!(self.workload, WorkloadSpec::Trace { .. });
+        if self.warmup.trace_share > 0.0 && !trace {
+            return Err(Error::param("warmup", self.warmup, "a trace prefix (`+P%`) only with a trace workload"));
+        }
+        if let (Some(Amount::Passes(k)), false) = (self.writes, trace) {
             return Err(Error::param("writes", format!("{k}p"), "passes (`Np`) only with a trace workload; `20x` or a count otherwise"));
         }
         if let Some(0) = self.window {
@@ -884,7 +904,10 @@ mod tests {
         }
         let w: WorkloadSpec = "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8".parse().unwrap();
         assert_eq!(w, WorkloadSpec::Locality { fa: 0.1, r: vec![0.8, 0.2], f: vec![0.2, 0.8] });
-        assert_eq!("fill+10x".parse::<WarmupSpec>().unwrap(), WarmupSpec { fill: true, multiple: 10.0 });
+        assert_eq!("fill+10x".parse::<WarmupSpec>().unwrap(), WarmupSpec { fill: true, multiple: 10.0, trace_share: 0.0 });
+        let w: WarmupSpec = "fill+10x+20%".parse().unwrap();
+        assert!((w.trace_share - 0.2).abs() < 1e-12);
+        assert_eq!(w.to_string().parse::<WarmupSpec>().unwrap(), w);
         assert_eq!("5e6".parse::<Amount>().unwrap(), Amount::Count(5_000_000));
         assert_eq!("20x".parse::<Amount>().unwrap(), Amount::Multiple(20.0));
     }

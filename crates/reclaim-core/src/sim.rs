@@ -50,6 +50,8 @@ pub enum Phase {
     Fill(u64),
     /// Warm-up workload writes left.
     Warmup(u64),
+    /// Trace-prefix writes left (replayed, not measured).
+    Prefix(u64),
     /// Measured writes left.
     Measure(u64),
     /// Finished.
@@ -80,6 +82,8 @@ pub struct Simulator {
     metrics: Metrics,
     phase: Phase,
     warmup_writes: u64,
+    /// Trace writes replayed unmeasured after the uniform warm-up.
+    prefix_writes: u64,
     measured_writes: u64,
     window: u64,
     window_left: u64,
@@ -120,7 +124,9 @@ impl Simulator {
             _ => 1,
         };
         let logical = geometry.logical_pages;
-        let measured_writes = config.measured_writes(logical, trace_writes)?;
+        // A trace prefix replayed as warm-up is taken out of the measured writes.
+        let prefix = trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
+        let measured_writes = config.measured_writes(logical, trace_writes)?.saturating_sub(prefix);
         let warmup_writes = (config.warmup.multiple * logical as f64).round() as u64;
         // Default window: one pass of a trace, else the logical capacity.
         let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
@@ -128,6 +134,8 @@ impl Simulator {
             Phase::Fill(0)
         } else if warmup_writes > 0 {
             Phase::Warmup(warmup_writes)
+        } else if prefix > 0 {
+            Phase::Prefix(prefix)
         } else {
             Phase::Measure(measured_writes)
         };
@@ -148,6 +156,7 @@ impl Simulator {
             streak_limit: 2 * u64::from(geometry.segments) + victims,
             phase,
             warmup_writes,
+            prefix_writes: prefix,
             measured_writes,
             window,
             window_left: window,
@@ -184,7 +193,7 @@ impl Simulator {
     /// User writes done and to do over the whole run (fill, warm-up and measured phase).
     pub fn progress(&self) -> (u64, u64) {
         let fill = if self.config.warmup.fill { self.geometry.logical_pages } else { 0 };
-        (self.clock, fill + self.warmup_writes + self.measured_writes)
+        (self.clock, fill + self.warmup_writes + self.prefix_writes + self.measured_writes)
     }
 
     /// Runs to the end and returns the result.
@@ -212,8 +221,7 @@ impl Simulator {
                 }
                 Phase::Warmup(left) => {
                     if left == 0 {
-                        self.phase = Phase::Measure(self.measured_writes);
-                        self.metrics.start(&self.store.erase_count, self.window);
+                        self.phase = Phase::Prefix(self.prefix_writes);
                         continue;
                     }
                     let n = budget.min(left);
@@ -229,6 +237,17 @@ impl Simulator {
                     }
                     budget -= n;
                     self.phase = Phase::Warmup(left - n);
+                }
+                Phase::Prefix(left) => {
+                    if left == 0 {
+                        self.phase = Phase::Measure(self.measured_writes);
+                        self.metrics.start(&self.store.erase_count, self.window);
+                        continue;
+                    }
+                    let n = budget.min(left);
+                    self.workload_writes(n)?;
+                    budget -= n;
+                    self.phase = Phase::Prefix(left - n);
                 }
                 Phase::Measure(left) => {
                     if left == 0 {
@@ -435,7 +454,7 @@ mod tests {
             policy: policy.parse().unwrap(),
             frontier: frontier.parse().unwrap(),
             gc: gc.parse().unwrap(),
-            warmup: WarmupSpec { fill: true, multiple: 2.0 },
+            warmup: WarmupSpec { fill: true, multiple: 2.0, trace_share: 0.0 },
             writes: Some(Amount::Multiple(5.0)),
             ..SimConfig::default()
         }

@@ -46,7 +46,7 @@ proptest! {
             frontier: FRONTIERS[frontier].parse().unwrap(),
             gc: GCS[gc].parse().unwrap(),
             workload: WORKLOADS[workload].parse().unwrap(),
-            warmup: WarmupSpec { fill: true, multiple: 1.0 },
+            warmup: WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 },
             writes: Some(Amount::Multiple(3.0)),
             seed,
             ..SimConfig::default()

@@ -1,4 +1,4 @@
-//! Android BIOtracer traces: columns separated by tabs,
+//! Android `BIOtracer` traces: columns separated by tabs,
 //! `sector nsectors bytes flags t1 t2 t3 t4`; sectors of 512 bytes; an odd `flags` is a write.
 
 use super::{float, uint, Parsed, Request};

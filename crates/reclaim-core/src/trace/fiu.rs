@@ -1,4 +1,4 @@
-//! FIU SRCMap traces (Verma et al.): `ts_ns pid process lba size W|R major minor md5`, lba and
+//! FIU `SRCMap` traces (Verma et al.): `ts_ns pid process lba size W|R major minor md5`, lba and
 //! size in 512-byte sectors. The device is `major,minor`.
 
 use super::{uint, Parsed, Request};

@@ -31,9 +31,9 @@ pub enum Format {
     Msr,
     /// UMass/SPC: `ASU,LBA,Size,Opcode,Timestamp[,…]`, LBA in 512-byte blocks.
     Spc,
-    /// FIU SRCMap: `ts_ns pid process lba size W|R major minor md5`, sectors of 512 bytes.
+    /// FIU `SRCMap`: `ts_ns pid process lba size W|R major minor md5`, sectors of 512 bytes.
     Fiu,
-    /// Android BIOtracer: `sector nsectors bytes flags t1 t2 t3 t4`; odd flags write.
+    /// Android `BIOtracer`: `sector nsectors bytes flags t1 t2 t3 t4`; odd flags write.
     Biotracer,
     /// MQSim/DiskSim ASCII: `arrival_ns device lba_sectors size_sectors type` (0 write, 1 read).
     Mqsim,
@@ -119,7 +119,7 @@ pub struct ReadOptions {
     /// Skip malformed lines (counted per reason) instead of failing on the first.
     pub skip_bad_lines: bool,
     /// Keep only this device or volume (`hm_0` for MSR, the ASU for SPC, `major,minor` for FIU,
-    /// the device number for MQSim and Alibaba, `8,16` for blkparse).
+    /// the device number for `MQSim` and Alibaba, `8,16` for blkparse).
     pub device: Option<String>,
     /// blkparse: the one stage whose events are requests (`Q`, `D`, `C`, …).
     pub blkparse_action: String,
@@ -248,21 +248,18 @@ impl TraceReader {
                     self.report.leading_garbage_bytes += start as u64;
                 }
             }
-            let text = match std::str::from_utf8(&self.buf[start..]) {
-                Ok(t) => t.trim_end_matches(['\n', '\r']).to_string(),
-                Err(_) => {
-                    let shown = String::from_utf8_lossy(&self.buf[start..]).trim_end().to_string();
-                    if !self.seen_record {
-                        self.report.leading_garbage_lines += 1;
-                        self.report.leading_garbage_bytes += (self.buf.len() - start) as u64;
-                        continue;
-                    }
-                    if self.options.skip_bad_lines {
-                        *self.report.skipped.entry("not UTF-8 text".into()).or_insert(0) += 1;
-                        continue;
-                    }
-                    return Err(self.error(&shown, "UTF-8 text".into()));
+            let text = if let Ok(t) = std::str::from_utf8(&self.buf[start..]) { t.trim_end_matches(['\n', '\r']).to_string() } else {
+                let shown = String::from_utf8_lossy(&self.buf[start..]).trim_end().to_string();
+                if !self.seen_record {
+                    self.report.leading_garbage_lines += 1;
+                    self.report.leading_garbage_bytes += (self.buf.len() - start) as u64;
+                    continue;
                 }
+                if self.options.skip_bad_lines {
+                    *self.report.skipped.entry("not UTF-8 text".into()).or_insert(0) += 1;
+                    continue;
+                }
+                return Err(self.error(&shown, "UTF-8 text".into()));
             };
             if text.trim().is_empty() {
                 continue;

@@ -1,4 +1,4 @@
-//! MQSim / DiskSim ASCII traces: `arrival_time_ns device lba_sectors size_sectors type`,
+//! `MQSim` / `DiskSim` ASCII traces: `arrival_time_ns device lba_sectors size_sectors type`,
 //! type 0 = write, 1 = read; sectors of 512 bytes. The device is the device number.
 
 use super::{uint, Parsed, Request};

@@ -1,4 +1,4 @@
-//! UMass / SPC trace format: `ASU,LBA,Size,Opcode,Timestamp[,…]`, e.g. `0,20941264,8192,W,0.551706`.
+//! `UMass` / SPC trace format: `ASU,LBA,Size,Opcode,Timestamp[,…]`, e.g. `0,20941264,8192,W,0.551706`.
 //! LBA in 512-byte blocks, size in bytes, opcode `r`/`w` in either case, timestamp in seconds.
 //! The device is the ASU.
 

@@ -51,7 +51,7 @@ impl Workload {
             Workload::HotCold(w) => w.next(rng),
             Workload::Locality(w) => w.next(rng),
             Workload::Zipf(w) => w.next(rng),
-            Workload::Trace(w) => w.next(),
+            Workload::Trace(w) => w.next_page(),
         }
     }
 }

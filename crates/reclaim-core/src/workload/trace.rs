@@ -17,7 +17,7 @@ impl Replay {
 
     /// The next page (the trace starts again after its last write).
     #[inline]
-    pub fn next(&mut self) -> u32 {
+    pub fn next_page(&mut self) -> u32 {
         let p = self.pages[self.pos];
         self.pos += 1;
         if self.pos == self.pages.len() {
