@@ -145,9 +145,10 @@ def bench(
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy")],
+    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy | dyal-draughn")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    figures: Annotated[Optional[Path], typer.Option(help="dyal-draughn: write its figures (PNG) into this folder.")] = None,
 ) -> None:
     """Rebuild a seed's table beside the published numbers."""
     from reclaim.reproduce import REPRODUCTIONS
@@ -157,6 +158,11 @@ def reproduce(
     repro = REPRODUCTIONS[name]
     with progress_bar(enabled=sys.stderr.isatty()) as p:
         rows = repro.run(quick=quick, progress=p)
+    if figures is not None and name == "dyal-draughn":
+        from reclaim.reproduce.dyal_draughn import figures as draw
+
+        for p in draw(figures):
+            console.print(f"figure: {p}")
     if as_json:
         out.print_json(json.dumps(rows))
         return

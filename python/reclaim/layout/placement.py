@@ -108,3 +108,119 @@ def local_search(order: list[Entity], curve: SeekCurve, max_rounds: int = 20) ->
         if not improved:
             break
     return best, best_t
+
+
+def normalised_seek(order: list[Entity], curve: SeekCurve) -> float:
+    """Expected seek [ms] between two references to the same disk (its reference share scaled
+    to 1): the seek time of a drive in a multi-drive layout."""
+    r = refs_by_cylinder(order)
+    return expected_seek(r / r.sum(), curve)
+
+
+def split_two_disks(order: list[Entity], first_share: float = 0.6) -> tuple[list[Entity], list[Entity]]:
+    """§2.5: every allocation unit made twice as big and split into two equal extents, the first
+    half on drive 1 and the second on drive 2, both in the original vertical sequence. The
+    60/40 reference imbalance the paper assumes is given to every entity alike: its first half
+    gets ``first_share`` of its references."""
+    d1 = [Entity(e.name + "/1", e.category, e.tracks, e.refs * first_share) for e in order]
+    d2 = [Entity(e.name + "/2", e.category, e.tracks, e.refs * (1.0 - first_share)) for e in order]
+    return d1, d2
+
+
+def share(d1: list[Entity], d2: list[Entity]) -> float:
+    """Drive 1's share of the references."""
+    a, b = sum(e.refs for e in d1), sum(e.refs for e in d2)
+    return a / (a + b)
+
+
+def balance(d1: list[Entity], d2: list[Entity]) -> tuple[list[Entity], list[Entity], int]:
+    """§2.5: split partitions swapped sideways across the drives (an entity's two halves have the
+    same size, so a swap keeps every track in place) until the references are as even as the
+    swaps allow; largest reference shares are tried first. Returns the drives and the swaps."""
+    d1, d2 = list(d1), list(d2)
+    swaps = 0
+    for i in sorted(range(len(d1)), key=lambda k: d1[k].refs + d2[k].refs, reverse=True):
+        before = abs(share(d1, d2) - 0.5)
+        d1[i], d2[i] = d2[i], d1[i]
+        if abs(share(d1, d2) - 0.5) < before - 1e-15:
+            swaps += 1
+        else:
+            d1[i], d2[i] = d2[i], d1[i]
+    return d1, d2, swaps
+
+
+def with_spike(order: list[Entity], spike_tracks: int = 800, spike_refs: float = 0.2) -> list[Entity]:
+    """§3, Fig. 6's situation: the entities in the first ``spike_tracks`` tracks of a good layout
+    become popular (a newly allocated file that turned out to be hot), together taking
+    ``spike_refs`` of all references; the rest keep their proportions. The paper gives no data
+    for its spike, so this is a constructed case of the same shape."""
+    out, used = [], 0
+    spike = []
+    for i, e in enumerate(order):
+        if used < spike_tracks:
+            spike.append(i)
+            used += e.tracks
+    rest = sum(e.refs for i, e in enumerate(order) if i not in spike)
+    spike_tracks_total = sum(order[i].tracks for i in spike)
+    for i, e in enumerate(order):
+        if i in spike:
+            out.append(Entity(e.name, e.category, e.tracks, spike_refs * e.tracks / spike_tracks_total))
+        else:
+            out.append(Entity(e.name, e.category, e.tracks, e.refs * (1.0 - spike_refs) / rest))
+    return out
+
+
+def relocate_spike(order: list[Entity], curve: SeekCurve, window_tracks: int = 800) -> tuple[list[Entity], dict[str, float]]:
+    """§3: detect the reference spike — the run of entities, about ``window_tracks`` long, in the
+    outer halves of the disk with the most references per track — and swap it with a less
+    popular run of about the same length right of the reference centre.
+
+    Returns:
+        The new layout and ``seek_before_ms``, ``seek_after_ms``, ``tracks_moved`` (both runs).
+    """
+    n = len(order)
+    tracks = np.array([e.tracks for e in order])
+    refs = np.array([e.refs for e in order])
+    starts = np.concatenate([[0], np.cumsum(tracks)[:-1]])
+    total_tracks = tracks.sum()
+    centre = float(np.sum((starts + tracks / 2) * refs) / refs.sum())
+
+    def runs():
+        for i in range(n):
+            j, size = i, 0
+            while j < n and size < window_tracks:
+                size += tracks[j]
+                j += 1
+            yield i, j, size
+
+    # The spike: among runs lying in the outer halves of the disk (their middle more than a
+    # quarter of the tracks away from the reference centre), the one with the most references.
+    outer = [r for r in runs() if abs(starts[r[0]] + r[2] / 2 - centre) > total_tracks / 4]
+    if not outer:
+        return list(order), {"seek_before_ms": seek_time(order, curve), "seek_after_ms": seek_time(order, curve), "tracks_moved": 0}
+    spike = max(outer, key=lambda r: refs[r[0]:r[1]].sum() / r[2])
+    i0, j0, size0 = spike
+    # The partner: a run of about the same size starting just right of the centre (the paper
+    # moves the spike "just right of center" by a swap with "a relatively less-popular file
+    # partition"); of all such runs less popular than the spike, the swap that lowers the seek
+    # time most.
+    before = seek_time(order, curve)
+    best = None
+    candidates = [r for r in runs() if starts[r[0]] >= centre and (r[1] <= i0 or r[0] >= j0) and abs(r[2] - size0) <= tracks.max()]
+    for i, j, size in sorted(candidates, key=lambda r: starts[r[0]] - centre):
+        if refs[i:j].sum() >= refs[i0:j0].sum():
+            continue
+        a, b = ((i0, j0), (i, j)) if i0 < i else ((i, j), (i0, j0))
+        cand = order[: a[0]] + order[b[0] : b[1]] + order[a[1] : b[0]] + order[a[0] : a[1]] + order[b[1] :]
+        t = seek_time(cand, curve)
+        if t < before and (best is None or t < best[0][0]):
+            best = ((t,), i, j, size)
+    if best is None:
+        return list(order), {"seek_before_ms": before, "seek_after_ms": before, "tracks_moved": 0}
+    _, i1, j1, size1 = best
+    a, b = (i0, j0), (i1, j1)
+    if a[0] > b[0]:
+        a, b = b, a
+    new = order[: a[0]] + order[b[0] : b[1]] + order[a[1] : b[0]] + order[a[0] : a[1]] + order[b[1] :]
+    return new, {"seek_before_ms": seek_time(order, curve), "seek_after_ms": seek_time(new, curve),
+                 "tracks_moved": int(size0 + size1)}

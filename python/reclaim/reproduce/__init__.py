@@ -6,7 +6,7 @@ of the seeds, with their sources in each file's first lines).
 
 from __future__ import annotations
 
-from reclaim.reproduce import li, lomet, vanhoudt
+from reclaim.reproduce import dyal_draughn, li, lomet, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
 REPRODUCTIONS: dict[str, Reproduction] = {
@@ -14,6 +14,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
     "vanhoudt-table2": vanhoudt.TABLE2,
     "lomet-table1": lomet.TABLE1,
     "li-greedy": li.GREEDY,
+    "dyal-draughn": dyal_draughn.TABLES,
 }
 
 __all__ = ["REPRODUCTIONS", "Reproduction"]

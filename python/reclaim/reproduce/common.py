@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from rich.console import Group
 from rich.progress import Progress
 from rich.table import Table
 
@@ -33,13 +34,17 @@ class Reproduction:
     source: str
     compute: Callable[[bool, Progress | None], list[Row]]
     columns: Sequence[tuple[str, str, str]]  # (key, heading, format)
+    #: Several tables instead of one, for reproductions with more than one table.
+    render: Callable[[list[Row]], list[Table]] | None = None
 
     def run(self, quick: bool = False, progress: Progress | None = None) -> list[Row]:
         """Computes every row; ``quick`` is the reduced length CI runs."""
         return self.compute(quick, progress)
 
-    def table(self, rows: list[Row]) -> Table:
-        """The rows as a printable table."""
+    def table(self, rows: list[Row]) -> Table | Group:
+        """The rows as a printable table (or group of tables)."""
+        if self.render is not None:
+            return Group(*self.render(rows))
         t = Table(title=f"{self.title}\n[dim]{self.source}[/]")
         for _, heading, _ in self.columns:
             t.add_column(heading, justify="right")
