@@ -518,6 +518,16 @@ mod tests {
     }
 
     #[test]
+    fn step_sizes_do_not_change_the_result() {
+        let c = small("greedy", "single", "frontier");
+        let whole = Simulator::new(&c).unwrap().run().unwrap();
+        let mut sim = Simulator::new(&c).unwrap();
+        while sim.step(37).unwrap() {}
+        let stepped = sim.result();
+        assert_eq!((whole.gc_writes, whole.erase_counts), (stepped.gc_writes, stepped.erase_counts));
+    }
+
+    #[test]
     fn too_little_spare_is_an_error_not_a_hang() {
         let c = SimConfig {
             segments: Some(8),
