@@ -27,24 +27,12 @@ use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metrics::{Metrics, SimResult};
 use crate::policy::{Policy, VictimPolicy};
-use crate::store::{Store, NONE};
+use crate::store::{prefetch, Store, NONE};
 use crate::workload::Workload;
 use crate::SimRng;
 
 /// Pages drawn ahead of the user writes (see `workload_writes`).
 const AHEAD: usize = 8;
-
-/// Asks the CPU to bring `x`'s cache line in; a hint with no effect on results.
-#[inline]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing observable; any address is allowed.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(std::ptr::from_ref(x).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// An open segment being filled.
 #[derive(Clone, Copy, Debug)]
@@ -317,6 +305,16 @@ impl Simulator {
                 prefetch(&self.store.page_map[p as usize]);
                 self.ahead.push_back(p);
             }
+            // Second stage: a page whose page-map entry has arrived by now has its old slot's
+            // reverse-map entry, its segment's valid count and the policy's index entry
+            // prefetched: the other misses of a user write (the invalidation).
+            let slot = self.store.page_map[self.ahead[AHEAD / 2] as usize];
+            if slot != NONE {
+                prefetch(&self.store.reverse[slot as usize]);
+                let seg = self.store.segment_of(slot);
+                prefetch(&self.store.valid[seg as usize]);
+                self.policy.prefetch(seg);
+            }
             let page = self.ahead.pop_front().expect("filled above");
             self.user_write(page)?;
         }
@@ -441,10 +439,8 @@ impl Simulator {
                 }
             }
         }
-        for (i, &page) in buffer.iter().enumerate() {
-            if let Some(&ahead) = buffer.get(i + 4) {
-                prefetch(&self.store.page_map[ahead as usize]);
-            }
+        // `erase_into` prefetched the page-map entries of every page in the buffer.
+        for &page in &buffer {
             self.append_gc(page, stamp);
         }
         self.buffer = buffer;

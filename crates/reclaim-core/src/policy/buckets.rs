@@ -39,6 +39,12 @@ impl ValidBuckets {
         self.pos[seg as usize] != NONE
     }
 
+    /// Brings `seg`'s position entry into the cache ahead of a [`Self::decrement`].
+    #[inline]
+    pub fn prefetch(&self, seg: u32) {
+        crate::store::prefetch(&self.pos[seg as usize]);
+    }
+
     /// Adds `seg` with `valid` valid pages.
     #[inline]
     pub fn insert(&mut self, seg: u32, valid: u32) {

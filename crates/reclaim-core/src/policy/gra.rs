@@ -37,6 +37,11 @@ impl VictimPolicy for Gra {
         self.buckets.decrement(seg, store.valid[seg as usize]);
     }
 
+    #[inline]
+    fn prefetch(&self, seg: u32) {
+        self.buckets.prefetch(seg);
+    }
+
     fn select(&mut self, _store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
         let candidates = (self.d as usize).min(self.buckets.len());
         if candidates == 0 {

@@ -38,6 +38,11 @@ impl VictimPolicy for Greedy {
         self.buckets.decrement(seg, store.valid[seg as usize]);
     }
 
+    #[inline]
+    fn prefetch(&self, seg: u32) {
+        self.buckets.prefetch(seg);
+    }
+
     fn select(&mut self, store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
         self.buckets.pop_min(self.tie, store, rng)
     }

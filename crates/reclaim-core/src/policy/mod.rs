@@ -21,6 +21,9 @@ pub trait VictimPolicy {
     fn on_seal(&mut self, _seg: u32, _store: &Store) {}
     /// `seg`, sealed, lost a valid page (`store.valid[seg]` is already the new count).
     fn on_invalidate(&mut self, _seg: u32, _store: &Store) {}
+    /// `seg` is likely to lose a valid page in a few writes: a hint to bring the index entries
+    /// `on_invalidate` will touch into the cache. No effect on results.
+    fn prefetch(&self, _seg: u32) {}
     /// Chooses a victim among the sealed segments and drops it from the policy's index.
     /// `now` is the user-write clock. `None` when no segment is sealed.
     fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32>;
@@ -82,6 +85,10 @@ impl VictimPolicy for Policy {
     #[inline]
     fn on_invalidate(&mut self, seg: u32, store: &Store) {
         dispatch!(self, p => p.on_invalidate(seg, store));
+    }
+    #[inline]
+    fn prefetch(&self, seg: u32) {
+        dispatch!(self, p => p.prefetch(seg));
     }
     #[inline]
     fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32> {
