@@ -1,11 +1,11 @@
 //! Alibaba block traces (2020): `device_id,opcode,offset,length,timestamp`, offset and length in
 //! bytes, timestamp in microseconds, opcode `R` or `W`. The device is the device id.
 
-use super::{uint, Parsed, Request};
+use super::{fields, uint, Parsed, Request};
 
 /// Parses one line.
 pub fn parse(line: &str) -> Parsed<'_> {
-    let mut f = line.split(',');
+    let mut f = fields(line, b',');
     let dev = f.next().ok_or("a field `device_id`")?.trim();
     uint(Some(dev), "device_id")?;
     let write = match f.next().map(str::trim) {

@@ -98,9 +98,35 @@ pub struct Request<'a> {
 /// What a line parser makes of one line.
 pub type Parsed<'a> = std::result::Result<Option<Request<'a>>, String>;
 
+/// The fields of a line separated by the ASCII byte `sep`, as `str::split` gives them but
+/// without its general pattern search (the converter's hot path).
+pub(crate) fn fields(line: &str, sep: u8) -> impl Iterator<Item = &str> {
+    debug_assert!(sep.is_ascii());
+    let mut rest = Some(line);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == sep) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// Parses an unsigned integer field, naming it in the error.
 pub(crate) fn uint(field: Option<&str>, name: &str) -> std::result::Result<u64, String> {
-    let f = field.ok_or_else(|| format!("a field `{name}`"))?.trim();
+    let f = field.ok_or_else(|| format!("a field `{name}`"))?;
+    // Fast path: plain decimal digits, no surrounding space, no overflow.
+    let b = f.as_bytes();
+    if !b.is_empty() && b.len() <= 19 && b.iter().all(u8::is_ascii_digit) {
+        return Ok(b.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')));
+    }
+    let f = f.trim();
     if f.starts_with('-') {
         return Err(format!("a non-negative `{name}` (negative address or size `{f}`)"));
     }
@@ -234,95 +260,107 @@ impl TraceReader {
                 self.report.trailing_padding_bytes += self.pending_padding;
                 return Ok(None);
             }
-            self.line += 1;
-            self.report.lines += 1;
-            // NUL bytes mean archive framing (a tar header before the first record, padding after
-            // the last): only what follows the last NUL on the line can be a record.
-            let mut start = 0;
-            if let Some(p) = self.buf.iter().rposition(|&c| c == 0) {
-                start = p + 1;
-                if self.seen_record {
-                    self.pending_padding += start as u64;
-                } else {
-                    self.framing_seen = true;
-                    self.report.leading_garbage_bytes += start as u64;
-                }
+            // The line is parsed in place (no copy per line): the buffer is lent out meanwhile.
+            let buf = std::mem::take(&mut self.buf);
+            let request = self.parse_line(&buf);
+            self.buf = buf;
+            if let Some(request) = request? {
+                return Ok(Some(request));
             }
-            let text = if let Ok(t) = std::str::from_utf8(&self.buf[start..]) { t.trim_end_matches(['\n', '\r']).to_string() } else {
-                let shown = String::from_utf8_lossy(&self.buf[start..]).trim_end().to_string();
-                if !self.seen_record {
+        }
+    }
+
+    /// The request on one raw line, `None` when the line holds none (blank, framing, another
+    /// device, a stage or kind the format passes over, or a bad line skipped).
+    fn parse_line(&mut self, raw: &[u8]) -> Result<Option<Owned>> {
+        self.line += 1;
+        self.report.lines += 1;
+        // NUL bytes mean archive framing (a tar header before the first record, padding after
+        // the last): only what follows the last NUL on the line can be a record.
+        let mut start = 0;
+        if let Some(p) = raw.iter().rposition(|&c| c == 0) {
+            start = p + 1;
+            if self.seen_record {
+                self.pending_padding += start as u64;
+            } else {
+                self.framing_seen = true;
+                self.report.leading_garbage_bytes += start as u64;
+            }
+        }
+        let text = if let Ok(t) = std::str::from_utf8(&raw[start..]) { t.trim_end_matches(['\n', '\r']) } else {
+            let shown = String::from_utf8_lossy(&raw[start..]).trim_end().to_string();
+            if !self.seen_record {
+                self.report.leading_garbage_lines += 1;
+                self.report.leading_garbage_bytes += (raw.len() - start) as u64;
+                return Ok(None);
+            }
+            if self.options.skip_bad_lines {
+                *self.report.skipped.entry("not UTF-8 text".into()).or_insert(0) += 1;
+                return Ok(None);
+            }
+            return Err(self.error(&shown, "UTF-8 text".into()));
+        };
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        let parsed = match self.format {
+            Format::Msr => msr::parse(text),
+            Format::Spc => spc::parse(text),
+            Format::Fiu => fiu::parse(text),
+            Format::Biotracer => biotracer::parse(text),
+            Format::Mqsim => mqsim::parse(text),
+            Format::Blkparse => blkparse::parse(text, &self.options.blkparse_action),
+            Format::Alibaba => alibaba::parse(text),
+            Format::Pages => pages::parse(text),
+        };
+        let checked = parsed.and_then(|r| match r {
+            Some(q) if q.len == 0 => Err("a request of non-zero length (zero-length request)".to_string()),
+            Some(q) if q.offset.checked_add(q.len).is_none() => Err("an address that fits in 64 bits".to_string()),
+            other => Ok(other),
+        });
+        match checked {
+            Ok(None) => Ok(None),
+            Ok(Some(req)) => {
+                if !self.seen_record && start > 0 {
                     self.report.leading_garbage_lines += 1;
-                    self.report.leading_garbage_bytes += (self.buf.len() - start) as u64;
-                    continue;
+                }
+                self.seen_record = true;
+                if self.pending_padding > 0 {
+                    // NULs between records are not trailing padding: they are bad input.
+                    let pad = self.pending_padding;
+                    self.pending_padding = 0;
+                    if !self.options.skip_bad_lines {
+                        return Err(self.error(text, format!("no NUL bytes between records ({pad} found)")));
+                    }
+                    *self.report.skipped.entry("NUL bytes between records".into()).or_insert(0) += 1;
+                }
+                if let Some(dev) = &self.options.device {
+                    if req.device != dev {
+                        self.report.other_devices += 1;
+                        return Ok(None);
+                    }
+                }
+                self.report.requests += 1;
+                if req.write {
+                    self.report.writes += 1;
+                } else {
+                    self.report.reads += 1;
+                }
+                Ok(Some(Owned { time: req.time, offset: req.offset, len: req.len, write: req.write }))
+            }
+            Err(expected) => {
+                if !self.seen_record && self.framing_seen {
+                    // Inside archive framing before the first record: reported as leading
+                    // garbage, never dropped silently.
+                    self.report.leading_garbage_lines += 1;
+                    self.report.leading_garbage_bytes += (raw.len() - start) as u64;
+                    return Ok(None);
                 }
                 if self.options.skip_bad_lines {
-                    *self.report.skipped.entry("not UTF-8 text".into()).or_insert(0) += 1;
-                    continue;
+                    *self.report.skipped.entry(expected).or_insert(0) += 1;
+                    return Ok(None);
                 }
-                return Err(self.error(&shown, "UTF-8 text".into()));
-            };
-            if text.trim().is_empty() {
-                continue;
-            }
-            let parsed = match self.format {
-                Format::Msr => msr::parse(&text),
-                Format::Spc => spc::parse(&text),
-                Format::Fiu => fiu::parse(&text),
-                Format::Biotracer => biotracer::parse(&text),
-                Format::Mqsim => mqsim::parse(&text),
-                Format::Blkparse => blkparse::parse(&text, &self.options.blkparse_action),
-                Format::Alibaba => alibaba::parse(&text),
-                Format::Pages => pages::parse(&text),
-            };
-            let checked = parsed.and_then(|r| match r {
-                Some(q) if q.len == 0 => Err("a request of non-zero length (zero-length request)".to_string()),
-                Some(q) if q.offset.checked_add(q.len).is_none() => Err("an address that fits in 64 bits".to_string()),
-                other => Ok(other),
-            });
-            match checked {
-                Ok(None) => {}
-                Ok(Some(req)) => {
-                    if !self.seen_record && start > 0 {
-                        self.report.leading_garbage_lines += 1;
-                    }
-                    self.seen_record = true;
-                    if self.pending_padding > 0 {
-                        // NULs between records are not trailing padding: they are bad input.
-                        let pad = self.pending_padding;
-                        self.pending_padding = 0;
-                        if !self.options.skip_bad_lines {
-                            return Err(self.error(&text, format!("no NUL bytes between records ({pad} found)")));
-                        }
-                        *self.report.skipped.entry("NUL bytes between records".into()).or_insert(0) += 1;
-                    }
-                    if let Some(dev) = &self.options.device {
-                        if req.device != dev {
-                            self.report.other_devices += 1;
-                            continue;
-                        }
-                    }
-                    self.report.requests += 1;
-                    if req.write {
-                        self.report.writes += 1;
-                    } else {
-                        self.report.reads += 1;
-                    }
-                    return Ok(Some(Owned { time: req.time, offset: req.offset, len: req.len, write: req.write }));
-                }
-                Err(expected) => {
-                    if !self.seen_record && self.framing_seen {
-                        // Inside archive framing before the first record: reported as leading
-                        // garbage, never dropped silently.
-                        self.report.leading_garbage_lines += 1;
-                        self.report.leading_garbage_bytes += (self.buf.len() - start) as u64;
-                        continue;
-                    }
-                    if self.options.skip_bad_lines {
-                        *self.report.skipped.entry(expected).or_insert(0) += 1;
-                        continue;
-                    }
-                    return Err(self.error(&text, expected));
-                }
+                Err(self.error(text, expected))
             }
         }
     }

@@ -3,11 +3,11 @@
 //! `128166372003061629,hm,0,Write,7014912,4096,26`. Timestamp in Windows filetime (100 ns
 //! ticks), offset and size in bytes; the device is `Hostname_DiskNumber` (`hm_0`).
 
-use super::{uint, Parsed, Request};
+use super::{fields, uint, Parsed, Request};
 
 /// Parses one line.
 pub fn parse(line: &str) -> Parsed<'_> {
-    let mut f = line.split(',');
+    let mut f = fields(line, b',');
     let ts = uint(f.next(), "Timestamp")?;
     let host = f.next().ok_or("a field `Hostname`")?;
     let disk = f.next().ok_or("a field `DiskNumber`")?;

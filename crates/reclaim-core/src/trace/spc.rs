@@ -2,11 +2,11 @@
 //! LBA in 512-byte blocks, size in bytes, opcode `r`/`w` in either case, timestamp in seconds.
 //! The device is the ASU.
 
-use super::{float, uint, Parsed, Request};
+use super::{fields, float, uint, Parsed, Request};
 
 /// Parses one line.
 pub fn parse(line: &str) -> Parsed<'_> {
-    let mut f = line.split(',');
+    let mut f = fields(line, b',');
     let asu = f.next().ok_or("a field `ASU`")?.trim();
     uint(Some(asu), "ASU")?;
     let lba = uint(f.next(), "LBA")?;
