@@ -105,15 +105,12 @@ pub(crate) fn fields(line: &str, sep: u8) -> impl Iterator<Item = &str> {
     let mut rest = Some(line);
     std::iter::from_fn(move || {
         let r = rest?;
-        match r.bytes().position(|b| b == sep) {
-            Some(i) => {
-                rest = Some(&r[i + 1..]);
-                Some(&r[..i])
-            }
-            None => {
-                rest = None;
-                Some(r)
-            }
+        if let Some(i) = r.bytes().position(|b| b == sep) {
+            rest = Some(&r[i + 1..]);
+            Some(&r[..i])
+        } else {
+            rest = None;
+            Some(r)
         }
     })
 }
