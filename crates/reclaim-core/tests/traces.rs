@@ -14,7 +14,8 @@ fn sample(name: &str) -> Option<PathBuf> {
 }
 
 fn fixture(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("reclaim-trace-tests-{}", std::process::id()));
+    // Under the build directory's scratch space, not the system temporary folder.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("trace-fixtures-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::File::create(&p).unwrap().write_all(text.as_bytes()).unwrap();
