@@ -132,9 +132,12 @@ def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
         cfg = speed_config("greedy", "10x", 1)
         logical = round(0.9 * 10_000 * 64)
         traces.write_pages(rng.integers(0, logical, size=10 * logical).astype(np.uint32), f"{tmp}/uniform.rtr")
-        replay = [simulate(cfg, workload=f"trace:{tmp}/uniform.rtr", segments=10_000, writes="1p", seed=s).page_writes_per_second
-                  for s in range(1, runs + 1)]
-        gen = [simulate(cfg, seed=s).page_writes_per_second for s in range(1, runs + 1)]
+        # Interleaved, so that a shared machine's drifting load falls on both alike.
+        replay, gen = [], []
+        for s in range(1, runs + 1):
+            replay.append(simulate(cfg, workload=f"trace:{tmp}/uniform.rtr", segments=10_000, writes="1p",
+                                   seed=s).page_writes_per_second)
+            gen.append(simulate(cfg, seed=s).page_writes_per_second)
         out["replay_page_writes_per_second"] = statistics.median(replay)
         out["generator_page_writes_per_second"] = statistics.median(gen)
         out["replay_vs_generator"] = out["replay_page_writes_per_second"] / out["generator_page_writes_per_second"]
