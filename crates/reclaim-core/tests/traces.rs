@@ -89,6 +89,9 @@ fn malformed_lines_name_file_line_and_expectation() {
         (Format::Fiu, "1 2 p 3 8 W 6 0 x\n1 2 p 3 8 W 6\n", 2, "9 fields"),
         (Format::Biotracer, "0\t\t8\t\t4096\t\t4\t\t1.0\t\t1.0\t\t1.0\t\t1.0\n8\t\tx\t\t4096\t\t4\t\t1.0\t\t1.0\t\t1.0\t\t1.0\n", 2, "`nsectors`"),
         (Format::Alibaba, "1,W,0,4096,1\n1,W,0,4096\n", 2, "`timestamp`"),
+        // A sector whose byte address overflows 64 bits is named, not wrapped.
+        (Format::Biotracer, "0\t8\t4096\t1\t1.0\t1.0\t1.0\t1.0\n36028797018963968\t8\t4096\t1\t1.0\t1.0\t1.0\t1.0\n", 2, "a sector that fits in 64 bits"),
+        (Format::Blkparse, "8,16 0 1 0.5 7 Q W 8 + 8 [a]\n8,16 0 2 0.6 7 Q W 8 8 [a]\n", 2, "`sector + count`"),
         (Format::Pages, "1\n2\nthree\n", 3, "`page`"),
     ] {
         let path = fixture(&format!("bad-{format}.txt"), text);

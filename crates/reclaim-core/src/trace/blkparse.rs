@@ -3,12 +3,12 @@
 //! `action`, default `Q`) are requests, so a request is never counted twice; other events, and
 //! events without a sector range (flushes, plugs), are not requests. Sectors are 512 bytes.
 
-use super::{float, uint, Parsed, Request};
+use super::{ws_fields, float, uint, Parsed, Request};
 
 /// Parses one line; events of other stages give `None`.
 pub fn parse<'a>(line: &'a str, action: &str) -> Parsed<'a> {
-    let f: Vec<&str> = line.split_ascii_whitespace().collect();
-    if f.len() < 7 || !f[0].contains(',') {
+    let (f, n) = ws_fields::<10>(line);
+    if n < 7 || !f[0].contains(',') {
         return Err("`dev cpu seq time pid action rwbs …` with dev as `major,minor`".into());
     }
     let time = float(Some(f[3]), "time")?;
@@ -17,10 +17,10 @@ pub fn parse<'a>(line: &'a str, action: &str) -> Parsed<'a> {
     }
     let rwbs = f[6];
     let write = rwbs.contains('W');
-    if (!write && !rwbs.contains('R')) || f.len() == 7 || f[7].starts_with('[') {
+    if (!write && !rwbs.contains('R')) || n == 7 || f[7].starts_with('[') {
         return Ok(None); // a flush, barrier or discard without a sector range
     }
-    if f.len() < 10 || f[8] != "+" {
+    if n < 10 || f[8] != "+" {
         return Err("`sector + count` after the rwbs field".into());
     }
     let sector = uint(Some(f[7]), "sector")?;

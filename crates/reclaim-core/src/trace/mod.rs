@@ -115,6 +115,20 @@ pub(crate) fn fields(line: &str, sep: u8) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The first `N` whitespace-separated fields of a line (the rest `""`) and how many fields the
+/// line has in all, without allocating (the converter's hot path).
+pub(crate) fn ws_fields<const N: usize>(line: &str) -> ([&str; N], usize) {
+    let mut f = [""; N];
+    let mut n = 0;
+    for x in line.split_ascii_whitespace() {
+        if let Some(slot) = f.get_mut(n) {
+            *slot = x;
+        }
+        n += 1;
+    }
+    (f, n)
+}
+
 /// Parses an unsigned integer field, naming it in the error.
 pub(crate) fn uint(field: Option<&str>, name: &str) -> std::result::Result<u64, String> {
     let f = field.ok_or_else(|| format!("a field `{name}`"))?;

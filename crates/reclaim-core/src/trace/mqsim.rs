@@ -1,13 +1,13 @@
 //! `MQSim` / `DiskSim` ASCII traces: `arrival_time_ns device lba_sectors size_sectors type`,
 //! type 0 = write, 1 = read; sectors of 512 bytes. The device is the device number.
 
-use super::{uint, Parsed, Request};
+use super::{ws_fields, uint, Parsed, Request};
 
 /// Parses one line.
 pub fn parse(line: &str) -> Parsed<'_> {
-    let f: Vec<&str> = line.split_ascii_whitespace().collect();
-    if f.len() != 5 {
-        return Err(format!("5 fields `arrival_time_ns device lba size type`, got {}", f.len()));
+    let (f, n) = ws_fields::<5>(line);
+    if n != 5 {
+        return Err(format!("5 fields `arrival_time_ns device lba size type`, got {n}"));
     }
     let t = uint(Some(f[0]), "arrival_time_ns")?;
     uint(Some(f[1]), "device")?;
