@@ -289,7 +289,8 @@ impl TraceReader {
         // NUL bytes mean archive framing (a tar header before the first record, padding after
         // the last): only what follows the last NUL on the line can be a record.
         let mut start = 0;
-        if let Some(p) = raw.iter().rposition(|&c| c == 0) {
+        // `contains` on bytes searches a word at a time; most lines have no NUL at all.
+        if let Some(p) = if raw.contains(&0) { raw.iter().rposition(|&c| c == 0) } else { None } {
             start = p + 1;
             if self.seen_record {
                 self.pending_padding += start as u64;
