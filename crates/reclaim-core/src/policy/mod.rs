@@ -58,7 +58,7 @@ impl Policy {
             PolicySpec::DChoices { d } => Policy::DChoices(d_choices::DChoices::new(d)),
             PolicySpec::Gra { d } => Policy::Gra(gra::Gra::new(segments, pps, d)),
             PolicySpec::Windowed { w, tie } => Policy::Windowed(windowed::Windowed::new(segments, pps, w, tie)),
-            PolicySpec::CostBenefit => Policy::CostBenefit(cost_benefit::CostBenefit),
+            PolicySpec::CostBenefit => Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps)),
         }
     }
 }
