@@ -20,7 +20,7 @@ use crate::store::{Store, NONE};
 use crate::SimRng;
 
 /// Heap entry: stamp, segment, and the segment's version when it was pushed.
-type Entry = Reverse<(u64, u32, u32)>;
+type Entry = Reverse<(u64, u32, u64)>;
 
 /// Cost-benefit over sealed segments indexed by valid count.
 #[derive(Clone, Debug)]
@@ -31,8 +31,8 @@ pub struct CostBenefit {
     /// Live (non-stale) entries per heap, to bound the stale ones.
     live: Vec<usize>,
     /// Per segment: the version of its one live entry; bumped whenever the segment moves or
-    /// leaves the index, which makes its older entries stale.
-    version: Vec<u32>,
+    /// leaves the index, which makes its older entries stale (64 bits: never wraps).
+    version: Vec<u64>,
     /// Per segment: the heap holding its live entry, `NONE` when not indexed.
     bucket: Vec<u32>,
 }
@@ -57,7 +57,7 @@ impl CostBenefit {
 
     fn push(&mut self, seg: u32, valid: u32, stamp: u64) {
         let s = seg as usize;
-        self.version[s] = self.version[s].wrapping_add(1);
+        self.version[s] += 1;
         self.bucket[s] = valid;
         let v = valid as usize;
         self.live[v] += 1;
@@ -75,7 +75,7 @@ impl CostBenefit {
         if v != NONE {
             self.live[v as usize] -= 1;
             self.bucket[s] = NONE;
-            self.version[s] = self.version[s].wrapping_add(1);
+            self.version[s] += 1;
         }
     }
 
