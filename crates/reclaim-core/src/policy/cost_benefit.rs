@@ -16,7 +16,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::VictimPolicy;
-use crate::store::{Store, NONE};
+use crate::store::Store;
 use crate::SimRng;
 
 /// Heap entry: stamp, segment, and the segment's version when it was pushed.
@@ -33,8 +33,6 @@ pub struct CostBenefit {
     /// Per segment: the version of its one live entry; bumped whenever the segment moves or
     /// leaves the index, which makes its older entries stale (64 bits: never wraps).
     version: Vec<u64>,
-    /// Per segment: the heap holding its live entry, `NONE` when not indexed.
-    bucket: Vec<u32>,
 }
 
 /// The score of a segment with `valid` of `b` pages valid and age `age` [user writes].
@@ -51,14 +49,12 @@ impl CostBenefit {
             heaps: vec![BinaryHeap::new(); pps as usize + 1],
             live: vec![0; pps as usize + 1],
             version: vec![0; segments as usize],
-            bucket: vec![NONE; segments as usize],
         }
     }
 
     fn push(&mut self, seg: u32, valid: u32, stamp: u64) {
         let s = seg as usize;
         self.version[s] += 1;
-        self.bucket[s] = valid;
         let v = valid as usize;
         self.live[v] += 1;
         self.heaps[v].push(Reverse((stamp, seg, self.version[s])));
@@ -69,14 +65,10 @@ impl CostBenefit {
         }
     }
 
-    fn unindex(&mut self, seg: u32) {
-        let s = seg as usize;
-        let v = self.bucket[s];
-        if v != NONE {
-            self.live[v as usize] -= 1;
-            self.bucket[s] = NONE;
-            self.version[s] += 1;
-        }
+    /// Takes `seg`, whose live entry is in heap `valid`, out of the index.
+    fn unindex(&mut self, seg: u32, valid: u32) {
+        self.live[valid as usize] -= 1;
+        self.version[seg as usize] += 1;
     }
 
     /// The live top of heap `v`, dropping stale entries above it.
@@ -99,23 +91,25 @@ impl VictimPolicy for CostBenefit {
 
     #[inline]
     fn on_invalidate(&mut self, seg: u32, store: &Store) {
-        self.unindex(seg);
-        self.push(seg, store.valid[seg as usize], store.stamp[seg as usize]);
+        // The segment had one more valid page: its live entry is in the heap above.
+        let valid = store.valid[seg as usize];
+        self.unindex(seg, valid + 1);
+        self.push(seg, valid, store.stamp[seg as usize]);
     }
 
     fn select(&mut self, store: &Store, now: u64, _rng: &mut SimRng) -> Option<u32> {
         let pps = f64::from(store.pps);
-        let mut best: Option<(f64, u32)> = None;
+        let mut best: Option<(f64, u32, u32)> = None;
         for v in 0..self.heaps.len() {
             if let Some((stamp, seg)) = self.top(v) {
                 let priority = benefit(v as u32, pps, now.saturating_sub(stamp));
-                if best.is_none_or(|(top, _)| priority > top) {
-                    best = Some((priority, seg));
+                if best.is_none_or(|(top, _, _)| priority > top) {
+                    best = Some((priority, seg, v as u32));
                 }
             }
         }
-        let (_, seg) = best?;
-        self.unindex(seg);
+        let (_, seg, valid) = best?;
+        self.unindex(seg, valid);
         Some(seg)
     }
 }
@@ -126,7 +120,7 @@ mod tests {
 
     use super::*;
     use crate::geometry::Geometry;
-    use crate::store::SegState;
+    use crate::store::{SegState, NONE};
 
     /// The exhaustive definition: the largest score over every sealed segment.
     fn best_score(store: &Store, now: u64) -> f64 {

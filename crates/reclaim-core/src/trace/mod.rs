@@ -290,7 +290,8 @@ impl TraceReader {
         // the last): only what follows the last NUL on the line can be a record.
         let mut start = 0;
         // `contains` on bytes searches a word at a time; most lines have no NUL at all.
-        if let Some(p) = if raw.contains(&0) { raw.iter().rposition(|&c| c == 0) } else { None } {
+        let last_nul = if raw.contains(&0) { raw.iter().rposition(|&c| c == 0) } else { None };
+        if let Some(p) = last_nul {
             start = p + 1;
             if self.seen_record {
                 self.pending_padding += start as u64;
