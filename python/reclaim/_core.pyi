@@ -10,6 +10,29 @@ def canonical_config(config_json: str) -> str:
 def geometry(config_json: str) -> dict[str, int]:
     """The resolved geometry: segments, pages_per_segment, logical_pages."""
 
+def class_shares(config_json: str) -> dict[str, Any]:
+    """``{"geometry": {...}, "classes": [{"pages": int, "write_share": float}, ...]}``."""
+
+def write_page_trace(path: str, pages: Any, source: str) -> str:
+    """Writes page ids as a converted trace; returns its metadata as JSON."""
+
+class TraceConverter:
+    """Converts a text trace step by step."""
+
+    def __init__(
+        self,
+        path: str,
+        format: str,
+        page_size: int = 4096,
+        rename: bool = False,
+        skip_bad_lines: bool = False,
+        device: str | None = None,
+        blkparse_action: str = "Q",
+    ) -> None: ...
+    def step(self, max_requests: int) -> bool: ...
+    def lines(self) -> int: ...
+    def write(self, out: str) -> str: ...
+
 class Simulator:
     """A simulation, stepped from Python."""
 
@@ -20,6 +43,6 @@ class Simulator:
         """(user writes done, user writes in all)."""
     def config_json(self) -> str: ...
     def check(self) -> None:
-        """Checks the store's invariants; raises RuntimeError on the first violation."""
+        """Checks the store's and the placement's invariants; raises RuntimeError on the first violation."""
     def result(self) -> dict[str, Any]:
         """The measured phase's metrics; arrays as numpy arrays."""

@@ -34,9 +34,18 @@ class SimConfig:
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
         policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest]``, ``random``,
             ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``.
-        frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``.
+        frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``; an alias of
+            ``placement`` for these two.
+        placement: Where written pages go: ``single``, ``double:copy=random|oldest`` (Van
+            Houdt §2.3), ``oracle`` (one stream per class of the workload), or
+            ``regions:spare=B1/B2|optimal`` (Li et al. §4: one region per class with a share
+            of the spare; ``optimal`` is Theorem 5's b_c*, from :mod:`reclaim.models.li`).
+        cache: LRU write cache in front of the store, in pages (Stockmeyer's CacheTrkCount).
+        trace_classes: Access-count thresholds, decreasing, splitting a trace's pages into
+            classes (Li et al. §6.2), e.g. ``[50, 10]``.
         gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),
-            ``batch:low=L,victims=V`` (Lomet & Luo).
+            ``batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written]`` (Lomet &
+            Luo), ``max-empty:k=K`` (Stockmeyer).
         workload: ``uniform``, ``hotcold:r=R,f=F``, ``locality:fa=A,r=R1/R2,f=F1/F2``,
             ``zipf:theta=T``, ``trace:PATH`` (a converted trace or a page-id list); to
             :func:`simulate`, also a sequence of page ids.
@@ -57,6 +66,9 @@ class SimConfig:
     logical_pages: int | None = None
     policy: str | None = None
     frontier: str | None = None
+    placement: str | None = None
+    cache: int | None = None
+    trace_classes: list[int] | None = None
     gc: str | None = None
     workload: Any = None
     warmup: str | None = None
@@ -108,11 +120,14 @@ class SimResult:
         work_rd_live: Stockmeyer's WorkRdLive.
         work_rd_all: Stockmeyer's WorkRdAll.
         wear_leveling_index: (Σnᵢ)² / (N·Σnᵢ²) over measured erases (Li et al. §6.3).
+        cache_hit_ratio: Share of the workload's writes absorbed by the write cache (NaN
+            without one); with a cache, ``user_writes`` counts the writes that reach the store.
         erase_counts: Erases per segment in the measured phase.
         victim_valid_histogram: Victims by valid-page count (b + 1 bins).
         segment_valid_histogram: Fraction of sealed segments by valid-page count, averaged
             over cleaning epochs (Van Houdt Fig. 3).
-        series: Per-window arrays ``user_writes``, ``gc_writes``, ``erases``, ``wa`` and ``window``.
+        series: Per-window arrays ``user_writes``, ``gc_writes``, ``erases``, ``wa``,
+            ``cache_hit_ratio`` (empty without a cache) and ``window``.
         logical_pages: Logical pages of the geometry.
         seconds: Wall-clock seconds of the measured phase.
         user_writes_per_second: User writes per second in the measured phase.
@@ -133,6 +148,7 @@ class SimResult:
     work_rd_live: float
     work_rd_all: float
     wear_leveling_index: float
+    cache_hit_ratio: float
     erase_counts: np.ndarray
     victim_valid_histogram: np.ndarray
     segment_valid_histogram: np.ndarray
@@ -185,6 +201,38 @@ def _merge(config: SimConfig | Mapping[str, Any] | None, overrides: Mapping[str,
     return base
 
 
+def resolve_optimal_regions(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Replaces ``regions:spare=optimal`` by Theorem 5's cost-minimising shares b_c*.
+
+    Li et al. §4–5.3: the written classes' write shares rᵢ, page shares fᵢ (of the written
+    pages) and active share f_a, as the engine's workload reports them, go to
+    :func:`reclaim.models.li.optimal_allocation` at the configuration's spare factor.
+
+    >>> p = resolve_optimal_regions({"segments": 8192, "spare": 0.1, "workload":
+    ...     "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8", "placement": "regions:spare=optimal"})
+    >>> p["placement"]  # Li et al. §5.3: b_c* = (0.432, 0.568)
+    'regions:spare=0.4318/0.5682'
+    """
+    params = dict(params)
+    placement = str(params.get("placement") or "").replace(" ", "")
+    if not (placement.startswith("regions") and "spare=optimal" in placement):
+        return params
+    from reclaim.models import li
+
+    info = _core.class_shares(json.dumps(params))
+    geometry = info["geometry"]
+    written = [c for c in info["classes"] if c["write_share"] > 0]
+    active = sum(c["pages"] for c in written)
+    logical = geometry["logical_pages"]
+    physical = geometry["segments"] * geometry["pages_per_segment"]
+    w = li.Workload(active / logical, tuple(c["write_share"] for c in written), tuple(c["pages"] / active for c in written))
+    shares, _ = li.optimal_allocation(1.0, geometry["pages_per_segment"], 1.0 - logical / physical, w)
+    rounded = [round(float(b), 4) for b in shares]
+    rounded[-1] = round(1.0 - sum(rounded[:-1]), 4)
+    params["placement"] = "regions:spare=" + "/".join(f"{b:.4f}" for b in rounded)
+    return params
+
+
 def simulate(
     config: SimConfig | Mapping[str, Any] | None = None,
     *,
@@ -221,6 +269,7 @@ def simulate(
             path = f"{tmp}/pages.rtr"
             write_pages(np.asarray(workload), path, source="page ids given to simulate()")
             return simulate({**params, "workload": f"trace:{path}"}, progress=progress)
+    params = resolve_optimal_regions(params)
     sim = _core.Simulator(json.dumps(params))
     more = True
     while more:

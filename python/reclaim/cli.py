@@ -69,8 +69,11 @@ def simulate_cmd(
     fill: Annotated[Optional[float], typer.Option(help="Fill factor ρ, instead of --spare.")] = None,
     logical_pages: Annotated[Optional[int], typer.Option(help="Logical pages, instead of --spare.")] = None,
     policy: Annotated[Optional[str], typer.Option(help="fifo | greedy[:tie=random|oldest] | random | d-choices:d=10 | gra:d=1 | windowed:w=500 | cost-benefit")] = None,
-    frontier: Annotated[Optional[str], typer.Option(help="single | double:copy=random | double:copy=oldest")] = None,
-    gc: Annotated[Optional[str], typer.Option(help="frontier | one-free | batch:low=32,victims=64")] = None,
+    frontier: Annotated[Optional[str], typer.Option(help="single | double:copy=random | double:copy=oldest (an alias of --placement)")] = None,
+    placement: Annotated[Optional[str], typer.Option(help="single | double:copy=random|oldest | oracle | regions:spare=0.432/0.568 | regions:spare=optimal")] = None,
+    cache: Annotated[Optional[int], typer.Option(help="LRU write cache in front of the store, in pages.")] = None,
+    trace_classes: Annotated[Optional[str], typer.Option(help="Access-count thresholds splitting a trace's pages into classes, decreasing, e.g. 50,10.")] = None,
+    gc: Annotated[Optional[str], typer.Option(help="frontier | one-free | batch:low=32,victims=64[,gather=all,sort=stamp] | max-empty:k=1")] = None,
     workload: Annotated[Optional[str], typer.Option(help="uniform | hotcold:r=0.8,f=0.2 | locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | zipf:theta=0.99")] = None,
     warmup: Annotated[Optional[str], typer.Option(help="fill+10x | fill | 10x | none")] = None,
     writes: Annotated[Optional[str], typer.Option(help="Measured user writes: 20x (of logical capacity) or a count.")] = None,
@@ -81,6 +84,12 @@ def simulate_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Simulate one configuration and print its metrics."""
+    thresholds = None
+    if trace_classes is not None:
+        try:
+            thresholds = [int(x) for x in trace_classes.split(",") if x.strip()]
+        except ValueError:
+            fail(f"invalid value for `trace_classes`: `{trace_classes}` (expected whole numbers such as 50,10)")
     config = SimConfig(
         segments=segments,
         pages_per_segment=pages_per_segment,
@@ -89,6 +98,9 @@ def simulate_cmd(
         logical_pages=logical_pages,
         policy=policy,
         frontier=frontier,
+        placement=placement,
+        cache=cache,
+        trace_classes=thresholds,
         gc=gc,
         workload=workload,
         warmup=warmup,
@@ -110,7 +122,10 @@ def simulate_cmd(
     t = Table(title=f"{config.policy}, {config.workload}, {len(r.erase_counts)} segments, spare {1 - r.logical_pages / physical:.4f}")
     t.add_column("metric")
     t.add_column("value", justify="right")
-    for k in ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index", "seconds", "page_writes_per_second"]:
+    keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]
+    if config.cache is not None:
+        keys.append("cache_hit_ratio")
+    for k in [*keys, "seconds", "page_writes_per_second"]:
         v = getattr(r, k)
         t.add_row(k, f"{v:.4f}" if isinstance(v, float) else f"{v:,}")
     out.print(t)

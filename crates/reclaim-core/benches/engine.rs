@@ -20,7 +20,8 @@ fn engine(c: &mut Criterion) {
         let mut warm = Simulator::new(&config).expect("simulator");
         let (_, _) = warm.progress();
         // Past the fill and the warm-up, into the measured phase.
-        warm.step(config.geometry().unwrap().logical_pages * 3).expect("warm-up");
+        warm.step(config.geometry().unwrap().logical_pages * 3)
+            .expect("warm-up");
         group.bench_function(policy, |b| {
             b.iter_batched_ref(
                 || (),

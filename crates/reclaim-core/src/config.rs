@@ -36,12 +36,21 @@ impl<'a> Spec<'a> {
         if let Some(rest) = rest {
             for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                 let (k, v) = part.split_once('=').ok_or_else(|| {
-                    Error::param(param, format!("`{text}`"), format!("`key=value` arguments after `{name}:`, got `{part}`"))
+                    Error::param(
+                        param,
+                        format!("`{text}`"),
+                        format!("`key=value` arguments after `{name}:`, got `{part}`"),
+                    )
                 })?;
                 args.push((k.trim(), v.trim()));
             }
         }
-        Ok(Spec { param, text, name, args })
+        Ok(Spec {
+            param,
+            text,
+            name,
+            args,
+        })
     }
 
     /// Fails if an argument other than `allowed` is present.
@@ -53,7 +62,11 @@ impl<'a> Spec<'a> {
                 } else {
                     format!("arguments of `{}` among {}", self.name, allowed.join(", "))
                 };
-                return Err(Error::param(self.param, format!("`{}` (unknown argument `{k}`)", self.text), expected));
+                return Err(Error::param(
+                    self.param,
+                    format!("`{}` (unknown argument `{k}`)", self.text),
+                    expected,
+                ));
             }
         }
         Ok(())
@@ -66,10 +79,18 @@ impl<'a> Spec<'a> {
     fn num<T: FromStr>(&self, key: &str, default: Option<T>, range: &str) -> Result<T> {
         match self.get(key) {
             None => default.ok_or_else(|| {
-                Error::param(self.param, format!("`{}`", self.text), format!("`{key}=` ({range}) to be given"))
+                Error::param(
+                    self.param,
+                    format!("`{}`", self.text),
+                    format!("`{key}=` ({range}) to be given"),
+                )
             }),
             Some(v) => v.parse::<T>().map_err(|_| {
-                Error::param(&format!("{}.{key}", self.param), format!("`{v}`"), range.to_string())
+                Error::param(
+                    &format!("{}.{key}", self.param),
+                    format!("`{v}`"),
+                    range.to_string(),
+                )
             }),
         }
     }
@@ -79,7 +100,14 @@ impl<'a> Spec<'a> {
     }
 }
 
-fn check_range(param: &str, value: f64, lo: f64, hi: f64, lo_open: bool, hi_open: bool) -> Result<()> {
+fn check_range(
+    param: &str,
+    value: f64,
+    lo: f64,
+    hi: f64,
+    lo_open: bool,
+    hi_open: bool,
+) -> Result<()> {
     let ok_lo = if lo_open { value > lo } else { value >= lo };
     let ok_hi = if hi_open { value < hi } else { value <= hi };
     if ok_lo && ok_hi && value.is_finite() {
@@ -87,19 +115,28 @@ fn check_range(param: &str, value: f64, lo: f64, hi: f64, lo_open: bool, hi_open
     } else {
         let l = if lo_open { "(" } else { "[" };
         let h = if hi_open { ")" } else { "]" };
-        Err(Error::param(param, value, format!("a number in {l}{lo}, {hi}{h}")))
+        Err(Error::param(
+            param,
+            value,
+            format!("a number in {l}{lo}, {hi}{h}"),
+        ))
     }
 }
 
 macro_rules! string_serde {
     ($t:ty) => {
         impl Serialize for $t {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
                 s.serialize_str(&self.to_string())
             }
         }
         impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
                 #[derive(Deserialize)]
                 #[serde(untagged)]
                 enum Raw {
@@ -133,7 +170,11 @@ impl Tie {
         match spec.get("tie") {
             None | Some("random") => Ok(Tie::Random),
             Some("oldest") => Ok(Tie::Oldest),
-            Some(v) => Err(Error::param(&format!("{}.tie", spec.param), format!("`{v}`"), "`oldest` or `random`")),
+            Some(v) => Err(Error::param(
+                &format!("{}.tie", spec.param),
+                format!("`{v}`"),
+                "`oldest` or `random`",
+            )),
         }
     }
 }
@@ -294,7 +335,11 @@ impl FromStr for FrontierSpec {
                     None | Some("random") => CopyOrder::Random,
                     Some("oldest") => CopyOrder::Oldest,
                     Some(v) => {
-                        return Err(Error::param("frontier.copy", format!("`{v}`"), "`random` or `oldest`"));
+                        return Err(Error::param(
+                            "frontier.copy",
+                            format!("`{v}`"),
+                            "`random` or `oldest`",
+                        ));
                     }
                 };
                 Ok(FrontierSpec::Double { copy })
@@ -308,12 +353,131 @@ impl fmt::Display for FrontierSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FrontierSpec::Single => write!(f, "single"),
-            FrontierSpec::Double { copy: CopyOrder::Random } => write!(f, "double:copy=random"),
-            FrontierSpec::Double { copy: CopyOrder::Oldest } => write!(f, "double:copy=oldest"),
+            FrontierSpec::Double {
+                copy: CopyOrder::Random,
+            } => write!(f, "double:copy=random"),
+            FrontierSpec::Double {
+                copy: CopyOrder::Oldest,
+            } => write!(f, "double:copy=oldest"),
         }
     }
 }
 string_serde!(FrontierSpec);
+
+/// How the spare segments are shared among regions (`regions:spare=…`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RegionSpare {
+    /// Shares bᵢ of the spare segments, one per written class, each in [0, 1], summing to 1.
+    Shares(Vec<f64>),
+    /// Theorem 5's cost-minimising allocation `b_c*` (Li et al. §4), resolved by the Python API
+    /// from `reclaim.models.li` before the engine runs.
+    Optimal,
+}
+
+/// Placement scheme (`--placement`): which open segment (stream) each written page goes to.
+/// Each variant is implemented in `placement/<name>.rs`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlacementSpec {
+    /// `single`: user and GC writes share one stream.
+    Single,
+    /// `double:copy=random|oldest`: a user stream and a GC stream (Van Houdt §2.3).
+    Double {
+        /// Order of the partial copy into the GC stream.
+        copy: CopyOrder,
+    },
+    /// `oracle`: one stream per class of the workload, user and GC writes of a class together,
+    /// all streams drawing on one free pool (Lomet & Luo §6.1.3's "-opt" separation).
+    Oracle,
+    /// `regions:spare=B1/B2/…|optimal`: Li et al. §4's data grouping: one region per class, each
+    /// with its own segments (its data plus a share bᵢ of the spare), its own stream and its own
+    /// cleaning; classes that are never written get a region with no spare.
+    Regions {
+        /// The spare allocation.
+        spare: RegionSpare,
+    },
+}
+
+impl From<FrontierSpec> for PlacementSpec {
+    fn from(f: FrontierSpec) -> Self {
+        match f {
+            FrontierSpec::Single => PlacementSpec::Single,
+            FrontierSpec::Double { copy } => PlacementSpec::Double { copy },
+        }
+    }
+}
+
+impl PlacementSpec {
+    /// Whether the placement needs the workload's classes.
+    pub fn needs_classes(&self) -> bool {
+        matches!(self, PlacementSpec::Oracle | PlacementSpec::Regions { .. })
+    }
+
+    /// Open streams for a workload of `classes` classes.
+    pub fn streams(&self, classes: u32) -> u32 {
+        match self {
+            PlacementSpec::Single => 1,
+            PlacementSpec::Double { .. } => 2,
+            PlacementSpec::Oracle | PlacementSpec::Regions { .. } => classes,
+        }
+    }
+}
+
+impl FromStr for PlacementSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let spec = Spec::parse("placement", s)?;
+        match spec.name {
+            "single" | "double" => {
+                let text = spec.text.to_string();
+                text.parse::<FrontierSpec>().map(Into::into).map_err(|e| match e {
+                    Error::Param { param, value, expected } => Error::Param { param: param.replace("frontier", "placement"), value, expected },
+                    e => e,
+                })
+            }
+            "oracle" => {
+                spec.only(&[])?;
+                Ok(PlacementSpec::Oracle)
+            }
+            "regions" => {
+                spec.only(&["spare"])?;
+                let spare = match spec.get("spare") {
+                    None => return Err(spec.bad("`regions:spare=B1/B2/…` (shares of the spare per written class) or `regions:spare=optimal`")),
+                    Some("optimal") => RegionSpare::Optimal,
+                    Some(v) => {
+                        let shares = parse_vec("placement.spare", v)?;
+                        for b in &shares {
+                            check_range("placement.spare", *b, 0.0, 1.0, false, false)?;
+                        }
+                        let sum: f64 = shares.iter().sum();
+                        if (sum - 1.0).abs() > 1e-6 {
+                            return Err(Error::param("placement.spare", format!("`{v}` (summing to {sum})"), "shares summing to 1"));
+                        }
+                        RegionSpare::Shares(shares)
+                    }
+                };
+                Ok(PlacementSpec::Regions { spare })
+            }
+            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle` or `regions:spare=B1/B2/…|optimal`")),
+        }
+    }
+}
+
+impl fmt::Display for PlacementSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlacementSpec::Single => write!(f, "single"),
+            PlacementSpec::Double { copy } => write!(f, "{}", FrontierSpec::Double { copy: *copy }),
+            PlacementSpec::Oracle => write!(f, "oracle"),
+            PlacementSpec::Regions {
+                spare: RegionSpare::Optimal,
+            } => write!(f, "regions:spare=optimal"),
+            PlacementSpec::Regions {
+                spare: RegionSpare::Shares(b),
+            } => write!(f, "regions:spare={}", join(b)),
+        }
+    }
+}
+string_serde!(PlacementSpec);
 
 /// When the cleaner runs and when it stops (`--gc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -336,7 +500,54 @@ pub enum GcSpec {
         low: u32,
         /// Victims per cleaning cycle, ≥ 1.
         victims: u32,
+        /// Whether each victim is relocated before the next is chosen, or all are gathered first.
+        gather: Gather,
+        /// Order in which a gathered batch's pages are rewritten (with `gather=all`).
+        sort: SortKey,
     },
+    /// `max-empty:k=K`: when a stream needs a segment and none is free, clean until K segments
+    /// are free, then write (Stockmeyer §2.3's `MaxEmpty`; he fixes K = 1).
+    MaxEmpty {
+        /// Free segments to produce before writing resumes, ≥ 1.
+        k: u32,
+    },
+}
+
+/// How a batch of victims is cleaned (`batch:…,gather=each|all`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Gather {
+    /// Each victim is chosen, erased and its pages rewritten before the next is chosen.
+    #[default]
+    Each,
+    /// All victims are chosen and erased, their live pages gathered, optionally sorted, then
+    /// rewritten (Lomet & Luo §5.3, §6.1.1).
+    All,
+}
+
+/// Key by which a gathered batch is sorted before it is rewritten (`batch:…,sort=KEY`), oldest
+/// first, ties in gathering order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SortKey {
+    /// Gathering order: victim by victim, slot order within a victim.
+    #[default]
+    None,
+    /// The age stamp of the page's victim [user writes].
+    Stamp,
+    /// The destage sequence number of the page's victim (Stockmeyer §2.3).
+    Dseq,
+    /// The page's last user write [user writes].
+    Written,
+}
+
+impl SortKey {
+    fn name(self) -> &'static str {
+        match self {
+            SortKey::None => "none",
+            SortKey::Stamp => "stamp",
+            SortKey::Dseq => "dseq",
+            SortKey::Written => "written",
+        }
+    }
 }
 
 impl GcSpec {
@@ -346,6 +557,7 @@ impl GcSpec {
             GcSpec::Frontier => 0,
             GcSpec::OneFree => 1,
             GcSpec::Batch { low, .. } => low,
+            GcSpec::MaxEmpty { k } => k,
         }
     }
 }
@@ -364,7 +576,7 @@ impl FromStr for GcSpec {
                 Ok(GcSpec::OneFree)
             }
             "batch" => {
-                spec.only(&["low", "victims"])?;
+                spec.only(&["low", "victims", "gather", "sort"])?;
                 let low: u32 = spec.num("low", Some(32), "a whole number ≥ 1")?;
                 let victims: u32 = spec.num("victims", Some(64), "a whole number ≥ 1")?;
                 if low == 0 {
@@ -373,9 +585,32 @@ impl FromStr for GcSpec {
                 if victims == 0 {
                     return Err(Error::param("gc.victims", victims, "a whole number ≥ 1"));
                 }
-                Ok(GcSpec::Batch { low, victims })
+                let gather = match spec.get("gather") {
+                    None | Some("each") => Gather::Each,
+                    Some("all") => Gather::All,
+                    Some(v) => return Err(Error::param("gc.gather", format!("`{v}`"), "`each` or `all`")),
+                };
+                let sort = match spec.get("sort") {
+                    None | Some("none") => SortKey::None,
+                    Some("stamp") => SortKey::Stamp,
+                    Some("dseq") => SortKey::Dseq,
+                    Some("written") => SortKey::Written,
+                    Some(v) => return Err(Error::param("gc.sort", format!("`{v}`"), "`none`, `stamp`, `dseq` or `written`")),
+                };
+                if sort != SortKey::None && gather != Gather::All {
+                    return Err(Error::param("gc.sort", format!("`{}`", sort.name()), "a sort key only with `gather=all`"));
+                }
+                Ok(GcSpec::Batch { low, victims, gather, sort })
             }
-            _ => Err(spec.bad("`frontier`, `one-free` or `batch:low=L,victims=V`")),
+            "max-empty" => {
+                spec.only(&["k"])?;
+                let k: u32 = spec.num("k", Some(1), "a whole number ≥ 1")?;
+                if k == 0 {
+                    return Err(Error::param("gc.k", k, "a whole number ≥ 1"));
+                }
+                Ok(GcSpec::MaxEmpty { k })
+            }
+            _ => Err(spec.bad("`frontier`, `one-free`, `batch:low=L,victims=V[,gather=each|all,sort=KEY]` or `max-empty:k=K`")),
         }
     }
 }
@@ -385,7 +620,22 @@ impl fmt::Display for GcSpec {
         match self {
             GcSpec::Frontier => write!(f, "frontier"),
             GcSpec::OneFree => write!(f, "one-free"),
-            GcSpec::Batch { low, victims } => write!(f, "batch:low={low},victims={victims}"),
+            GcSpec::Batch {
+                low,
+                victims,
+                gather,
+                sort,
+            } => {
+                write!(f, "batch:low={low},victims={victims}")?;
+                if *gather == Gather::All {
+                    write!(f, ",gather=all")?;
+                }
+                if *sort != SortKey::None {
+                    write!(f, ",sort={}", sort.name())?;
+                }
+                Ok(())
+            }
+            GcSpec::MaxEmpty { k } => write!(f, "max-empty:k={k}"),
         }
     }
 }
@@ -429,7 +679,11 @@ pub enum WorkloadSpec {
 
 fn parse_vec(param: &str, v: &str) -> Result<Vec<f64>> {
     v.split('/')
-        .map(|x| x.trim().parse::<f64>().map_err(|_| Error::param(param, format!("`{v}`"), "numbers separated by `/`")))
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .map_err(|_| Error::param(param, format!("`{v}`"), "numbers separated by `/`"))
+        })
         .collect()
 }
 
@@ -438,7 +692,9 @@ impl FromStr for WorkloadSpec {
     fn from_str(s: &str) -> Result<Self> {
         if let Some(path) = s.trim().strip_prefix("trace:") {
             // The rest is a path, which may itself hold `:` or `,`.
-            let w = WorkloadSpec::Trace { path: path.to_string() };
+            let w = WorkloadSpec::Trace {
+                path: path.to_string(),
+            };
             w.validate()?;
             return Ok(w);
         }
@@ -499,15 +755,25 @@ impl WorkloadSpec {
                     }
                     let sum: f64 = v.iter().sum();
                     if (sum - 1.0).abs() > 1e-6 {
-                        return Err(Error::param(name, format!("shares summing to {sum}"), "shares summing to 1"));
+                        return Err(Error::param(
+                            name,
+                            format!("shares summing to {sum}"),
+                            "shares summing to 1",
+                        ));
                     }
                 }
                 Ok(())
             }
-            WorkloadSpec::Zipf { theta } => check_range("workload.theta", *theta, 0.0, 100.0, true, false),
+            WorkloadSpec::Zipf { theta } => {
+                check_range("workload.theta", *theta, 0.0, 100.0, true, false)
+            }
             WorkloadSpec::Trace { path } => {
                 if path.trim().is_empty() {
-                    return Err(Error::param("workload", "`trace:`", "`trace:PATH` with the path of a converted trace or a page-id list"));
+                    return Err(Error::param(
+                        "workload",
+                        "`trace:`",
+                        "`trace:PATH` with the path of a converted trace or a page-id list",
+                    ));
                 }
                 Ok(())
             }
@@ -524,7 +790,9 @@ impl fmt::Display for WorkloadSpec {
         match self {
             WorkloadSpec::Uniform => write!(f, "uniform"),
             WorkloadSpec::HotCold { r, f: ff } => write!(f, "hotcold:r={r},f={ff}"),
-            WorkloadSpec::Locality { fa, r, f: ff } => write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff)),
+            WorkloadSpec::Locality { fa, r, f: ff } => {
+                write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff))
+            }
             WorkloadSpec::Zipf { theta } => write!(f, "zipf:theta={theta}"),
             WorkloadSpec::Trace { path } => write!(f, "trace:{path}"),
         }
@@ -628,7 +896,11 @@ pub struct WarmupSpec {
 
 impl Default for WarmupSpec {
     fn default() -> Self {
-        WarmupSpec { fill: true, multiple: 10.0, trace_share: 0.0 }
+        WarmupSpec {
+            fill: true,
+            multiple: 10.0,
+            trace_share: 0.0,
+        }
     }
 }
 
@@ -636,8 +908,18 @@ impl FromStr for WarmupSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         let text = s.trim();
-        let bad = || Error::param("warmup", format!("`{text}`"), "`fill+Kx`, `fill`, `Kx`, `none`, optionally `+P%` of a trace (K ≥ 0, 0 ≤ P < 100)");
-        let mut w = WarmupSpec { fill: false, multiple: 0.0, trace_share: 0.0 };
+        let bad = || {
+            Error::param(
+                "warmup",
+                format!("`{text}`"),
+                "`fill+Kx`, `fill`, `Kx`, `none`, optionally `+P%` of a trace (K ≥ 0, 0 ≤ P < 100)",
+            )
+        };
+        let mut w = WarmupSpec {
+            fill: false,
+            multiple: 0.0,
+            trace_share: 0.0,
+        };
         if text == "none" {
             return Ok(w);
         }
@@ -698,8 +980,17 @@ pub struct SimConfig {
     pub logical_pages: Option<u64>,
     /// Victim policy.
     pub policy: PolicySpec,
-    /// Placement of user and GC writes.
+    /// Placement of user and GC writes (`single` or `double:…`); an alias kept for `placement`.
     pub frontier: FrontierSpec,
+    /// Placement scheme; when unset, `frontier` decides.
+    pub placement: Option<PlacementSpec>,
+    /// LRU write cache in front of the store [pages], ≥ 1 (Stockmeyer's `CacheTrkCount`); unset:
+    /// no cache.
+    pub cache: Option<u64>,
+    /// Access-count thresholds, decreasing, that split a trace's pages into classes (Li et al.
+    /// §6.2: `[10]` gives two classes, `[50, 10]` three); pages the trace never writes form one
+    /// more, inactive, class. Only with a trace workload.
+    pub trace_classes: Option<Vec<u64>>,
     /// Cleaner trigger and stop levels.
     pub gc: GcSpec,
     /// Workload.
@@ -724,6 +1015,9 @@ impl Default for SimConfig {
             logical_pages: None,
             policy: PolicySpec::default(),
             frontier: FrontierSpec::default(),
+            placement: None,
+            cache: None,
+            trace_classes: None,
             gc: GcSpec::default(),
             workload: WorkloadSpec::default(),
             warmup: WarmupSpec::default(),
@@ -739,7 +1033,11 @@ impl SimConfig {
     pub fn from_json(text: &str) -> Result<Self> {
         let c: SimConfig = serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
-            Error::param("config", msg, "a JSON object of known parameters with valid values")
+            Error::param(
+                "config",
+                msg,
+                "a JSON object of known parameters with valid values",
+            )
         })?;
         c.validate()?;
         Ok(c)
@@ -760,13 +1058,24 @@ impl SimConfig {
     /// factor.
     pub fn geometry_with(&self, trace_pages: Option<u64>) -> Result<Geometry> {
         if self.pages_per_segment == 0 || self.pages_per_segment > 65_536 {
-            return Err(Error::param("pages_per_segment", self.pages_per_segment, "a whole number in [1, 65536]"));
+            return Err(Error::param(
+                "pages_per_segment",
+                self.pages_per_segment,
+                "a whole number in [1, 65536]",
+            ));
         }
-        let given = [self.spare.is_some(), self.fill.is_some(), self.logical_pages.is_some()];
+        let given = [
+            self.spare.is_some(),
+            self.fill.is_some(),
+            self.logical_pages.is_some(),
+        ];
         if given.iter().filter(|g| **g).count() > 1 {
             return Err(Error::param(
                 "spare",
-                format!("spare={:?}, fill={:?}, logical_pages={:?}", self.spare, self.fill, self.logical_pages),
+                format!(
+                    "spare={:?}, fill={:?}, logical_pages={:?}",
+                    self.spare, self.fill, self.logical_pages
+                ),
                 "only one of `spare`, `fill` and `logical_pages`",
             ));
         }
@@ -782,17 +1091,25 @@ impl SimConfig {
             (None, None) => 0.9,
         };
         let pps = u64::from(self.pages_per_segment);
-        let reserved = u64::from(self.frontier.count()) + u64::from(self.gc.min_free()) + 1;
+        let reserved = self.kept_segments();
         let segments = match (self.segments, trace_pages) {
             (Some(n), _) => n,
             (None, Some(pages)) => {
                 let need = self.logical_pages.unwrap_or(pages).max(pages);
                 let mut n = ((need as f64 / fill / pps as f64).ceil() as u64).max(4);
                 // Small traces: room for the open frontiers and the free segments the trigger keeps.
-                while ((fill * (n * pps) as f64).round() as u64).max(need) > n.saturating_sub(reserved) * pps {
+                while ((fill * (n * pps) as f64).round() as u64).max(need)
+                    > n.saturating_sub(reserved) * pps
+                {
                     n += 1;
                 }
-                u32::try_from(n).map_err(|_| Error::param("segments", n, "at most 2³² − 1 segments (use larger segments)"))?
+                u32::try_from(n).map_err(|_| {
+                    Error::param(
+                        "segments",
+                        n,
+                        "at most 2³² − 1 segments (use larger segments)",
+                    )
+                })?
             }
             (None, None) => 1024,
         };
@@ -816,7 +1133,13 @@ impl SimConfig {
         // more segment's worth of room must remain, or no victim could ever yield space.
         let usable = (u64::from(segments).saturating_sub(reserved)) * pps;
         if logical == 0 || logical > usable {
-            let what = if self.logical_pages.is_some() { "logical_pages" } else if self.fill.is_some() { "fill" } else { "spare" };
+            let what = if self.logical_pages.is_some() {
+                "logical_pages"
+            } else if self.fill.is_some() {
+                "fill"
+            } else {
+                "spare"
+            };
             return Err(Error::param(
                 what,
                 format!("{} ({logical} logical pages)", self.spare.or(self.fill).map_or(logical.to_string(), |v| v.to_string())),
@@ -835,7 +1158,46 @@ impl SimConfig {
                 ));
             }
         }
-        Ok(Geometry { segments, pages_per_segment: self.pages_per_segment, logical_pages: logical })
+        Ok(Geometry {
+            segments,
+            pages_per_segment: self.pages_per_segment,
+            logical_pages: logical,
+        })
+    }
+
+    /// The placement in force: `placement`, or else the `frontier` alias.
+    pub fn placement(&self) -> PlacementSpec {
+        self.placement
+            .clone()
+            .unwrap_or_else(|| self.frontier.into())
+    }
+
+    /// Classes of the workload's pages (hot/cold: 2; locality: its classes and the inactive
+    /// pages; a trace with `trace_classes`: one per threshold, one more, and the unwritten pages;
+    /// otherwise 1).
+    pub fn classes(&self) -> u32 {
+        match (&self.workload, &self.trace_classes) {
+            (WorkloadSpec::HotCold { .. }, _) => 2,
+            (WorkloadSpec::Locality { r, .. }, _) => r.len() as u32 + 1,
+            (WorkloadSpec::Trace { .. }, Some(t)) => t.len() as u32 + 2,
+            _ => 1,
+        }
+    }
+
+    /// Segments that hold no data at the fullest: one open segment per stream, the free segments
+    /// the trigger keeps (per region), a reserve of one per GC stream beyond the first (so that
+    /// relocating one victim never runs short, DESIGN "Placement schemes"), and one more, without
+    /// which no victim could ever yield space.
+    pub fn kept_segments(&self) -> u64 {
+        let placement = self.placement();
+        let classes = self.classes();
+        let streams = u64::from(placement.streams(classes));
+        let (reserve, regions) = match placement {
+            PlacementSpec::Oracle => (u64::from(classes) - 1, 1),
+            PlacementSpec::Regions { .. } => (0, u64::from(classes)),
+            _ => (0, 1),
+        };
+        streams + reserve + regions * u64::from(self.gc.min_free()) + 1
     }
 
     /// Measured user writes for a geometry and, with a trace workload, the trace's page writes.
@@ -844,9 +1206,11 @@ impl SimConfig {
             (None, Some(n)) => Ok(n),
             (None, None) => Ok(Amount::Multiple(20.0).writes(logical_pages)),
             (Some(Amount::Passes(k)), Some(n)) => Ok((k * n as f64).round() as u64),
-            (Some(Amount::Passes(k)), None) => {
-                Err(Error::param("writes", format!("{k}p"), "passes (`Np`) only with a trace workload; `20x` or a count otherwise"))
-            }
+            (Some(Amount::Passes(k)), None) => Err(Error::param(
+                "writes",
+                format!("{k}p"),
+                "passes (`Np`) only with a trace workload; `20x` or a count otherwise",
+            )),
             (Some(a), _) => Ok(a.writes(logical_pages)),
         }
     }
@@ -862,31 +1226,144 @@ impl SimConfig {
         };
         match self.policy {
             PolicySpec::DChoices { d } | PolicySpec::Gra { d } if d == 0 || d > n => {
-                return Err(Error::param("policy.d", d, format!("a whole number in [1, segments = {n}]")));
+                return Err(Error::param(
+                    "policy.d",
+                    d,
+                    format!("a whole number in [1, segments = {n}]"),
+                ));
             }
             PolicySpec::Windowed { w, .. } if w == 0 || w > n => {
-                return Err(Error::param("policy.w", w, format!("a whole number in [1, segments = {n}]")));
+                return Err(Error::param(
+                    "policy.w",
+                    w,
+                    format!("a whole number in [1, segments = {n}]"),
+                ));
             }
             _ => {}
         }
-        if let GcSpec::Batch { low, victims } = self.gc {
+        if let GcSpec::MaxEmpty { k } = self.gc {
+            if n != u32::MAX && k > n / 2 {
+                return Err(Error::param(
+                    "gc.k",
+                    k,
+                    format!("a whole number in [1, segments / 2 = {}]", n / 2),
+                ));
+            }
+        }
+        if self.placement.is_some() && self.frontier != FrontierSpec::Single {
+            return Err(Error::param(
+                "frontier",
+                self.frontier,
+                format!("`single` (the default) when `placement` is given (`{}`); `frontier` is an alias of `placement`", self.placement()),
+            ));
+        }
+        let placement = self.placement();
+        if placement.needs_classes() && self.classes() < 2 {
+            return Err(Error::param(
+                "placement",
+                &placement,
+                "a workload whose pages have classes: `hotcold`, `locality`, or a trace with `trace_classes`",
+            ));
+        }
+        // A trace's written classes are known only once it is read: its shares are checked then.
+        if let (
+            PlacementSpec::Regions {
+                spare: RegionSpare::Shares(b),
+            },
+            false,
+        ) = (
+            &placement,
+            matches!(self.workload, WorkloadSpec::Trace { .. }),
+        ) {
+            let written =
+                self.classes() - u32::from(!matches!(self.workload, WorkloadSpec::HotCold { .. }));
+            if b.len() != written as usize {
+                return Err(Error::param(
+                    "placement.spare",
+                    format!("{} shares", b.len()),
+                    format!(
+                        "one share per written class ({written} for `{}`)",
+                        self.workload
+                    ),
+                ));
+            }
+        }
+        if matches!(placement, PlacementSpec::Regions { .. })
+            && matches!(
+                self.policy,
+                PolicySpec::Random | PolicySpec::DChoices { .. }
+            )
+        {
+            return Err(Error::param(
+                "policy",
+                &self.policy,
+                "with `regions`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed` or `cost-benefit`",
+            ));
+        }
+        if let Some(c) = self.cache {
+            if c == 0 || c > 1 << 30 {
+                return Err(Error::param(
+                    "cache",
+                    c,
+                    "a whole number of pages in [1, 2³⁰]",
+                ));
+            }
+        }
+        if let Some(t) = &self.trace_classes {
+            if !matches!(self.workload, WorkloadSpec::Trace { .. }) {
+                return Err(Error::param(
+                    "trace_classes",
+                    format!("{t:?}"),
+                    "access-count thresholds only with a trace workload",
+                ));
+            }
+            if t.is_empty() || t.contains(&0) || t.windows(2).any(|w| w[0] <= w[1]) || t.len() > 16
+            {
+                return Err(Error::param(
+                    "trace_classes",
+                    format!("{t:?}"),
+                    "1 to 16 access counts ≥ 1, strictly decreasing, such as [50, 10]",
+                ));
+            }
+        }
+        if let GcSpec::Batch { low, victims, .. } = self.gc {
             if n != u32::MAX && low > n / 2 {
-                return Err(Error::param("gc.low", low, format!("a whole number in [1, segments / 2 = {}]", n / 2)));
+                return Err(Error::param(
+                    "gc.low",
+                    low,
+                    format!("a whole number in [1, segments / 2 = {}]", n / 2),
+                ));
             }
             if victims > n {
-                return Err(Error::param("gc.victims", victims, format!("a whole number in [1, segments = {n}]")));
+                return Err(Error::param(
+                    "gc.victims",
+                    victims,
+                    format!("a whole number in [1, segments = {n}]"),
+                ));
             }
         }
         self.workload.validate()?;
         let trace = matches!(self.workload, WorkloadSpec::Trace { .. });
         if self.warmup.trace_share > 0.0 && !trace {
-            return Err(Error::param("warmup", self.warmup, "a trace prefix (`+P%`) only with a trace workload"));
+            return Err(Error::param(
+                "warmup",
+                self.warmup,
+                "a trace prefix (`+P%`) only with a trace workload",
+            ));
         }
         if let (Some(Amount::Passes(k)), false) = (self.writes, trace) {
-            return Err(Error::param("writes", format!("{k}p"), "passes (`Np`) only with a trace workload; `20x` or a count otherwise"));
+            return Err(Error::param(
+                "writes",
+                format!("{k}p"),
+                "passes (`Np`) only with a trace workload; `20x` or a count otherwise",
+            ));
         }
         if let Some(0) = self.window {
-            return Err(Error::param("window", 0, "a whole number of user writes ≥ 1"));
+            return Err(Error::param(
+                "window",
+                0,
+                "a whole number of user writes ≥ 1",
+            ));
         }
         Ok(())
     }
@@ -898,13 +1375,35 @@ mod tests {
 
     #[test]
     fn specs_round_trip() {
-        for s in ["fifo", "greedy:tie=random", "d-choices:d=10", "gra:d=1", "windowed:w=500,tie=oldest", "cost-benefit", "random"] {
+        for s in [
+            "fifo",
+            "greedy:tie=random",
+            "d-choices:d=10",
+            "gra:d=1",
+            "windowed:w=500,tie=oldest",
+            "cost-benefit",
+            "random",
+        ] {
             let p: PolicySpec = s.parse().unwrap();
             assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
         }
         let w: WorkloadSpec = "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8".parse().unwrap();
-        assert_eq!(w, WorkloadSpec::Locality { fa: 0.1, r: vec![0.8, 0.2], f: vec![0.2, 0.8] });
-        assert_eq!("fill+10x".parse::<WarmupSpec>().unwrap(), WarmupSpec { fill: true, multiple: 10.0, trace_share: 0.0 });
+        assert_eq!(
+            w,
+            WorkloadSpec::Locality {
+                fa: 0.1,
+                r: vec![0.8, 0.2],
+                f: vec![0.2, 0.8]
+            }
+        );
+        assert_eq!(
+            "fill+10x".parse::<WarmupSpec>().unwrap(),
+            WarmupSpec {
+                fill: true,
+                multiple: 10.0,
+                trace_share: 0.0
+            }
+        );
         let w: WarmupSpec = "fill+10x+20%".parse().unwrap();
         assert!((w.trace_share - 0.2).abs() < 1e-12);
         assert_eq!(w.to_string().parse::<WarmupSpec>().unwrap(), w);
@@ -914,29 +1413,63 @@ mod tests {
 
     #[test]
     fn errors_name_parameter_value_and_range() {
-        let e = "d-choices:d=x".parse::<PolicySpec>().unwrap_err().to_string();
-        assert!(e.contains("policy.d") && e.contains("`x`") && e.contains("≥ 1"), "{e}");
-        let e = "hotcold:r=1.5,f=0.2".parse::<WorkloadSpec>().unwrap_err().to_string();
-        assert!(e.contains("workload.r") && e.contains("1.5") && e.contains("(0, 1)"), "{e}");
-        let c = SimConfig { spare: Some(1.2), ..SimConfig::default() };
+        let e = "d-choices:d=x"
+            .parse::<PolicySpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("policy.d") && e.contains("`x`") && e.contains("≥ 1"),
+            "{e}"
+        );
+        let e = "hotcold:r=1.5,f=0.2"
+            .parse::<WorkloadSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("workload.r") && e.contains("1.5") && e.contains("(0, 1)"),
+            "{e}"
+        );
+        let c = SimConfig {
+            spare: Some(1.2),
+            ..SimConfig::default()
+        };
         let e = c.validate().unwrap_err().to_string();
-        assert!(e.contains("`spare`") && e.contains("1.2") && e.contains("(0, 1)"), "{e}");
-        let c = SimConfig { policy: PolicySpec::DChoices { d: 5000 }, ..SimConfig::default() };
-        assert!(c.validate().unwrap_err().to_string().contains("[1, segments = 1024]"));
+        assert!(
+            e.contains("`spare`") && e.contains("1.2") && e.contains("(0, 1)"),
+            "{e}"
+        );
+        let c = SimConfig {
+            policy: PolicySpec::DChoices { d: 5000 },
+            ..SimConfig::default()
+        };
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("[1, segments = 1024]"));
     }
 
     #[test]
     fn logical_capacity_follows_spare() {
         // Van Houdt §2.1: bU logical pages with U = (1 − S_f)·N.
-        let c = SimConfig { segments: Some(10_000), pages_per_segment: 32, spare: Some(0.07), ..SimConfig::default() };
+        let c = SimConfig {
+            segments: Some(10_000),
+            pages_per_segment: 32,
+            spare: Some(0.07),
+            ..SimConfig::default()
+        };
         assert_eq!(c.geometry().unwrap().logical_pages, 9_300 * 32);
     }
 
     #[test]
     fn json_rejects_unknown_fields() {
-        let e = SimConfig::from_json(r#"{"segmnts": 10}"#).unwrap_err().to_string();
+        let e = SimConfig::from_json(r#"{"segmnts": 10}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("segmnts"), "{e}");
-        let c = SimConfig::from_json(r#"{"segments": 64, "policy": "d-choices:d=4", "writes": 1000}"#).unwrap();
+        let c =
+            SimConfig::from_json(r#"{"segments": 64, "policy": "d-choices:d=4", "writes": 1000}"#)
+                .unwrap();
         assert_eq!(c.policy, PolicySpec::DChoices { d: 4 });
         assert_eq!(c.writes, Some(Amount::Count(1000)));
     }

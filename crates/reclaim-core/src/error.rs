@@ -64,7 +64,11 @@ impl Error {
     /// A parameter error.
     #[allow(clippy::needless_pass_by_value)] // call sites pass numbers and fresh strings
     pub fn param(param: &str, value: impl ToString, expected: impl ToString) -> Self {
-        Error::Param { param: param.to_string(), value: value.to_string(), expected: expected.to_string() }
+        Error::Param {
+            param: param.to_string(),
+            value: value.to_string(),
+            expected: expected.to_string(),
+        }
     }
 }
 

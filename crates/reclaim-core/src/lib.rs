@@ -10,10 +10,13 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cache;
+pub mod clocks;
 pub mod config;
 pub mod error;
 pub mod geometry;
 pub mod metrics;
+pub mod placement;
 pub mod policy;
 pub mod sim;
 pub mod store;

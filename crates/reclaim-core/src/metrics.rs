@@ -20,6 +20,10 @@ pub struct Counters {
     pub collected: u64,
     /// Victims that had no valid page left.
     pub emptied: u64,
+    /// Writes absorbed by the write cache.
+    pub cache_hits: u64,
+    /// Writes that missed the write cache.
+    pub cache_misses: u64,
 }
 
 impl Counters {
@@ -30,6 +34,18 @@ impl Counters {
             erases: self.erases - base.erases,
             collected: self.collected - base.collected,
             emptied: self.emptied - base.emptied,
+            cache_hits: self.cache_hits - base.cache_hits,
+            cache_misses: self.cache_misses - base.cache_misses,
+        }
+    }
+
+    /// Hits over all writes through the cache; NaN without a cache.
+    fn hit_ratio(&self) -> f64 {
+        let n = self.cache_hits + self.cache_misses;
+        if n == 0 {
+            f64::NAN
+        } else {
+            self.cache_hits as f64 / n as f64
         }
     }
 }
@@ -65,6 +81,8 @@ pub struct Series {
     pub erases: Vec<u64>,
     /// Write amplification (U + G) / U of each window.
     pub wa: Vec<f64>,
+    /// Write-cache hit ratio of each window (empty without a cache).
+    pub cache_hit_ratio: Vec<f64>,
 }
 
 /// The result of a run: the measured phase only.
@@ -103,6 +121,9 @@ pub struct SimResult {
     /// Fraction of sealed segments with j valid pages, averaged over cleaning epochs (b + 1 bins;
     /// Van Houdt Fig. 3).
     pub segment_valid_histogram: Vec<f64>,
+    /// Share of the workload's writes absorbed by the write cache (Stockmeyer §2.3's hit ratio);
+    /// NaN without a cache. With a cache, `user_writes` counts the writes that reach the store.
+    pub cache_hit_ratio: f64,
     /// Per-window time series.
     pub series: Series,
     /// Logical pages of the geometry.
@@ -141,34 +162,65 @@ impl Metrics {
         self.base_victim_hist.clone_from(&self.victim_hist);
         self.base_segment_hist.clone_from(&self.segment_hist);
         self.base_erase_counts = erase_counts.to_vec();
-        self.series = Series { window, ..Series::default() };
+        self.series = Series {
+            window,
+            ..Series::default()
+        };
     }
 
     /// Closes a time-series window.
     pub fn close_window(&mut self) {
         let d = self.counters.minus(&self.series_base);
-        if d.user_writes == 0 {
+        if d.user_writes == 0 && d.cache_hits == 0 {
             return;
+        }
+        if d.cache_hits + d.cache_misses > 0 {
+            self.series.cache_hit_ratio.push(d.hit_ratio());
         }
         self.series.user_writes.push(d.user_writes);
         self.series.gc_writes.push(d.gc_writes);
         self.series.erases.push(d.erases);
-        self.series.wa.push((d.user_writes + d.gc_writes) as f64 / d.user_writes as f64);
+        self.series
+            .wa
+            .push((d.user_writes + d.gc_writes) as f64 / d.user_writes as f64);
         self.series_base = self.counters.clone();
     }
 
     /// The result of the measured phase.
-    pub fn result(&self, erase_counts: &[u32], pps: u32, logical_pages: u64, seconds: f64, config: &SimConfig) -> SimResult {
+    pub fn result(
+        &self,
+        erase_counts: &[u32],
+        pps: u32,
+        logical_pages: u64,
+        seconds: f64,
+        config: &SimConfig,
+    ) -> SimResult {
         let c = self.counters.minus(&self.base);
         let u = c.user_writes as f64;
         let g = c.gc_writes as f64;
         let b = f64::from(pps);
-        let gcu = if c.collected > 0 { g / (c.collected as f64 * b) } else { f64::NAN };
-        let erase_counts: Vec<u32> = erase_counts.iter().zip(&self.base_erase_counts).map(|(a, z)| a - z).collect();
+        let gcu = if c.collected > 0 {
+            g / (c.collected as f64 * b)
+        } else {
+            f64::NAN
+        };
+        let erase_counts: Vec<u32> = erase_counts
+            .iter()
+            .zip(&self.base_erase_counts)
+            .map(|(a, z)| a - z)
+            .collect();
         let sum: f64 = erase_counts.iter().map(|&n| f64::from(n)).sum();
-        let sum_sq: f64 = erase_counts.iter().map(|&n| f64::from(n) * f64::from(n)).sum();
-        let wli = if sum_sq > 0.0 { sum * sum / (erase_counts.len() as f64 * sum_sq) } else { f64::NAN };
-        let diff = |a: &[u64], z: &[u64]| -> Vec<u64> { a.iter().zip(z).map(|(x, y)| x - y).collect() };
+        let sum_sq: f64 = erase_counts
+            .iter()
+            .map(|&n| f64::from(n) * f64::from(n))
+            .sum();
+        let wli = if sum_sq > 0.0 {
+            sum * sum / (erase_counts.len() as f64 * sum_sq)
+        } else {
+            f64::NAN
+        };
+        let diff =
+            |a: &[u64], z: &[u64]| -> Vec<u64> { a.iter().zip(z).map(|(x, y)| x - y).collect() };
         let seg_hist = diff(&self.segment_hist, &self.base_segment_hist);
         let seg_total: u64 = seg_hist.iter().sum();
         let rate = |n: f64| if seconds > 0.0 { n / seconds } else { f64::NAN };
@@ -186,11 +238,18 @@ impl Metrics {
             work_rd_live: 2.0 * b * gcu * c.collected as f64,
             work_rd_all: b * gcu * c.collected as f64 + b * (c.collected - c.emptied) as f64,
             wear_leveling_index: wli,
+            cache_hit_ratio: c.hit_ratio(),
             erase_counts,
             victim_valid_histogram: diff(&self.victim_hist, &self.base_victim_hist),
             segment_valid_histogram: seg_hist
                 .iter()
-                .map(|&n| if seg_total > 0 { n as f64 / seg_total as f64 } else { 0.0 })
+                .map(|&n| {
+                    if seg_total > 0 {
+                        n as f64 / seg_total as f64
+                    } else {
+                        0.0
+                    }
+                })
                 .collect(),
             series: self.series.clone(),
             logical_pages,

@@ -1,50 +1,41 @@
-//! The run loop: user writes, frontiers, the cleaner.
+//! The run loop: user writes, streams, the cleaner. Placement decisions live in `placement/`.
 //!
-//! A user write appends the page to the user frontier, then invalidates its old copy (Van Houdt
-//! §2.3: "first writes the new content … and afterwards invalidates"). When a frontier is full
-//! it is sealed and a new one is opened at once, which is when the cleaner may run.
+//! A user write passes the write cache, if any (a hit absorbs it; a miss may evict another page,
+//! whose write is the one the store sees), then is appended to the stream its placement names,
+//! and then its old copy is invalidated (Van Houdt §2.3: "first writes the new content … and
+//! afterwards invalidates"). When a stream's segment is full it is sealed and a new one opened at
+//! once, which is when the cleaner may run (the trigger, `--gc`).
 //!
-//! Cleaning one victim: the victim's valid pages are read into a buffer, the victim is erased
-//! into the free pool, and the buffered pages are appended to the GC frontier (the user frontier
-//! when there is one frontier), opening segments from the pool as it fills. Erasing before
-//! rewriting is Van Houdt's "copies all the valid pages … to the RAM, erases the block and
-//! copies the valid pages back"; it also means relocation can never run short of segments.
-//! With the `frontier` trigger and two frontiers this reproduces his double write frontier
-//! case by case: pages that fit go to the internal frontier and the erased victim becomes the
-//! external one; otherwise the internal frontier is topped up, sealed, the erased victim becomes
-//! the new internal frontier with the rest, and the cleaner runs again.
+//! A cleaning cycle works on one region: it chooses victims one at a time with the region's
+//! victim policy, erasing each into the free pool as it is chosen and gathering its live pages
+//! with their origin; then the gathered pages may be sorted by a key, the placement may arrange
+//! them, and each is routed through the placement to a stream. Erasing before rewriting is Van
+//! Houdt's "copies all the valid pages … to the RAM, erases the block and copies the valid pages
+//! back", and means relocation into one GC stream can never run short of segments; with several
+//! GC streams in a region one free segment per GC stream beyond the first is kept in reserve.
 
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
-use std::sync::Arc;
-
-use crate::config::{CopyOrder, FrontierSpec, GcSpec, SimConfig, WorkloadSpec};
-use crate::trace::convert::{self, ConvertOptions};
-use crate::trace::Format;
+use crate::cache::{Access, Cache};
+use crate::clocks::Clocks;
+use crate::config::{Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, WorkloadSpec};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metrics::{Metrics, SimResult};
+use crate::placement::{self, Gathered, Placement, Scheme, Stream, Victim};
 use crate::policy::{Policy, VictimPolicy};
 use crate::store::{prefetch, Store, NONE};
-use crate::workload::Workload;
+use crate::trace::convert::{self, ConvertOptions};
+use crate::trace::Format;
+use crate::workload::{ClassShare, Workload, Write};
 use crate::SimRng;
 
-/// Pages drawn ahead of the user writes (see `workload_writes`).
+/// Writes drawn ahead of the user writes (see `workload_writes`).
 const AHEAD: usize = 8;
-
-/// An open segment being filled.
-#[derive(Clone, Copy, Debug)]
-struct Frontier {
-    seg: u32,
-    next: u32,
-    stamp: u64,
-}
-
-impl Frontier {
-    const CLOSED: Frontier = Frontier { seg: NONE, next: 0, stamp: 0 };
-}
 
 /// Where a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,29 +52,115 @@ pub enum Phase {
     Done,
 }
 
+/// A configuration's geometry, its workload (and the warm-up's, for a trace) and the trace's
+/// page writes.
+struct Setup {
+    geometry: Geometry,
+    workload: Workload,
+    warm_workload: Option<Workload>,
+    trace_writes: Option<u64>,
+    rng: SimRng,
+}
+
+impl Setup {
+    fn new(config: &SimConfig) -> Result<Self> {
+        config.validate()?;
+        let trace = match &config.workload {
+            WorkloadSpec::Trace { path } => {
+                let path = std::path::Path::new(path);
+                Some(convert::load(
+                    path,
+                    Some(Format::Pages),
+                    ConvertOptions::default(),
+                )?)
+            }
+            _ => None,
+        };
+        let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
+        let mut rng = SimRng::seed_from_u64(config.seed);
+        let trace_writes = trace.as_ref().map(|t| t.pages.len() as u64);
+        if trace_writes == Some(0) {
+            return Err(Error::param(
+                "workload",
+                config.workload.to_string(),
+                "a trace with at least one page write",
+            ));
+        }
+        let pages = trace.map(|t| Arc::new(t.pages));
+        let thresholds = config.trace_classes.as_deref();
+        let workload = Workload::new(
+            &config.workload,
+            geometry.logical_pages,
+            &mut rng,
+            pages.clone(),
+            thresholds,
+        )?;
+        // Warm-up writes follow the run's workload, except for a trace, whose warm-up is uniform
+        // over the whole logical space (DESIGN "Workloads"; Li et al. §6.1, Stockmeyer §2.1).
+        let warm_workload = match pages {
+            Some(_) => Some(Workload::new(
+                &WorkloadSpec::Uniform,
+                geometry.logical_pages,
+                &mut rng,
+                None,
+                None,
+            )?),
+            None => None,
+        };
+        Ok(Setup {
+            geometry,
+            workload,
+            warm_workload,
+            trace_writes,
+            rng,
+        })
+    }
+}
+
+/// The geometry and the pages and write share of each class of a configuration's workload (what
+/// the Python API needs to resolve `regions:spare=optimal`).
+pub fn class_shares(config: &SimConfig) -> Result<(Geometry, Vec<ClassShare>)> {
+    let setup = Setup::new(config)?;
+    let shares = setup.workload.class_shares(setup.geometry.logical_pages);
+    Ok((setup.geometry, shares))
+}
+
 /// A simulation in progress.
 pub struct Simulator {
     config: SimConfig,
     geometry: Geometry,
     store: Store,
-    policy: Policy,
+    placement: Placement,
+    /// One victim policy per region.
+    policies: Vec<Policy>,
+    /// Region of each segment (empty with one region).
+    seg_region: Vec<u16>,
+    /// Segments owned (open or sealed) per region.
+    owned: Vec<u32>,
+    /// Class of each logical page's last user write (empty unless the placement needs it).
+    page_class: Vec<u16>,
+    /// User-write clock at each logical page's last user write (empty unless a sort key needs it).
+    page_written: Vec<u64>,
+    cache: Option<Cache>,
+    /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
+    /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
+    warm_skips: Vec<bool>,
     workload: Workload,
-    /// The workload's own generator, so that drawing pages ahead does not reorder the draws of
+    /// The workload's own generator, so that drawing writes ahead does not reorder the draws of
     /// the cleaner (which uses `rng`).
     workload_rng: SimRng,
-    /// Pages drawn ahead of the writes, in order.
-    ahead: std::collections::VecDeque<u32>,
+    /// Writes drawn ahead of the user writes, in order.
+    ahead: VecDeque<Write>,
     /// The warm-up's generator when it differs from the workload (uniform, for traces).
     warm_workload: Option<Workload>,
     rng: SimRng,
-    frontiers: [Frontier; 2],
-    /// Index of the GC frontier: 0 (shared with user writes) or 1.
-    gc_frontier: usize,
-    copy: CopyOrder,
     gc: GcSpec,
-    buffer: Vec<u32>,
-    /// User writes so far, warm-up included (the age clock).
-    clock: u64,
+    /// Live pages of the current cleaning batch and their victims.
+    batch: Vec<Gathered>,
+    victims: Vec<Victim>,
+    clocks: Clocks,
+    /// Workload writes issued (fill included): the run's progress.
+    issued: u64,
     /// Victims cleaned since the last user write.
     streak: u64,
     streak_limit: u64,
@@ -101,40 +178,40 @@ pub struct Simulator {
 impl Simulator {
     /// A simulator for a validated configuration.
     pub fn new(config: &SimConfig) -> Result<Self> {
-        config.validate()?;
-        let trace = match &config.workload {
-            WorkloadSpec::Trace { path } => {
-                let path = std::path::Path::new(path);
-                Some(convert::load(path, Some(Format::Pages), ConvertOptions::default())?)
-            }
-            _ => None,
-        };
-        let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
-        let mut rng = SimRng::seed_from_u64(config.seed);
-        let trace_writes = trace.as_ref().map(|t| t.pages.len() as u64);
-        if trace_writes == Some(0) {
-            return Err(Error::param("workload", config.workload.to_string(), "a trace with at least one page write"));
+        let Setup {
+            geometry,
+            workload,
+            warm_workload,
+            trace_writes,
+            rng,
+        } = Setup::new(config)?;
+        let (n, pps) = (geometry.segments, geometry.pages_per_segment);
+        let classes = workload.class_shares(geometry.logical_pages);
+        let spec = config.placement();
+        let placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
+        if let PlacementSpec::Regions {
+            spare: RegionSpare::Shares(b),
+        } = &spec
+        {
+            let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
+            placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
         }
-        let pages = trace.map(|t| Arc::new(t.pages));
-        let workload = Workload::new(&config.workload, geometry.logical_pages, &mut rng, pages.clone())?;
-        // Warm-up writes follow the run's workload, except for a trace, whose warm-up is uniform
-        // over the whole logical space (DESIGN "Workloads"; Li et al. §6.1, Stockmeyer §2.1).
-        let warm_workload = match pages {
-            Some(_) => Some(Workload::new(&WorkloadSpec::Uniform, geometry.logical_pages, &mut rng, None)?),
-            None => None,
+        let regions = placement.regions.len();
+        let mut store = Store::new(&geometry);
+        let (victims, sort) = match config.gc {
+            GcSpec::Batch { victims, sort, .. } => (u64::from(victims), sort),
+            _ => (1, SortKey::None),
         };
-        let (gc_frontier, copy) = match config.frontier {
-            FrontierSpec::Single => (0, CopyOrder::Oldest),
-            FrontierSpec::Double { copy } => (1, copy),
-        };
-        let victims = match config.gc {
-            GcSpec::Batch { victims, .. } => u64::from(victims),
-            _ => 1,
-        };
+        if sort == SortKey::Dseq {
+            store.keep_destage_numbers();
+        }
         let logical = geometry.logical_pages;
         // A trace prefix replayed as warm-up is taken out of the measured writes.
-        let prefix = trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
-        let measured_writes = config.measured_writes(logical, trace_writes)?.saturating_sub(prefix);
+        let prefix =
+            trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
+        let measured_writes = config
+            .measured_writes(logical, trace_writes)?
+            .saturating_sub(prefix);
         let warmup_writes = (config.warmup.multiple * logical as f64).round() as u64;
         // Default window: one pass of a trace, else the logical capacity.
         let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
@@ -148,22 +225,46 @@ impl Simulator {
             Phase::Measure(measured_writes)
         };
         let mut sim = Simulator {
-            store: Store::new(&geometry),
-            policy: Policy::new(&config.policy, geometry.segments, geometry.pages_per_segment),
-            metrics: Metrics::new(geometry.segments, geometry.pages_per_segment),
+            store,
+            policies: (0..regions)
+                .map(|_| Policy::new(&config.policy, n, pps))
+                .collect(),
+            seg_region: if regions > 1 {
+                vec![0; n as usize]
+            } else {
+                Vec::new()
+            },
+            owned: vec![0; regions],
+            page_class: if placement.needs_page_class() {
+                vec![0; logical as usize]
+            } else {
+                Vec::new()
+            },
+            page_written: if sort == SortKey::Written {
+                vec![0; logical as usize]
+            } else {
+                Vec::new()
+            },
+            placement,
+            cache: config.cache.map(|c| Cache::new(c as usize)),
+            warm_skips: if matches!(spec, PlacementSpec::Regions { .. }) {
+                classes.iter().map(|c| c.write_share == 0.0).collect()
+            } else {
+                Vec::new()
+            },
+            metrics: Metrics::new(n, pps),
             workload,
             workload_rng: SimRng::seed_from_u64(config.seed ^ 0x9E37_79B9_7F4A_7C15),
-            ahead: std::collections::VecDeque::with_capacity(AHEAD),
+            ahead: VecDeque::with_capacity(AHEAD),
             warm_workload,
             rng,
-            frontiers: [Frontier::CLOSED; 2],
-            gc_frontier,
-            copy,
             gc: config.gc,
-            buffer: Vec::with_capacity(geometry.pages_per_segment as usize),
-            clock: 0,
+            batch: Vec::with_capacity(pps as usize),
+            victims: Vec::new(),
+            clocks: Clocks::default(),
+            issued: 0,
             streak: 0,
-            streak_limit: 2 * u64::from(geometry.segments) + victims,
+            streak_limit: 2 * u64::from(n) + victims,
             phase,
             warmup_writes,
             prefix_writes: prefix,
@@ -195,15 +296,83 @@ impl Simulator {
         &self.store
     }
 
+    /// The placement (streams and regions), for inspection.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The clocks.
+    pub fn clocks(&self) -> Clocks {
+        self.clocks
+    }
+
+    /// The write cache, if any.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
+    }
+
     /// The current phase.
     pub fn phase(&self) -> Phase {
         self.phase
     }
 
-    /// User writes done and to do over the whole run (fill, warm-up and measured phase).
+    /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
     pub fn progress(&self) -> (u64, u64) {
-        let fill = if self.config.warmup.fill { self.geometry.logical_pages } else { 0 };
-        (self.clock, fill + self.warmup_writes + self.prefix_writes + self.measured_writes)
+        let fill = if self.config.warmup.fill {
+            self.geometry.logical_pages
+        } else {
+            0
+        };
+        (
+            self.issued,
+            fill + self.warmup_writes + self.prefix_writes + self.measured_writes,
+        )
+    }
+
+    /// Checks the store's invariants and the placement's: every open stream's segment is open,
+    /// and with regions, each region owns exactly the segments marked as its own, within quota.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        self.store.check()?;
+        let open = self
+            .store
+            .state
+            .iter()
+            .filter(|s| **s == crate::store::SegState::Open)
+            .count();
+        let streams = self
+            .placement
+            .streams
+            .iter()
+            .filter(|s| s.seg != NONE)
+            .count();
+        if open != streams {
+            return Err(format!(
+                "{open} open segments but {streams} streams hold one"
+            ));
+        }
+        if !self.seg_region.is_empty() {
+            let mut owned = vec![0u32; self.owned.len()];
+            for (seg, state) in self.store.state.iter().enumerate() {
+                if *state != crate::store::SegState::Free {
+                    owned[self.seg_region[seg] as usize] += 1;
+                }
+            }
+            if owned != self.owned {
+                return Err(format!(
+                    "regions own {owned:?} segments, counted {:?}",
+                    self.owned
+                ));
+            }
+            for (r, (o, region)) in owned.iter().zip(&self.placement.regions).enumerate() {
+                if *o > region.quota {
+                    return Err(format!(
+                        "region {r} owns {o} segments, over its quota {}",
+                        region.quota
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Runs to the end and returns the result.
@@ -212,15 +381,22 @@ impl Simulator {
         Ok(self.result())
     }
 
-    /// Performs up to `budget` user writes; returns whether writes remain.
+    /// Performs up to `budget` workload writes; returns whether writes remain.
     pub fn step(&mut self, mut budget: u64) -> Result<bool> {
         while budget > 0 {
             match self.phase {
                 Phase::Fill(next) => {
                     let n = budget.min(self.geometry.logical_pages - next);
+                    // The fill places the data (Stockmeyer §2.3: "all tracks are placed into
+                    // segments in sequential order"); it does not pass the write cache.
                     for page in next..next + n {
-                        self.user_write(page as u32)?;
+                        let page = page as u32;
+                        self.store_write(Write {
+                            page,
+                            class: self.workload.class_of(page),
+                        })?;
                     }
+                    self.issued += n;
                     budget -= n;
                     let next = next + n;
                     if next == self.geometry.logical_pages {
@@ -237,14 +413,24 @@ impl Simulator {
                     let n = budget.min(left);
                     if let Some(mut w) = self.warm_workload.take() {
                         let r = (0..n).try_for_each(|_| {
-                            let page = w.next(&mut self.rng);
-                            self.user_write(page)
+                            let page = w.next(&mut self.rng).page;
+                            let class = self.workload.class_of(page);
+                            if self
+                                .warm_skips
+                                .get(usize::from(class))
+                                .copied()
+                                .unwrap_or(false)
+                            {
+                                return Ok(());
+                            }
+                            self.user_write(Write { page, class })
                         });
                         self.warm_workload = Some(w);
                         r?;
                     } else {
                         self.workload_writes(n)?;
                     }
+                    self.issued += n;
                     budget -= n;
                     self.phase = Phase::Warmup(left - n);
                 }
@@ -256,6 +442,7 @@ impl Simulator {
                     }
                     let n = budget.min(left);
                     self.workload_writes(n)?;
+                    self.issued += n;
                     budget -= n;
                     self.phase = Phase::Prefix(left - n);
                 }
@@ -271,6 +458,7 @@ impl Simulator {
                     let t = Instant::now();
                     self.workload_writes(n)?;
                     self.seconds += t.elapsed().as_secs_f64();
+                    self.issued += n;
                     budget -= n;
                     self.window_left -= n;
                     if self.window_left == 0 {
@@ -298,174 +486,378 @@ impl Simulator {
 
     fn workload_writes(&mut self, n: u64) -> Result<()> {
         for _ in 0..n {
-            // Pages are drawn a few writes ahead and their page-map entries prefetched: the
+            // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
             // page-map lookup is the hot loop's main cache miss.
             while self.ahead.len() < AHEAD {
-                let p = self.workload.next(&mut self.workload_rng);
-                prefetch(&self.store.page_map[p as usize]);
-                self.ahead.push_back(p);
+                let w = self.workload.next(&mut self.workload_rng);
+                prefetch(&self.store.page_map[w.page as usize]);
+                self.ahead.push_back(w);
             }
             // Second stage: a page whose page-map entry has arrived by now has its old slot's
             // reverse-map entry, its segment's valid count and the policy's index entry
             // prefetched: the other misses of a user write (the invalidation).
-            let slot = self.store.page_map[self.ahead[AHEAD / 2] as usize];
+            let slot = self.store.page_map[self.ahead[AHEAD / 2].page as usize];
             if slot != NONE {
                 prefetch(&self.store.reverse[slot as usize]);
                 let seg = self.store.segment_of(slot);
                 prefetch(&self.store.valid[seg as usize]);
-                self.policy.prefetch(seg);
+                self.policies[self.region_of(seg)].prefetch(seg);
             }
-            let page = self.ahead.pop_front().expect("filled above");
-            self.user_write(page)?;
+            let w = self.ahead.pop_front().expect("filled above");
+            self.user_write(w)?;
         }
         Ok(())
     }
 
-    /// One user write of logical page `page`.
+    /// One workload write, through the write cache if there is one.
     #[inline]
-    pub fn user_write(&mut self, page: u32) -> Result<()> {
-        if self.frontiers[0].seg == NONE {
-            self.open_user()?;
+    pub fn user_write(&mut self, write: Write) -> Result<()> {
+        let write = match &mut self.cache {
+            None => write,
+            Some(cache) => match cache.access(write) {
+                Access::Hit => {
+                    self.metrics.counters.cache_hits += 1;
+                    return Ok(());
+                }
+                Access::Miss(evicted) => {
+                    self.metrics.counters.cache_misses += 1;
+                    match evicted {
+                        Some(e) => e,
+                        None => return Ok(()),
+                    }
+                }
+            },
+        };
+        self.store_write(write)
+    }
+
+    #[inline]
+    fn region_of(&self, seg: u32) -> usize {
+        if self.seg_region.is_empty() {
+            0
+        } else {
+            self.seg_region[seg as usize] as usize
+        }
+    }
+
+    /// Free segments of region `r`: the pool, or the region's quota less what it owns.
+    #[inline]
+    fn free(&self, r: usize) -> usize {
+        if self.seg_region.is_empty() {
+            self.store.free.len()
+        } else {
+            (self.placement.regions[r].quota - self.owned[r]) as usize
+        }
+    }
+
+    /// Free segments region `r` keeps for relocation: one per GC stream beyond the first.
+    #[inline]
+    fn reserve(&self, r: usize) -> usize {
+        self.placement.regions[r].gc_streams.saturating_sub(1) as usize
+    }
+
+    /// A user write reaching the store.
+    #[inline]
+    fn store_write(&mut self, write: Write) -> Result<()> {
+        let s = self.placement.scheme.user_stream(&write);
+        if self.placement.streams[s].seg == NONE {
+            self.open_stream(s)?;
         }
         let pps = self.store.pps;
-        let f = &mut self.frontiers[0];
+        let f = &mut self.placement.streams[s];
         let slot = f.seg * pps + f.next;
         f.next += 1;
-        f.stamp = self.clock;
+        f.stamp = self.clocks.user_writes;
         let full = f.next == pps;
+        let page = write.page;
         let old = self.store.page_map[page as usize];
         self.store.place(page, slot);
+        if !self.page_class.is_empty() {
+            self.page_class[page as usize] = write.class;
+        }
+        if !self.page_written.is_empty() {
+            self.page_written[page as usize] = self.clocks.user_writes;
+        }
         if old != NONE {
             let (seg, sealed) = self.store.invalidate(old);
             if sealed {
-                self.policy.on_invalidate(seg, &self.store);
+                let r = self.region_of(seg);
+                self.policies[r].on_invalidate(seg, old, &self.store);
             }
         }
-        self.clock += 1;
+        self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
         self.streak = 0;
         if full {
-            self.seal(0);
-            self.open_user()?;
+            self.seal(s);
+            self.open_stream(s)?;
         }
         Ok(())
     }
 
-    fn seal(&mut self, f: usize) {
-        let fr = std::mem::replace(&mut self.frontiers[f], Frontier::CLOSED);
-        self.store.seal(fr.seg, fr.stamp);
-        self.policy.on_seal(fr.seg, &self.store);
+    /// Seals stream `s`'s segment, stamping it on the named clocks.
+    fn seal(&mut self, s: usize) {
+        let st = self.placement.streams[s];
+        self.placement.streams[s] = Stream::closed(st.user, st.region);
+        self.store.seal(st.seg, st.stamp);
+        if !self.store.dseq.is_empty() {
+            // Stockmeyer §2.3: a segment closed from a destage stream takes the counter; one
+            // closed from an FSC stream, the largest number among its contributors.
+            self.store.dseq[st.seg as usize] = if st.user {
+                self.clocks.destage
+            } else {
+                st.dseq
+            };
+        }
+        if st.user {
+            self.clocks.destage += 1;
+        }
+        let r = self.region_of(st.seg);
+        self.policies[r].on_seal(st.seg, &self.store);
     }
 
-    /// Opens the user frontier, cleaning as the trigger demands.
-    fn open_user(&mut self) -> Result<()> {
+    /// Gives stream `s` a segment from the pool (its region has a free one).
+    fn take_segment(&mut self, s: usize) {
+        let seg = self
+            .store
+            .open()
+            .expect("a region's free segments are in the pool");
+        let r = self.placement.streams[s].region;
+        if !self.seg_region.is_empty() {
+            self.seg_region[seg as usize] = r;
+        }
+        self.owned[r as usize] += 1;
+        self.placement.streams[s] = Stream {
+            seg,
+            ..Stream::closed(self.placement.streams[s].user, r)
+        };
+    }
+
+    /// Opens stream `s`, cleaning its region as the trigger demands.
+    fn open_stream(&mut self, s: usize) -> Result<()> {
+        let r = self.placement.streams[s].region as usize;
+        let reserve = self.reserve(r);
         loop {
-            while self.frontiers[0].seg == NONE {
-                if self.store.free.is_empty() {
-                    // `frontier` trigger: a frontier needs a segment and none is free.
-                    self.clean_one()?;
+            while self.placement.streams[s].seg == NONE {
+                if self.free(r) <= reserve {
+                    // A stream needs a segment and none is free.
+                    if let GcSpec::MaxEmpty { k } = self.gc {
+                        // Stockmeyer §2.3: clean until MaxEmpty segments are free, then write.
+                        while self.free(r) < reserve + k as usize {
+                            self.clean(r, 1, false)?;
+                        }
+                    } else {
+                        self.clean(r, 1, false)?;
+                    }
                 } else {
-                    let seg = self.store.open().expect("pool is not empty");
-                    self.frontiers[0] = Frontier { seg, next: 0, stamp: 0 };
+                    self.take_segment(s);
                 }
             }
             match self.gc {
-                GcSpec::Frontier => {}
+                GcSpec::Frontier | GcSpec::MaxEmpty { .. } => {}
                 GcSpec::OneFree => {
-                    while self.store.free.is_empty() {
-                        self.clean_one()?;
+                    while self.free(r) <= reserve {
+                        self.clean(r, 1, false)?;
                     }
                 }
-                GcSpec::Batch { low, victims } => {
-                    if self.store.free.len() < low as usize {
-                        for _ in 0..victims {
-                            if self.store.sealed.is_empty() {
-                                break;
+                GcSpec::Batch {
+                    low,
+                    victims,
+                    gather,
+                    ..
+                } => {
+                    if self.free(r) < low as usize + reserve {
+                        match gather {
+                            Gather::Each => {
+                                for _ in 0..victims {
+                                    if self.store.sealed.is_empty() {
+                                        break;
+                                    }
+                                    self.clean(r, 1, false)?;
+                                }
                             }
-                            self.clean_one()?;
+                            Gather::All => self.clean(r, victims, true)?,
                         }
                     }
                 }
             }
-            // Relocation into a shared frontier may have filled and sealed it.
-            if self.frontiers[0].seg != NONE {
+            // Relocation into a stream shared with user writes may have filled and sealed it.
+            if self.placement.streams[s].seg != NONE {
                 return Ok(());
             }
         }
     }
 
-    /// Cleans one victim.
-    fn clean_one(&mut self) -> Result<()> {
-        self.streak += 1;
-        if self.streak > self.streak_limit {
-            return Err(Error::NoProgress {
-                victims: self.streak,
-                logical_pages: self.geometry.logical_pages,
-                segments: self.geometry.segments,
-                pages_per_segment: self.geometry.pages_per_segment,
+    /// One cleaning cycle in region `r`: up to `count` victims chosen and erased one by one,
+    /// their live pages gathered, sorted by the trigger's key, arranged by the placement and
+    /// routed. With `partial`, the cycle ends early when no sealed segment is left.
+    fn clean(&mut self, r: usize, count: u32, partial: bool) -> Result<()> {
+        self.clocks.gc_invocations += 1;
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        self.victims.clear();
+        for i in 0..count {
+            if partial && i > 0 && self.store.sealed.is_empty() {
+                break;
+            }
+            self.streak += 1;
+            if self.streak > self.streak_limit {
+                self.batch = batch;
+                return Err(Error::NoProgress {
+                    victims: self.streak,
+                    logical_pages: self.geometry.logical_pages,
+                    segments: self.geometry.segments,
+                    pages_per_segment: self.geometry.pages_per_segment,
+                });
+            }
+            for (acc, n) in self
+                .metrics
+                .segment_hist
+                .iter_mut()
+                .zip(&self.store.sealed_hist)
+            {
+                *acc += n;
+            }
+            let Some(victim) = self.policies[r].select(&self.store, &self.clocks, &mut self.rng)
+            else {
+                if partial && i > 0 {
+                    break;
+                }
+                self.batch = batch;
+                return Err(Error::NoVictim {
+                    free: self.store.free.len(),
+                    open: self
+                        .placement
+                        .streams
+                        .iter()
+                        .filter(|f| f.seg != NONE)
+                        .count(),
+                });
+            };
+            let valid = self.store.valid[victim as usize];
+            let c = &mut self.metrics.counters;
+            c.collected += 1;
+            c.erases += 1;
+            c.gc_writes += u64::from(valid);
+            if valid == 0 {
+                c.emptied += 1;
+            }
+            self.metrics.victim_hist[valid as usize] += 1;
+            let v = victim as usize;
+            let index = self.victims.len() as u32;
+            self.victims.push(Victim {
+                seg: victim,
+                stamp: self.store.stamp[v],
+                dseq: self.store.dseq.get(v).copied().unwrap_or(0),
+                region: r as u16,
             });
+            self.store.erase_with(victim, |page| {
+                batch.push(Gathered {
+                    page,
+                    victim: index,
+                })
+            });
+            self.owned[r] -= 1;
         }
-        for (acc, n) in self.metrics.segment_hist.iter_mut().zip(&self.store.sealed_hist) {
-            *acc += n;
-        }
-        let victim = self.policy.select(&self.store, self.clock, &mut self.rng).ok_or(Error::NoVictim {
-            free: self.store.free.len(),
-            open: self.frontiers.iter().filter(|f| f.seg != NONE).count(),
-        })?;
-        let valid = self.store.valid[victim as usize];
-        let stamp = self.store.stamp[victim as usize];
-        let c = &mut self.metrics.counters;
-        c.collected += 1;
-        c.erases += 1;
-        c.gc_writes += u64::from(valid);
-        if valid == 0 {
-            c.emptied += 1;
-        }
-        self.metrics.victim_hist[valid as usize] += 1;
-
-        let mut buffer = std::mem::take(&mut self.buffer);
-        buffer.clear();
-        self.store.erase_into(victim, &mut buffer);
-        let g = self.gc_frontier;
-        if g == 1 && self.copy == CopyOrder::Random {
-            let f = self.frontiers[g];
-            let room = if f.seg == NONE { 0 } else { (self.store.pps - f.next) as usize };
-            if buffer.len() > room && room > 0 {
-                // Van Houdt §2.3 case 2 (RND): a uniformly random `room` of the valid pages go
-                // to the internal frontier; a partial Fisher–Yates shuffle puts them first.
-                for i in 0..room {
-                    let j = self.rng.random_range(i..buffer.len());
-                    buffer.swap(i, j);
+        if let GcSpec::Batch { sort, .. } = self.gc {
+            let victims = &self.victims;
+            match sort {
+                SortKey::None => {}
+                SortKey::Stamp => batch.sort_by_key(|g| victims[g.victim as usize].stamp),
+                SortKey::Dseq => batch.sort_by_key(|g| victims[g.victim as usize].dseq),
+                SortKey::Written => {
+                    let written = &self.page_written;
+                    batch.sort_by_key(|g| written[g.page as usize]);
                 }
             }
         }
-        // `erase_into` prefetched the page-map entries of every page in the buffer.
-        for &page in &buffer {
-            self.append_gc(page, stamp);
+        self.placement.scheme.arrange(
+            &mut batch,
+            &self.placement.streams,
+            self.store.pps,
+            &mut self.rng,
+        );
+        // `erase_with` prefetched the page-map entries of every gathered page. Pages are routed
+        // in runs from one victim: where the scheme names one stream for a victim's pages, the
+        // run is placed chunk by chunk with the stream's state held in locals.
+        let mut result = Ok(());
+        let mut i = 0;
+        while i < batch.len() {
+            let victim = self.victims[batch[i].victim as usize];
+            let step = if let Some(s) = self.placement.scheme.victim_stream(&victim) {
+                let run = batch[i..]
+                    .iter()
+                    .take_while(|g| g.victim == batch[i].victim)
+                    .count();
+                self.append_run(s, &batch[i..i + run], &victim)
+                    .map(|()| run)
+            } else {
+                let class = self
+                    .page_class
+                    .get(batch[i].page as usize)
+                    .copied()
+                    .unwrap_or(0);
+                let s = self.placement.scheme.gc_stream(&batch[i], &victim, class);
+                self.append_run(s, &batch[i..=i], &victim).map(|()| 1)
+            };
+            match step {
+                Ok(n) => i += n,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
         }
-        self.buffer = buffer;
+        self.batch = batch;
+        result
+    }
+
+    /// Appends relocated pages from one victim to stream `s`, sealing and opening segments as
+    /// they fill.
+    #[inline]
+    fn append_run(&mut self, s: usize, pages: &[Gathered], victim: &Victim) -> Result<()> {
+        let pps = self.store.pps;
+        let mut done = 0;
+        while done < pages.len() {
+            let mut t = s;
+            if self.placement.streams[t].seg == NONE {
+                t = self.open_gc(t)?;
+            }
+            let f = &mut self.placement.streams[t];
+            f.stamp = f.stamp.max(victim.stamp);
+            f.dseq = f.dseq.max(victim.dseq);
+            let (seg, start) = (f.seg, f.next);
+            let n = ((pps - start) as usize).min(pages.len() - done);
+            f.next += n as u32;
+            let full = f.next == pps;
+            self.store
+                .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
+            done += n;
+            if full {
+                self.seal(t);
+            }
+        }
         Ok(())
     }
 
-    /// Appends a relocated page to the GC frontier.
-    #[inline]
-    fn append_gc(&mut self, page: u32, stamp: u64) {
-        let g = self.gc_frontier;
-        if self.frontiers[g].seg == NONE {
-            // The victim was erased before relocation began, so the pool is never empty here.
-            let seg = self.store.open().expect("the erased victim is in the pool");
-            self.frontiers[g] = Frontier { seg, next: 0, stamp: 0 };
+    /// Gives GC stream `s` a segment, or names another stream of its region when the region has
+    /// none free: the reserve ran out (several GC streams overflowed in one cycle), and the page
+    /// goes to the region's first open stream rather than stopping the run.
+    #[cold]
+    fn open_gc(&mut self, s: usize) -> Result<usize> {
+        let r = self.placement.streams[s].region as usize;
+        if self.free(r) > 0 {
+            self.take_segment(s);
+            return Ok(s);
         }
-        let pps = self.store.pps;
-        let f = &mut self.frontiers[g];
-        let slot = f.seg * pps + f.next;
-        f.next += 1;
-        f.stamp = f.stamp.max(stamp);
-        let full = f.next == pps;
-        self.store.place(page, slot);
-        if full {
-            self.seal(g);
-        }
+        self.placement
+            .streams
+            .iter()
+            .position(|f| f.seg != NONE && usize::from(f.region) == r)
+            .ok_or(Error::NoVictim {
+                free: self.store.free.len(),
+                open: 0,
+            })
     }
 }
 
@@ -482,7 +874,11 @@ mod tests {
             policy: policy.parse().unwrap(),
             frontier: frontier.parse().unwrap(),
             gc: gc.parse().unwrap(),
-            warmup: WarmupSpec { fill: true, multiple: 2.0, trace_share: 0.0 },
+            warmup: WarmupSpec {
+                fill: true,
+                multiple: 2.0,
+                trace_share: 0.0,
+            },
             writes: Some(Amount::Multiple(5.0)),
             ..SimConfig::default()
         }
@@ -490,12 +886,23 @@ mod tests {
 
     #[test]
     fn every_policy_keeps_the_invariants() {
-        for policy in ["fifo", "greedy", "greedy:tie=random", "random", "d-choices:d=3", "gra:d=4", "windowed:w=8", "cost-benefit"] {
+        for policy in [
+            "fifo",
+            "greedy",
+            "greedy:tie=random",
+            "random",
+            "d-choices:d=3",
+            "gra:d=4",
+            "windowed:w=8",
+            "cost-benefit",
+        ] {
             for frontier in ["single", "double:copy=random", "double:copy=oldest"] {
                 for gc in ["frontier", "one-free", "batch:low=4,victims=3"] {
                     let mut sim = Simulator::new(&small(policy, frontier, gc)).unwrap();
                     while sim.step(97).unwrap() {
-                        sim.store().check().unwrap_or_else(|e| panic!("{policy} {frontier} {gc}: {e}"));
+                        sim.store()
+                            .check()
+                            .unwrap_or_else(|e| panic!("{policy} {frontier} {gc}: {e}"));
                     }
                     let r = sim.result();
                     assert!(r.wa >= 1.0, "{policy} {frontier} {gc}: wa {}", r.wa);
@@ -520,7 +927,10 @@ mod tests {
         let mut sim = Simulator::new(&c).unwrap();
         while sim.step(37).unwrap() {}
         let stepped = sim.result();
-        assert_eq!((whole.gc_writes, whole.erase_counts), (stepped.gc_writes, stepped.erase_counts));
+        assert_eq!(
+            (whole.gc_writes, whole.erase_counts),
+            (stepped.gc_writes, stepped.erase_counts)
+        );
     }
 
     #[test]
@@ -537,7 +947,10 @@ mod tests {
         // slots outside the frontier are valid.
         let r = Simulator::new(&c).unwrap().run().unwrap();
         assert!(r.wa > 1.0);
-        let c = SimConfig { logical_pages: Some(25), ..c };
+        let c = SimConfig {
+            logical_pages: Some(25),
+            ..c
+        };
         let e = Simulator::new(&c).err().unwrap().to_string();
         assert!(e.contains("at most 24 logical pages"), "{e}");
     }

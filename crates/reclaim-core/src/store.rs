@@ -18,7 +18,10 @@ pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and reads nothing observable; any address is allowed.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(std::ptr::from_ref(x).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+        std::arch::x86_64::_mm_prefetch(
+            std::ptr::from_ref(x).cast::<i8>(),
+            std::arch::x86_64::_MM_HINT_T0,
+        );
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
@@ -45,7 +48,10 @@ pub struct SealedSet {
 
 impl SealedSet {
     fn new(segments: u32) -> Self {
-        SealedSet { items: Vec::with_capacity(segments as usize), pos: vec![NONE; segments as usize] }
+        SealedSet {
+            items: Vec::with_capacity(segments as usize),
+            pos: vec![NONE; segments as usize],
+        }
     }
 
     fn insert(&mut self, seg: u32) {
@@ -104,9 +110,15 @@ impl SlotDivisor {
     fn new(pps: u32) -> Self {
         assert!(pps > 0, "pages per segment is validated to be ≥ 1");
         if pps.is_power_of_two() {
-            SlotDivisor { shift: Some(pps.trailing_zeros()), magic: 0 }
+            SlotDivisor {
+                shift: Some(pps.trailing_zeros()),
+                magic: 0,
+            }
         } else {
-            SlotDivisor { shift: None, magic: u64::MAX / u64::from(pps) + 1 }
+            SlotDivisor {
+                shift: None,
+                magic: u64::MAX / u64::from(pps) + 1,
+            }
         }
     }
 
@@ -139,6 +151,9 @@ pub struct Store {
     pub stamp: Vec<u64>,
     /// Seal sequence number per segment: the order in which segments were sealed.
     pub sealed_at: Vec<u64>,
+    /// Destage sequence number per segment (Stockmeyer §2.3); empty unless a policy or the
+    /// cleaner's sort key needs it ([`Self::keep_destage_numbers`]).
+    pub dseq: Vec<u64>,
     /// Erases per segment since the start of the run.
     pub erase_count: Vec<u32>,
     /// Free pool, first in first out (so erases spread over segments).
@@ -163,12 +178,18 @@ impl Store {
             state: vec![SegState::Free; n],
             stamp: vec![0; n],
             sealed_at: vec![0; n],
+            dseq: Vec::new(),
             erase_count: vec![0; n],
             free: (0..g.segments).collect(),
             sealed: SealedSet::new(g.segments),
             sealed_hist: vec![0; g.pages_per_segment as usize + 1],
             seal_seq: 0,
         }
+    }
+
+    /// Allocates the per-segment destage sequence numbers (8 bytes per segment).
+    pub fn keep_destage_numbers(&mut self) {
+        self.dseq = vec![0; self.valid.len()];
     }
 
     /// Number of segments.
@@ -213,6 +234,18 @@ impl Store {
         self.valid[seg as usize] += 1;
     }
 
+    /// Writes `pages` into consecutive slots of `seg` from offset `start` (they fit).
+    #[inline]
+    pub fn place_run(&mut self, seg: u32, start: u32, pages: impl ExactSizeIterator<Item = u32>) {
+        let first = seg * self.pps + start;
+        let n = pages.len() as u32;
+        for (slot, page) in (first..first + n).zip(pages) {
+            self.page_map[page as usize] = slot;
+            self.reverse[slot as usize] = page;
+        }
+        self.valid[seg as usize] += n;
+    }
+
     /// Invalidates a slot; returns its segment and whether that segment is sealed.
     #[inline]
     pub fn invalidate(&mut self, slot: u32) -> (u32, bool) {
@@ -232,6 +265,12 @@ impl Store {
     /// Takes a sealed segment out of the sealed set before it is cleaned, appending its valid
     /// pages in slot order (oldest written first) to `out`, and erases it into the free pool.
     pub fn erase_into(&mut self, seg: u32, out: &mut Vec<u32>) {
+        self.erase_with(seg, |page| out.push(page));
+    }
+
+    /// As [`Self::erase_into`], handing each valid page, in slot order, to `take`.
+    #[inline]
+    pub fn erase_with(&mut self, seg: u32, mut take: impl FnMut(u32)) {
         let s = seg as usize;
         debug_assert_eq!(self.state[s], SegState::Sealed);
         self.sealed.remove(seg);
@@ -241,7 +280,7 @@ impl Store {
             if *entry != NONE {
                 // The page is about to be relocated, which writes its page-map entry.
                 prefetch(&self.page_map[*entry as usize]);
-                out.push(*entry);
+                take(*entry);
                 *entry = NONE;
             }
         }
@@ -262,14 +301,20 @@ impl Store {
         for (slot, &page) in self.reverse.iter().enumerate() {
             if page != NONE {
                 if self.page_map[page as usize] != slot as u32 {
-                    return Err(format!("slot {slot} holds page {page}, which maps to {}", self.page_map[page as usize]));
+                    return Err(format!(
+                        "slot {slot} holds page {page}, which maps to {}",
+                        self.page_map[page as usize]
+                    ));
                 }
                 counted[slot / pps] += 1;
             }
         }
         for (page, &slot) in self.page_map.iter().enumerate() {
             if slot != NONE && self.reverse[slot as usize] != page as u32 {
-                return Err(format!("page {page} maps to slot {slot}, which holds {}", self.reverse[slot as usize]));
+                return Err(format!(
+                    "page {page} maps to slot {slot}, which holds {}",
+                    self.reverse[slot as usize]
+                ));
             }
         }
         if counted != self.valid {
@@ -277,8 +322,15 @@ impl Store {
         }
         let free = self.state.iter().filter(|s| **s == SegState::Free).count();
         let open = self.state.iter().filter(|s| **s == SegState::Open).count();
-        let sealed = self.state.iter().filter(|s| **s == SegState::Sealed).count();
-        if free != self.free.len() || sealed != self.sealed.len() || free + open + sealed != self.valid.len() {
+        let sealed = self
+            .state
+            .iter()
+            .filter(|s| **s == SegState::Sealed)
+            .count();
+        if free != self.free.len()
+            || sealed != self.sealed.len()
+            || free + open + sealed != self.valid.len()
+        {
             return Err(format!(
                 "free {free} (pool {}), open {open}, sealed {sealed} (set {}) do not add up to {} segments",
                 self.free.len(),
@@ -308,7 +360,11 @@ mod tests {
         for d in (1..=300).chain([511, 512, 513, 1000, 4095, 4097, 65_535, 65_536]) {
             let div = SlotDivisor::new(d);
             for k in [0u64, 1, 2, 3, 1000, 65_535, u64::from(u32::MAX / d)] {
-                for n in [k * u64::from(d), k * u64::from(d) + u64::from(d) - 1, (k * u64::from(d)).saturating_sub(1)] {
+                for n in [
+                    k * u64::from(d),
+                    k * u64::from(d) + u64::from(d) - 1,
+                    (k * u64::from(d)).saturating_sub(1),
+                ] {
                     if let Ok(n) = u32::try_from(n) {
                         assert_eq!(div.div(n), n / d, "{n} / {d}");
                     }

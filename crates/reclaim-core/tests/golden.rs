@@ -14,22 +14,47 @@ use reclaim_core::config::{Amount, WarmupSpec};
 use reclaim_core::trace::convert::{page_list_trace, write_binary};
 use reclaim_core::{SimConfig, Simulator};
 
-const POLICIES: &[&str] =
-    &["fifo", "greedy:tie=random", "greedy:tie=oldest", "random", "d-choices:d=4", "gra:d=3", "windowed:w=5", "cost-benefit"];
+const POLICIES: &[&str] = &[
+    "fifo",
+    "greedy:tie=random",
+    "greedy:tie=oldest",
+    "random",
+    "d-choices:d=4",
+    "gra:d=3",
+    "windowed:w=5",
+    "cost-benefit",
+];
 const FRONTIERS: &[&str] = &["single", "double:copy=random", "double:copy=oldest"];
 const GCS: &[&str] = &["frontier", "one-free", "batch:low=2,victims=3"];
-const WORKLOADS: &[&str] = &["uniform", "hotcold:r=0.9,f=0.1", "locality:fa=0.5,r=0.7/0.3,f=0.3/0.7", "zipf:theta=0.99", "trace"];
+const WORKLOADS: &[&str] = &[
+    "uniform",
+    "hotcold:r=0.9,f=0.1",
+    "locality:fa=0.5,r=0.7/0.3,f=0.3/0.7",
+    "zipf:theta=0.99",
+    "trace",
+];
 
 /// A skewed page-id trace over 250 pages, from a fixed linear congruential sequence (so that it
 /// does not depend on any random-number library): 80% of writes to the first 50 pages.
 fn trace_file() -> PathBuf {
     let mut x: u64 = 0x2545_F491_4F6C_DD1D;
     let mut next = || {
-        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (x >> 33) as u32
     };
-    let pages: Vec<u32> = (0..3000).map(|_| if next() % 10 < 8 { next() % 50 } else { 50 + next() % 200 }).collect();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("golden-{}", std::process::id()));
+    let pages: Vec<u32> = (0..3000)
+        .map(|_| {
+            if next() % 10 < 8 {
+                next() % 50
+            } else {
+                50 + next() % 200
+            }
+        })
+        .collect();
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("golden-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("skewed.rtr");
     write_binary(&page_list_trace(pages, "golden test"), &path).unwrap();
@@ -49,8 +74,19 @@ fn checksum(counts: &[u32]) -> u64 {
     h
 }
 
-fn config(policy: &str, frontier: &str, gc: &str, workload: &str, trace: &str, seed: u64) -> SimConfig {
-    let workload = if workload == "trace" { format!("trace:{trace}") } else { workload.to_string() };
+fn config(
+    policy: &str,
+    frontier: &str,
+    gc: &str,
+    workload: &str,
+    trace: &str,
+    seed: u64,
+) -> SimConfig {
+    let workload = if workload == "trace" {
+        format!("trace:{trace}")
+    } else {
+        workload.to_string()
+    };
     SimConfig {
         segments: Some(48),
         pages_per_segment: 8,
@@ -59,7 +95,11 @@ fn config(policy: &str, frontier: &str, gc: &str, workload: &str, trace: &str, s
         frontier: frontier.parse().unwrap(),
         gc: gc.parse().unwrap(),
         workload: workload.parse().unwrap(),
-        warmup: WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 },
+        warmup: WarmupSpec {
+            fill: true,
+            multiple: 1.0,
+            trace_share: 0.0,
+        },
         writes: Some(Amount::Multiple(4.0)),
         seed,
         ..SimConfig::default()
@@ -110,5 +150,11 @@ fn results_match_the_recorded_engine() {
         }
     }
     assert_eq!(got.lines().count(), want.lines().count(), "number of cases");
-    assert!(differ.is_empty(), "{} of {} cases changed:\n{}", differ.len(), want.lines().count(), differ.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} of {} cases changed:\n{}",
+        differ.len(),
+        want.lines().count(),
+        differ.join("\n")
+    );
 }

@@ -9,16 +9,22 @@ use reclaim_core::trace::{Format, ReadOptions};
 use reclaim_core::Error;
 
 fn sample(name: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/traces").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/traces")
+        .join(name);
     p.exists().then_some(p)
 }
 
 fn fixture(name: &str, text: &str) -> PathBuf {
     // Under the build directory's scratch space, not the system temporary folder.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("trace-fixtures-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("trace-fixtures-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
-    std::fs::File::create(&p).unwrap().write_all(text.as_bytes()).unwrap();
+    std::fs::File::create(&p)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
     p
 }
 
@@ -26,8 +32,18 @@ fn fixture(name: &str, text: &str) -> PathBuf {
 fn samples_convert_with_the_published_counts() {
     // SOURCES.md: requests / writes.
     for (name, format, requests, writes) in [
-        ("cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines", Format::Fiu, 9_998, None),
-        ("Installing_log181.txt", Format::Biotracer, 17_952, Some(17_640)),
+        (
+            "cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines",
+            Format::Fiu,
+            9_998,
+            None,
+        ),
+        (
+            "Installing_log181.txt",
+            Format::Biotracer,
+            17_952,
+            Some(17_640),
+        ),
         ("Booting_log176.txt", Format::Biotracer, 18_417, Some(6_090)),
         ("tpcc-small.trace", Format::Mqsim, 6_999, Some(2_618)),
     ] {
@@ -41,13 +57,18 @@ fn samples_convert_with_the_published_counts() {
             assert_eq!(t.meta.writes, w, "{name}");
         }
         assert_eq!(t.meta.reads + t.meta.writes, t.meta.requests);
-        assert_eq!(t.request_pages.iter().map(|&n| u64::from(n)).sum::<u64>(), t.meta.pages_written);
+        assert_eq!(
+            t.request_pages.iter().map(|&n| u64::from(n)).sum::<u64>(),
+            t.meta.pages_written
+        );
     }
 }
 
 #[test]
 fn fiu_archive_framing_is_reported_not_eaten() {
-    let Some(path) = sample("cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines") else { return };
+    let Some(path) = sample("cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines") else {
+        return;
+    };
     let t = convert(&path, Format::Fiu, ConvertOptions::default()).unwrap();
     let r = &t.meta.report;
     // Two header lines and the NUL-padded part of the third come before the first record;
@@ -57,7 +78,11 @@ fn fiu_archive_framing_is_reported_not_eaten() {
     assert!(r.trailing_padding_bytes > 5_000, "{r:?}");
     assert!(r.skipped.is_empty());
     // SOURCES.md: about 1,102 writes.
-    assert!((1_090..=1_110).contains(&t.meta.writes), "{}", t.meta.writes);
+    assert!(
+        (1_090..=1_110).contains(&t.meta.writes),
+        "{}",
+        t.meta.writes
+    );
 }
 
 #[test]
@@ -72,7 +97,11 @@ fn every_other_format_reads_its_fixture() {
     for (format, text, requests, writes, pages) in cases {
         let path = fixture(&format!("{format}.txt"), text);
         let t = convert(&path, format, ConvertOptions::default()).unwrap();
-        assert_eq!((t.meta.requests, t.meta.writes, t.meta.pages_written), (requests, writes, pages), "{format}");
+        assert_eq!(
+            (t.meta.requests, t.meta.writes, t.meta.pages_written),
+            (requests, writes, pages),
+            "{format}"
+        );
     }
     let path = fixture("pages.txt", "# a comment\n5\n7\n5\n");
     let t = convert(&path, Format::Pages, ConvertOptions::default()).unwrap();
@@ -114,7 +143,10 @@ fn malformed_lines_name_file_line_and_expectation() {
 #[test]
 fn binary_round_trip_and_renaming() {
     let path = fixture("rename.txt", "100\n7\n100\n9\n");
-    let opts = ConvertOptions { rename: true, ..ConvertOptions::default() };
+    let opts = ConvertOptions {
+        rename: true,
+        ..ConvertOptions::default()
+    };
     let t = convert(&path, Format::Pages, opts).unwrap();
     // Stockmeyer §2.1: dense ids in first-write order.
     assert_eq!(t.pages, vec![0, 1, 0, 2]);
@@ -130,11 +162,20 @@ fn binary_round_trip_and_renaming() {
 fn device_selection_and_gzip() {
     let text = "1,W,0,4096,1\n2,W,4096,4096,2\n1,W,8192,4096,3\n";
     let path = fixture("ali.csv", text);
-    let opts = ConvertOptions { read: ReadOptions { device: Some("1".into()), ..ReadOptions::default() }, ..ConvertOptions::default() };
+    let opts = ConvertOptions {
+        read: ReadOptions {
+            device: Some("1".into()),
+            ..ReadOptions::default()
+        },
+        ..ConvertOptions::default()
+    };
     let t = convert(&path, Format::Alibaba, opts).unwrap();
     assert_eq!((t.meta.writes, t.meta.report.other_devices), (2, 1));
     let gz = path.with_extension("csv.gz");
-    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
     enc.write_all(text.as_bytes()).unwrap();
     enc.finish().unwrap();
     let t = convert(&gz, Format::Alibaba, ConvertOptions::default()).unwrap();

@@ -59,6 +59,16 @@ fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
     to_py(py, &v)
 }
 
+/// The geometry and each class's pages and write share for a JSON configuration (what
+/// `regions:spare=optimal` is resolved from).
+#[pyfunction]
+fn class_shares(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
+    let c = SimConfig::from_json(config_json).map_err(map_err)?;
+    let (g, shares) = reclaim_core::sim::class_shares(&c).map_err(map_err)?;
+    let v = serde_json::json!({"geometry": g, "classes": shares});
+    to_py(py, &v)
+}
+
 /// A simulation, stepped from Python so that progress can be shown and Ctrl-C honoured.
 #[pyclass(module = "reclaim._core", name = "Simulator")]
 struct PySimulator {
@@ -91,7 +101,7 @@ impl PySimulator {
 
     /// Checks the store's invariants; raises RuntimeError on the first violation.
     fn check(&self) -> PyResult<()> {
-        self.inner.store().check().map_err(PyRuntimeError::new_err)
+        self.inner.check().map_err(PyRuntimeError::new_err)
     }
 
     /// The measured phase's metrics as a dict; histograms, erase counts and time series as
@@ -116,6 +126,7 @@ impl PySimulator {
             ("work_rd_live", r.work_rd_live),
             ("work_rd_all", r.work_rd_all),
             ("wear_leveling_index", r.wear_leveling_index),
+            ("cache_hit_ratio", r.cache_hit_ratio),
             ("seconds", r.seconds),
             ("user_writes_per_second", r.user_writes_per_second),
             ("page_writes_per_second", r.page_writes_per_second),
@@ -131,6 +142,7 @@ impl PySimulator {
         s.set_item("gc_writes", PyArray1::from_vec(py, r.series.gc_writes))?;
         s.set_item("erases", PyArray1::from_vec(py, r.series.erases))?;
         s.set_item("wa", PyArray1::from_vec(py, r.series.wa))?;
+        s.set_item("cache_hit_ratio", PyArray1::from_vec(py, r.series.cache_hit_ratio))?;
         d.set_item("series", s)?;
         d.set_item("config", r.config.to_json())?;
         Ok(d.into_any().unbind())
@@ -202,6 +214,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
+    m.add_function(wrap_pyfunction!(class_shares, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -20,7 +20,12 @@ pub struct ValidBuckets {
 impl ValidBuckets {
     /// Empty buckets for `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32) -> Self {
-        ValidBuckets { buckets: vec![Vec::new(); pps as usize + 1], pos: vec![NONE; segments as usize], low: 0, len: 0 }
+        ValidBuckets {
+            buckets: vec![Vec::new(); pps as usize + 1],
+            pos: vec![NONE; segments as usize],
+            low: 0,
+            len: 0,
+        }
     }
 
     /// Number of segments held.
@@ -93,7 +98,10 @@ impl ValidBuckets {
             Tie::Random => b[rng.random_range(0..b.len())],
             // The bucket is scanned: it holds only the segments tied at the minimum, which is a
             // thin tail of the distribution in steady state.
-            Tie::Oldest => *b.iter().min_by_key(|&&s| store.sealed_at[s as usize]).expect("non-empty"),
+            Tie::Oldest => *b
+                .iter()
+                .min_by_key(|&&s| store.sealed_at[s as usize])
+                .expect("non-empty"),
         };
         self.remove(seg, v as u32);
         Some(seg)

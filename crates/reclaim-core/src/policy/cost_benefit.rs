@@ -16,6 +16,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -90,15 +91,16 @@ impl VictimPolicy for CostBenefit {
     }
 
     #[inline]
-    fn on_invalidate(&mut self, seg: u32, store: &Store) {
+    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         // The segment had one more valid page: its live entry is in the heap above.
         let valid = store.valid[seg as usize];
         self.unindex(seg, valid + 1);
         self.push(seg, valid, store.stamp[seg as usize]);
     }
 
-    fn select(&mut self, store: &Store, now: u64, _rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, store: &Store, clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         let pps = f64::from(store.pps);
+        let now = clocks.user_writes;
         let mut best: Option<(f64, u32, u32)> = None;
         for v in 0..self.heaps.len() {
             if let Some((stamp, seg)) = self.top(v) {
@@ -129,7 +131,13 @@ mod tests {
             .sealed
             .as_slice()
             .iter()
-            .map(|&s| benefit(store.valid[s as usize], b, now.saturating_sub(store.stamp[s as usize])))
+            .map(|&s| {
+                benefit(
+                    store.valid[s as usize],
+                    b,
+                    now.saturating_sub(store.stamp[s as usize]),
+                )
+            })
             .fold(f64::NEG_INFINITY, f64::max)
     }
 
@@ -137,7 +145,11 @@ mod tests {
     fn the_indexed_choice_scores_as_high_as_any_sealed_segment() {
         // Random seals (stamps from a clock, some repeated as GC-filled segments repeat
         // their victims'), random invalidations, and selections checked against the scan.
-        let g = Geometry { segments: 40, pages_per_segment: 8, logical_pages: 200 };
+        let g = Geometry {
+            segments: 40,
+            pages_per_segment: 8,
+            logical_pages: 200,
+        };
         let mut store = Store::new(&g);
         let mut policy = CostBenefit::new(g.segments, g.pages_per_segment);
         let mut rng = SimRng::seed_from_u64(7);
@@ -150,17 +162,26 @@ mod tests {
                 0..=1 => {
                     let Some(seg) = store.open() else { continue };
                     for i in 0..g.pages_per_segment {
-                        let page = if next_page < 200 { next_page += 1; next_page - 1 } else { rng.random_range(0..200) };
+                        let page = if next_page < 200 {
+                            next_page += 1;
+                            next_page - 1
+                        } else {
+                            rng.random_range(0..200)
+                        };
                         let old = store.page_map[page as usize];
                         store.place(page, seg * g.pages_per_segment + i);
                         if old != NONE {
                             let (s, sealed) = store.invalidate(old);
                             if sealed {
-                                policy.on_invalidate(s, &store);
+                                policy.on_invalidate(s, old, &store);
                             }
                         }
                     }
-                    let stamp = if rng.random_bool(0.3) { now / 100 * 100 } else { now };
+                    let stamp = if rng.random_bool(0.3) {
+                        now / 100 * 100
+                    } else {
+                        now
+                    };
                     // A segment that invalidated its own page while open is still sealed whole.
                     store.seal(seg, stamp);
                     policy.on_seal(seg, &store);
@@ -168,10 +189,24 @@ mod tests {
                 // Select and clean a victim.
                 2 if store.free.len() < 4 => {
                     let expected = best_score(&store, now);
-                    let victim = policy.select(&store, now, &mut rng).expect("a sealed segment");
+                    let clocks = Clocks {
+                        user_writes: now,
+                        ..Clocks::default()
+                    };
+                    let victim = policy
+                        .select(&store, &clocks, &mut rng)
+                        .expect("a sealed segment");
                     assert_eq!(store.state[victim as usize], SegState::Sealed);
-                    let got = benefit(store.valid[victim as usize], 8.0, now.saturating_sub(store.stamp[victim as usize]));
-                    assert_eq!(got.to_bits(), expected.to_bits(), "now {now}: chose {got}, best is {expected}");
+                    let got = benefit(
+                        store.valid[victim as usize],
+                        8.0,
+                        now.saturating_sub(store.stamp[victim as usize]),
+                    );
+                    assert_eq!(
+                        got.to_bits(),
+                        expected.to_bits(),
+                        "now {now}: chose {got}, best is {expected}"
+                    );
                     buffer.clear();
                     store.erase_into(victim, &mut buffer);
                     for &p in &buffer {

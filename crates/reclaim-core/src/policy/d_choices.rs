@@ -8,6 +8,7 @@
 use rand::Rng;
 
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -25,7 +26,7 @@ impl DChoices {
 }
 
 impl VictimPolicy for DChoices {
-    fn select(&mut self, store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let n = store.sealed.len();
         if n == 0 {
             return None;

@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -18,7 +19,9 @@ pub struct Fifo {
 impl Fifo {
     /// An empty queue for `segments` segments.
     pub fn new(segments: u32) -> Self {
-        Fifo { queue: VecDeque::with_capacity(segments as usize) }
+        Fifo {
+            queue: VecDeque::with_capacity(segments as usize),
+        }
     }
 }
 
@@ -27,7 +30,7 @@ impl VictimPolicy for Fifo {
         self.queue.push_back(seg);
     }
 
-    fn select(&mut self, _store: &Store, _now: u64, _rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, _store: &Store, _clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         self.queue.pop_front()
     }
 }

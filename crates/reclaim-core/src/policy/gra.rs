@@ -9,6 +9,7 @@ use rand::Rng;
 
 use super::buckets::ValidBuckets;
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -22,7 +23,10 @@ pub struct Gra {
 impl Gra {
     /// GRA with window `d` over `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32, d: u32) -> Self {
-        Gra { buckets: ValidBuckets::new(segments, pps), d }
+        Gra {
+            buckets: ValidBuckets::new(segments, pps),
+            d,
+        }
     }
 }
 
@@ -33,7 +37,7 @@ impl VictimPolicy for Gra {
     }
 
     #[inline]
-    fn on_invalidate(&mut self, seg: u32, store: &Store) {
+    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         self.buckets.decrement(seg, store.valid[seg as usize]);
     }
 
@@ -42,7 +46,7 @@ impl VictimPolicy for Gra {
         self.buckets.prefetch(seg);
     }
 
-    fn select(&mut self, _store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, _store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let candidates = (self.d as usize).min(self.buckets.len());
         if candidates == 0 {
             return None;

@@ -9,6 +9,7 @@
 
 use super::buckets::ValidBuckets;
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::config::Tie;
 use crate::store::Store;
 use crate::SimRng;
@@ -23,7 +24,10 @@ pub struct Greedy {
 impl Greedy {
     /// Greedy over `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32, tie: Tie) -> Self {
-        Greedy { buckets: ValidBuckets::new(segments, pps), tie }
+        Greedy {
+            buckets: ValidBuckets::new(segments, pps),
+            tie,
+        }
     }
 }
 
@@ -34,7 +38,7 @@ impl VictimPolicy for Greedy {
     }
 
     #[inline]
-    fn on_invalidate(&mut self, seg: u32, store: &Store) {
+    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         self.buckets.decrement(seg, store.valid[seg as usize]);
     }
 
@@ -43,7 +47,7 @@ impl VictimPolicy for Greedy {
         self.buckets.prefetch(seg);
     }
 
-    fn select(&mut self, store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         self.buckets.pop_min(self.tie, store, rng)
     }
 }

@@ -10,6 +10,7 @@ pub mod greedy;
 pub mod random;
 pub mod windowed;
 
+use crate::clocks::Clocks;
 use crate::config::PolicySpec;
 use crate::store::Store;
 use crate::SimRng;
@@ -19,14 +20,16 @@ use crate::SimRng;
 pub trait VictimPolicy {
     /// `seg` was sealed (its valid count and stamps are set in `store`).
     fn on_seal(&mut self, _seg: u32, _store: &Store) {}
-    /// `seg`, sealed, lost a valid page (`store.valid[seg]` is already the new count).
-    fn on_invalidate(&mut self, _seg: u32, _store: &Store) {}
+    /// `seg`, sealed, lost the valid page in `slot` (`store.valid[seg]` is already the new count;
+    /// `store.reverse[slot]` is already `NONE`).
+    fn on_invalidate(&mut self, _seg: u32, _slot: u32, _store: &Store) {}
     /// `seg` is likely to lose a valid page in a few writes: a hint to bring the index entries
     /// `on_invalidate` will touch into the cache. No effect on results.
     fn prefetch(&self, _seg: u32) {}
-    /// Chooses a victim among the sealed segments and drops it from the policy's index.
-    /// `now` is the user-write clock. `None` when no segment is sealed.
-    fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32>;
+    /// Chooses a victim among the sealed segments it was told of and drops it from its index;
+    /// ages are read from `clocks`. `None` when it holds no candidate. The cleaner erases each
+    /// victim before asking for the next, so a batch of victims is a sequence of selections.
+    fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32>;
 }
 
 /// Every policy, dispatched statically (one predictable branch per call on the hot path).
@@ -57,8 +60,12 @@ impl Policy {
             PolicySpec::Random => Policy::Random(random::RandomPolicy),
             PolicySpec::DChoices { d } => Policy::DChoices(d_choices::DChoices::new(d)),
             PolicySpec::Gra { d } => Policy::Gra(gra::Gra::new(segments, pps, d)),
-            PolicySpec::Windowed { w, tie } => Policy::Windowed(windowed::Windowed::new(segments, pps, w, tie)),
-            PolicySpec::CostBenefit => Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps)),
+            PolicySpec::Windowed { w, tie } => {
+                Policy::Windowed(windowed::Windowed::new(segments, pps, w, tie))
+            }
+            PolicySpec::CostBenefit => {
+                Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps))
+            }
         }
     }
 }
@@ -83,15 +90,15 @@ impl VictimPolicy for Policy {
         dispatch!(self, p => p.on_seal(seg, store));
     }
     #[inline]
-    fn on_invalidate(&mut self, seg: u32, store: &Store) {
-        dispatch!(self, p => p.on_invalidate(seg, store));
+    fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
+        dispatch!(self, p => p.on_invalidate(seg, slot, store));
     }
     #[inline]
     fn prefetch(&self, seg: u32) {
         dispatch!(self, p => p.prefetch(seg));
     }
     #[inline]
-    fn select(&mut self, store: &Store, now: u64, rng: &mut SimRng) -> Option<u32> {
-        dispatch!(self, p => p.select(store, now, rng))
+    fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
+        dispatch!(self, p => p.select(store, clocks, rng))
     }
 }

@@ -5,6 +5,7 @@
 use rand::Rng;
 
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -13,7 +14,7 @@ use crate::SimRng;
 pub struct RandomPolicy;
 
 impl VictimPolicy for RandomPolicy {
-    fn select(&mut self, store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let n = store.sealed.len();
         (n > 0).then(|| store.sealed.get(rng.random_range(0..n)))
     }

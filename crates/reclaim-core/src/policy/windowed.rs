@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 
 use super::buckets::ValidBuckets;
 use super::VictimPolicy;
+use crate::clocks::Clocks;
 use crate::config::Tie;
 use crate::store::Store;
 use crate::SimRng;
@@ -53,18 +54,19 @@ impl VictimPolicy for Windowed {
     }
 
     #[inline]
-    fn on_invalidate(&mut self, seg: u32, store: &Store) {
+    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         if self.window.contains(seg) {
             self.window.decrement(seg, store.valid[seg as usize]);
         }
     }
 
-    fn select(&mut self, store: &Store, _now: u64, rng: &mut SimRng) -> Option<u32> {
+    fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let victim = self.window.pop_min(self.tie, store, rng)?;
         // Drop stale entries (victims already taken) from the front of the window part.
         while self.boundary > 0 {
             let (seg, at) = self.order[0];
-            let live = seg != victim && self.window.contains(seg) && store.sealed_at[seg as usize] == at;
+            let live =
+                seg != victim && self.window.contains(seg) && store.sealed_at[seg as usize] == at;
             if live {
                 break;
             }

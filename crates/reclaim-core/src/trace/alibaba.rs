@@ -17,5 +17,11 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let offset = uint(f.next(), "offset")?;
     let len = uint(f.next(), "length")?;
     let ts = uint(f.next(), "timestamp")?;
-    Ok(Some(Request { time: Some(ts as f64 * 1e-6), device: dev, offset, len, write }))
+    Ok(Some(Request {
+        time: Some(ts as f64 * 1e-6),
+        device: dev,
+        offset,
+        len,
+        write,
+    }))
 }

@@ -3,7 +3,7 @@
 //! `action`, default `Q`) are requests, so a request is never counted twice; other events, and
 //! events without a sector range (flushes, plugs), are not requests. Sectors are 512 bytes.
 
-use super::{ws_fields, float, uint, Parsed, Request};
+use super::{float, uint, ws_fields, Parsed, Request};
 
 /// Parses one line; events of other stages give `None`.
 pub fn parse<'a>(line: &'a str, action: &str) -> Parsed<'a> {
@@ -28,8 +28,12 @@ pub fn parse<'a>(line: &'a str, action: &str) -> Parsed<'a> {
     Ok(Some(Request {
         time: Some(time),
         device: f[0],
-        offset: sector.checked_mul(512).ok_or("a sector that fits in 64 bits")?,
-        len: count.checked_mul(512).ok_or("a count that fits in 64 bits")?,
+        offset: sector
+            .checked_mul(512)
+            .ok_or("a sector that fits in 64 bits")?,
+        len: count
+            .checked_mul(512)
+            .ok_or("a count that fits in 64 bits")?,
         write,
     }))
 }

@@ -113,7 +113,11 @@ pub struct ConvertOptions {
 
 impl Default for ConvertOptions {
     fn default() -> Self {
-        ConvertOptions { page_size: 4096, rename: false, read: ReadOptions::default() }
+        ConvertOptions {
+            page_size: 4096,
+            rename: false,
+            read: ReadOptions::default(),
+        }
     }
 }
 
@@ -138,7 +142,11 @@ impl Converter {
     /// Opens `path` for conversion.
     pub fn new(path: &Path, format: Format, options: ConvertOptions) -> Result<Self> {
         if options.page_size == 0 {
-            return Err(Error::param("page_size", 0, "a page size in bytes ≥ 1 (4096 for 4 KiB pages)"));
+            return Err(Error::param(
+                "page_size",
+                0,
+                "a page size in bytes ≥ 1 (4096 for 4 KiB pages)",
+            ));
         }
         Ok(Converter {
             reader: TraceReader::new(path, format, options.read.clone())?,
@@ -164,7 +172,11 @@ impl Converter {
 
     /// Reads up to `max_requests` requests; returns whether more remain.
     pub fn step(&mut self, max_requests: u64) -> Result<bool> {
-        let page_size = if self.format == Format::Pages { 1 } else { self.options.page_size };
+        let page_size = if self.format == Format::Pages {
+            1
+        } else {
+            self.options.page_size
+        };
         for _ in 0..max_requests {
             let Some(req) = self.reader.next_request()? else {
                 self.done = true;
@@ -228,7 +240,10 @@ impl Converter {
                 path: self.source.clone(),
                 line: r.lines,
                 content: String::new(),
-                expected: format!("at least one {} record; none found in {} lines", self.format, r.lines),
+                expected: format!(
+                    "at least one {} record; none found in {} lines",
+                    self.format, r.lines
+                ),
             });
         }
         let has_times = !self.times.is_empty() && self.times.len() == self.request_pages.len();
@@ -236,19 +251,32 @@ impl Converter {
             version: 1,
             source: self.source.clone(),
             format: self.format.to_string(),
-            page_size: if self.format == Format::Pages { 1 } else { self.options.page_size },
+            page_size: if self.format == Format::Pages {
+                1
+            } else {
+                self.options.page_size
+            },
             device: self.options.read.device.clone(),
             requests: r.requests,
             reads: r.reads,
             writes: r.writes,
             pages_written: self.pages.len() as u64,
             unique_pages: self.unique,
-            address_pages: if self.pages.is_empty() { 0 } else { self.max_page + 1 },
+            address_pages: if self.pages.is_empty() {
+                0
+            } else {
+                self.max_page + 1
+            },
             renamed: self.options.rename,
             has_times,
             report: ReadReportMeta::from(r),
         };
-        Ok(Trace { meta, pages: self.pages, request_pages: self.request_pages, times: if has_times { self.times } else { Vec::new() } })
+        Ok(Trace {
+            meta,
+            pages: self.pages,
+            request_pages: self.request_pages,
+            times: if has_times { self.times } else { Vec::new() },
+        })
     }
 }
 
@@ -273,10 +301,17 @@ pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
             writes: n,
             pages_written: n,
             unique_pages: seen.len() as u64,
-            address_pages: if pages.is_empty() { 0 } else { u64::from(max) + 1 },
+            address_pages: if pages.is_empty() {
+                0
+            } else {
+                u64::from(max) + 1
+            },
             renamed: false,
             has_times: false,
-            report: ReadReportMeta { lines: n, ..ReadReportMeta::default() },
+            report: ReadReportMeta {
+                lines: n,
+                ..ReadReportMeta::default()
+            },
         },
         request_pages: vec![1; pages.len()],
         pages,
@@ -290,7 +325,10 @@ pub fn convert(path: &Path, format: Format, options: ConvertOptions) -> Result<T
 }
 
 fn io_err(path: &Path, e: &std::io::Error) -> Error {
-    Error::Io { path: path.display().to_string(), message: e.to_string() }
+    Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
 }
 
 /// Writes a converted trace.
@@ -306,7 +344,11 @@ pub fn write_binary(trace: &Trace, path: &Path) -> Result<()> {
         let bytes: Vec<u8> = chunk.iter().flat_map(|p| p.to_le_bytes()).collect();
         put(&bytes)?;
     }
-    let bytes: Vec<u8> = trace.request_pages.iter().flat_map(|p| p.to_le_bytes()).collect();
+    let bytes: Vec<u8> = trace
+        .request_pages
+        .iter()
+        .flat_map(|p| p.to_le_bytes())
+        .collect();
     put(&bytes)?;
     let bytes: Vec<u8> = trace.times.iter().flat_map(|t| t.to_le_bytes()).collect();
     put(&bytes)?;
@@ -316,13 +358,18 @@ pub fn write_binary(trace: &Trace, path: &Path) -> Result<()> {
 /// True when `path` starts with the magic bytes of a converted trace.
 pub fn is_binary(path: &Path) -> bool {
     let mut magic = [0u8; 8];
-    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && &magic == MAGIC
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == MAGIC
 }
 
 /// Reads a converted trace.
 pub fn read_binary(path: &Path) -> Result<Trace> {
     let mut bytes = Vec::new();
-    File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| io_err(path, &e))?;
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| io_err(path, &e))?;
     let bad = |what: &str| Error::Trace {
         path: path.display().to_string(),
         line: 0,
@@ -333,22 +380,41 @@ pub fn read_binary(path: &Path) -> Result<Trace> {
         return Err(bad("magic bytes RCLMTRC1"));
     }
     let hlen = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
-    let header = bytes.get(16..16 + hlen).ok_or_else(|| bad("a complete header"))?;
-    let meta: TraceMeta = serde_json::from_slice(header).map_err(|e| bad(&format!("a valid JSON header: {e}")))?;
+    let header = bytes
+        .get(16..16 + hlen)
+        .ok_or_else(|| bad("a complete header"))?;
+    let meta: TraceMeta =
+        serde_json::from_slice(header).map_err(|e| bad(&format!("a valid JSON header: {e}")))?;
     let mut at = 16 + hlen;
     let mut take = |n: usize, size: usize| -> Result<&[u8]> {
-        let s = bytes.get(at..at + n * size).ok_or_else(|| bad("arrays as long as the header says"))?;
+        let s = bytes
+            .get(at..at + n * size)
+            .ok_or_else(|| bad("arrays as long as the header says"))?;
         at += n * size;
         Ok(s)
     };
-    let pages = take(meta.pages_written as usize, 4)?.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect();
-    let request_pages = take(meta.writes as usize, 4)?.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect();
+    let pages = take(meta.pages_written as usize, 4)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
+    let request_pages = take(meta.writes as usize, 4)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
     let times = if meta.has_times {
-        take(meta.writes as usize, 8)?.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8"))).collect()
+        take(meta.writes as usize, 8)?
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
+            .collect()
     } else {
         Vec::new()
     };
-    Ok(Trace { meta, pages, request_pages, times })
+    Ok(Trace {
+        meta,
+        pages,
+        request_pages,
+        times,
+    })
 }
 
 /// Loads a trace: a converted file as it is, a text file through the reader of `format`.
@@ -357,7 +423,11 @@ pub fn load(path: &Path, format: Option<Format>, options: ConvertOptions) -> Res
         return read_binary(path);
     }
     let format = format.ok_or_else(|| {
-        Error::param("format", format!("none for {}", path.display()), "a format for a text trace (msr, spc, fiu, …), or a converted trace")
+        Error::param(
+            "format",
+            format!("none for {}", path.display()),
+            "a format for a text trace (msr, spc, fiu, …), or a converted trace",
+        )
     })?;
     convert(path, format, options)
 }

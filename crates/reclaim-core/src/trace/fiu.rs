@@ -1,13 +1,15 @@
 //! FIU `SRCMap` traces (Verma et al.): `ts_ns pid process lba size W|R major minor md5`, lba and
 //! size in 512-byte sectors. The device is `major,minor`.
 
-use super::{ws_fields, uint, Parsed, Request};
+use super::{uint, ws_fields, Parsed, Request};
 
 /// Parses one line.
 pub fn parse(line: &str) -> Parsed<'_> {
     let (f, n) = ws_fields::<9>(line);
     if n != 9 {
-        return Err(format!("9 fields `ts_ns pid process lba size W|R major minor md5`, got {n}"));
+        return Err(format!(
+            "9 fields `ts_ns pid process lba size W|R major minor md5`, got {n}"
+        ));
     }
     let ts = uint(Some(f[0]), "ts_ns")?;
     let lba = uint(Some(f[3]), "lba")?;

@@ -47,8 +47,16 @@ pub enum Format {
 
 impl Format {
     /// Every format, by name.
-    pub const ALL: [Format; 8] =
-        [Format::Msr, Format::Spc, Format::Fiu, Format::Biotracer, Format::Mqsim, Format::Blkparse, Format::Alibaba, Format::Pages];
+    pub const ALL: [Format; 8] = [
+        Format::Msr,
+        Format::Spc,
+        Format::Fiu,
+        Format::Biotracer,
+        Format::Mqsim,
+        Format::Blkparse,
+        Format::Alibaba,
+        Format::Pages,
+    ];
 
     /// The format's name on the command line.
     pub fn name(self) -> &'static str {
@@ -74,9 +82,16 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        Format::ALL.into_iter().find(|f| f.name() == s.trim()).ok_or_else(|| {
-            Error::param("format", format!("`{s}`"), "one of msr, spc, fiu, biotracer, mqsim, blkparse, alibaba, pages")
-        })
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s.trim())
+            .ok_or_else(|| {
+                Error::param(
+                    "format",
+                    format!("`{s}`"),
+                    "one of msr, spc, fiu, biotracer, mqsim, blkparse, alibaba, pages",
+                )
+            })
     }
 }
 
@@ -139,15 +154,19 @@ pub(crate) fn uint(field: Option<&str>, name: &str) -> std::result::Result<u64, 
     }
     let f = f.trim();
     if f.starts_with('-') {
-        return Err(format!("a non-negative `{name}` (negative address or size `{f}`)"));
+        return Err(format!(
+            "a non-negative `{name}` (negative address or size `{f}`)"
+        ));
     }
-    f.parse::<u64>().map_err(|_| format!("an unsigned integer `{name}`, got `{f}`"))
+    f.parse::<u64>()
+        .map_err(|_| format!("an unsigned integer `{name}`, got `{f}`"))
 }
 
 /// Parses a float field, naming it in the error.
 pub(crate) fn float(field: Option<&str>, name: &str) -> std::result::Result<f64, String> {
     let f = field.ok_or_else(|| format!("a field `{name}`"))?.trim();
-    f.parse::<f64>().map_err(|_| format!("a number `{name}`, got `{f}`"))
+    f.parse::<f64>()
+        .map_err(|_| format!("a number `{name}`, got `{f}`"))
 }
 
 /// Options of a reader.
@@ -164,7 +183,11 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { skip_bad_lines: false, device: None, blkparse_action: "Q".into() }
+        ReadOptions {
+            skip_bad_lines: false,
+            device: None,
+            blkparse_action: "Q".into(),
+        }
     }
 }
 
@@ -193,14 +216,20 @@ pub struct ReadReport {
 
 /// Opens a file, decompressing gzip when it starts with the gzip magic bytes.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let io = |e: std::io::Error| Error::Io { path: path.display().to_string(), message: e.to_string() };
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
     let mut f = File::open(path).map_err(io)?;
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(io)?;
     drop(f);
     let f = File::open(path).map_err(io)?;
     if n == 2 && magic == [0x1f, 0x8b] {
-        Ok(Box::new(BufReader::with_capacity(1 << 20, flate2::read::MultiGzDecoder::new(f))))
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::read::MultiGzDecoder::new(f),
+        )))
     } else {
         Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
     }
@@ -256,7 +285,12 @@ impl TraceReader {
         if shown.len() < content.len() {
             shown.push('…');
         }
-        Error::Trace { path: self.path.display().to_string(), line: self.line, content: shown, expected }
+        Error::Trace {
+            path: self.path.display().to_string(),
+            line: self.line,
+            content: shown,
+            expected,
+        }
     }
 
     /// The next request, or `None` at the end of the file.
@@ -266,7 +300,10 @@ impl TraceReader {
             let n = self
                 .input
                 .read_until(b'\n', &mut self.buf)
-                .map_err(|e| Error::Io { path: self.path.display().to_string(), message: e.to_string() })?;
+                .map_err(|e| Error::Io {
+                    path: self.path.display().to_string(),
+                    message: e.to_string(),
+                })?;
             if n == 0 {
                 self.report.trailing_padding_bytes += self.pending_padding;
                 return Ok(None);
@@ -290,7 +327,11 @@ impl TraceReader {
         // the last): only what follows the last NUL on the line can be a record.
         let mut start = 0;
         // `contains` on bytes searches a word at a time; most lines have no NUL at all.
-        let last_nul = if raw.contains(&0) { raw.iter().rposition(|&c| c == 0) } else { None };
+        let last_nul = if raw.contains(&0) {
+            raw.iter().rposition(|&c| c == 0)
+        } else {
+            None
+        };
         if let Some(p) = last_nul {
             start = p + 1;
             if self.seen_record {
@@ -300,15 +341,23 @@ impl TraceReader {
                 self.report.leading_garbage_bytes += start as u64;
             }
         }
-        let text = if let Ok(t) = std::str::from_utf8(&raw[start..]) { t.trim_end_matches(['\n', '\r']) } else {
-            let shown = String::from_utf8_lossy(&raw[start..]).trim_end().to_string();
+        let text = if let Ok(t) = std::str::from_utf8(&raw[start..]) {
+            t.trim_end_matches(['\n', '\r'])
+        } else {
+            let shown = String::from_utf8_lossy(&raw[start..])
+                .trim_end()
+                .to_string();
             if !self.seen_record {
                 self.report.leading_garbage_lines += 1;
                 self.report.leading_garbage_bytes += (raw.len() - start) as u64;
                 return Ok(None);
             }
             if self.options.skip_bad_lines {
-                *self.report.skipped.entry("not UTF-8 text".into()).or_insert(0) += 1;
+                *self
+                    .report
+                    .skipped
+                    .entry("not UTF-8 text".into())
+                    .or_insert(0) += 1;
                 return Ok(None);
             }
             return Err(self.error(&shown, "UTF-8 text".into()));
@@ -327,8 +376,12 @@ impl TraceReader {
             Format::Pages => pages::parse(text),
         };
         let checked = parsed.and_then(|r| match r {
-            Some(q) if q.len == 0 => Err("a request of non-zero length (zero-length request)".to_string()),
-            Some(q) if q.offset.checked_add(q.len).is_none() => Err("an address that fits in 64 bits".to_string()),
+            Some(q) if q.len == 0 => {
+                Err("a request of non-zero length (zero-length request)".to_string())
+            }
+            Some(q) if q.offset.checked_add(q.len).is_none() => {
+                Err("an address that fits in 64 bits".to_string())
+            }
             other => Ok(other),
         });
         match checked {
@@ -343,9 +396,15 @@ impl TraceReader {
                     let pad = self.pending_padding;
                     self.pending_padding = 0;
                     if !self.options.skip_bad_lines {
-                        return Err(self.error(text, format!("no NUL bytes between records ({pad} found)")));
+                        return Err(
+                            self.error(text, format!("no NUL bytes between records ({pad} found)"))
+                        );
                     }
-                    *self.report.skipped.entry("NUL bytes between records".into()).or_insert(0) += 1;
+                    *self
+                        .report
+                        .skipped
+                        .entry("NUL bytes between records".into())
+                        .or_insert(0) += 1;
                 }
                 if let Some(dev) = &self.options.device {
                     if req.device != dev {
@@ -359,7 +418,12 @@ impl TraceReader {
                 } else {
                     self.report.reads += 1;
                 }
-                Ok(Some(Owned { time: req.time, offset: req.offset, len: req.len, write: req.write }))
+                Ok(Some(Owned {
+                    time: req.time,
+                    offset: req.offset,
+                    len: req.len,
+                    write: req.write,
+                }))
             }
             Err(expected) => {
                 if !self.seen_record && self.framing_seen {

@@ -1,13 +1,15 @@
 //! `MQSim` / `DiskSim` ASCII traces: `arrival_time_ns device lba_sectors size_sectors type`,
 //! type 0 = write, 1 = read; sectors of 512 bytes. The device is the device number.
 
-use super::{ws_fields, uint, Parsed, Request};
+use super::{uint, ws_fields, Parsed, Request};
 
 /// Parses one line.
 pub fn parse(line: &str) -> Parsed<'_> {
     let (f, n) = ws_fields::<5>(line);
     if n != 5 {
-        return Err(format!("5 fields `arrival_time_ns device lba size type`, got {n}"));
+        return Err(format!(
+            "5 fields `arrival_time_ns device lba size type`, got {n}"
+        ));
     }
     let t = uint(Some(f[0]), "arrival_time_ns")?;
     uint(Some(f[1]), "device")?;
@@ -16,7 +18,11 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match f[4] {
         "0" => true,
         "1" => false,
-        other => return Err(format!("`type` 0 (write) or 1 (read), got `{other}` (unknown opcode)")),
+        other => {
+            return Err(format!(
+                "`type` 0 (write) or 1 (read), got `{other}` (unknown opcode)"
+            ))
+        }
     };
     Ok(Some(Request {
         time: Some(t as f64 * 1e-9),

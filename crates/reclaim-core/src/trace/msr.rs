@@ -17,10 +17,20 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match kind {
         "Write" | "write" => true,
         "Read" | "read" => false,
-        other => return Err(format!("`Type` Read or Write, got `{other}` (unknown opcode)")),
+        other => {
+            return Err(format!(
+                "`Type` Read or Write, got `{other}` (unknown opcode)"
+            ))
+        }
     };
     // The device name is host and disk; both are slices of the line, joined by position.
     let dev_end = disk.as_ptr() as usize - line.as_ptr() as usize + disk.len();
     let dev_start = host.as_ptr() as usize - line.as_ptr() as usize;
-    Ok(Some(Request { time: Some(ts as f64 * 1e-7), device: &line[dev_start..dev_end], offset, len, write }))
+    Ok(Some(Request {
+        time: Some(ts as f64 * 1e-7),
+        device: &line[dev_start..dev_end],
+        offset,
+        len,
+        write,
+    }))
 }

@@ -10,5 +10,11 @@ pub fn parse(line: &str) -> Parsed<'_> {
         return Ok(None);
     }
     let page = uint(Some(t), "page")?;
-    Ok(Some(Request { time: None, device: "", offset: page, len: 1, write: true }))
+    Ok(Some(Request {
+        time: None,
+        device: "",
+        offset: page,
+        len: 1,
+        write: true,
+    }))
 }

@@ -19,5 +19,11 @@ pub fn parse(line: &str) -> Parsed<'_> {
     };
     let time = float(f.next(), "Timestamp")?;
     let offset = lba.checked_mul(512).ok_or("an LBA that fits in 64 bits")?;
-    Ok(Some(Request { time: Some(time), device: asu, offset, len, write }))
+    Ok(Some(Request {
+        time: Some(time),
+        device: asu,
+        offset,
+        len,
+        write,
+    }))
 }

@@ -6,6 +6,7 @@
 
 use rand::Rng;
 
+use super::{ClassShare, Write};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -22,18 +23,48 @@ impl HotCold {
     pub fn new(n: u32, r: f64, f: f64) -> Result<Self> {
         let hot = (f * f64::from(n)).round() as u32;
         if hot == 0 || hot >= n {
-            return Err(Error::param("workload.f", f, format!("a share leaving both hot and cold pages among {n}")));
+            return Err(Error::param(
+                "workload.f",
+                f,
+                format!("a share leaving both hot and cold pages among {n}"),
+            ));
         }
         Ok(HotCold { hot, n, r })
     }
 
-    /// The next page.
+    /// The next write: class 0 for a hot page, 1 for a cold one.
     #[inline]
-    pub fn next(&self, rng: &mut SimRng) -> u32 {
+    pub fn next(&self, rng: &mut SimRng) -> Write {
         if rng.random::<f64>() < self.r {
-            rng.random_range(0..self.hot)
+            Write {
+                page: rng.random_range(0..self.hot),
+                class: 0,
+            }
         } else {
-            rng.random_range(self.hot..self.n)
+            Write {
+                page: rng.random_range(self.hot..self.n),
+                class: 1,
+            }
         }
+    }
+
+    /// 0 for a hot page, 1 for a cold one.
+    #[inline]
+    pub fn class_of(&self, page: u32) -> u16 {
+        u16::from(page >= self.hot)
+    }
+
+    /// Hot, then cold.
+    pub fn class_shares(&self) -> Vec<ClassShare> {
+        vec![
+            ClassShare {
+                pages: u64::from(self.hot),
+                write_share: self.r,
+            },
+            ClassShare {
+                pages: u64::from(self.n - self.hot),
+                write_share: 1.0 - self.r,
+            },
+        ]
     }
 }

@@ -8,6 +8,7 @@
 
 use rand::Rng;
 
+use super::{ClassShare, Write};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -16,6 +17,8 @@ use crate::SimRng;
 pub struct Locality {
     /// Cumulative write shares.
     cum_r: Vec<f64>,
+    /// Write shares.
+    r: Vec<f64>,
     /// First page of each class, then the end of the active region.
     bounds: Vec<u32>,
 }
@@ -28,12 +31,19 @@ impl Locality {
         let mut acc = 0.0;
         for (i, fi) in f.iter().enumerate() {
             acc += fi;
-            let end = if i + 1 == f.len() { active } else { (acc * f64::from(active)).round() as u32 };
+            let end = if i + 1 == f.len() {
+                active
+            } else {
+                (acc * f64::from(active)).round() as u32
+            };
             if end <= *bounds.last().expect("non-empty") {
                 return Err(Error::param(
                     "workload.f",
                     format!("{fi} (class {})", i + 1),
-                    format!("a share giving class {} at least one of the {active} active pages", i + 1),
+                    format!(
+                        "a share giving class {} at least one of the {active} active pages",
+                        i + 1
+                    ),
                 ));
             }
             bounds.push(end);
@@ -45,14 +55,53 @@ impl Locality {
             cum_r.push(c);
         }
         *cum_r.last_mut().expect("at least one class") = f64::INFINITY;
-        Ok(Locality { cum_r, bounds })
+        Ok(Locality {
+            cum_r,
+            r: r.to_vec(),
+            bounds,
+        })
     }
 
-    /// The next page.
+    /// The next write, with its class.
     #[inline]
-    pub fn next(&self, rng: &mut SimRng) -> u32 {
+    pub fn next(&self, rng: &mut SimRng) -> Write {
         let u: f64 = rng.random();
-        let class = self.cum_r.iter().position(|&c| u < c).expect("last share is infinite");
-        rng.random_range(self.bounds[class]..self.bounds[class + 1])
+        let class = self
+            .cum_r
+            .iter()
+            .position(|&c| u < c)
+            .expect("last share is infinite");
+        Write {
+            page: rng.random_range(self.bounds[class]..self.bounds[class + 1]),
+            class: class as u16,
+        }
+    }
+
+    /// The class of a page: i for class i + 1, the number of classes for an inactive page.
+    #[inline]
+    pub fn class_of(&self, page: u32) -> u16 {
+        self.bounds[1..]
+            .iter()
+            .position(|&end| page < end)
+            .unwrap_or(self.r.len()) as u16
+    }
+
+    /// The classes in order, then the inactive pages.
+    pub fn class_shares(&self, logical_pages: u64) -> Vec<ClassShare> {
+        let mut out: Vec<ClassShare> = self
+            .bounds
+            .windows(2)
+            .zip(&self.r)
+            .map(|(b, &r)| ClassShare {
+                pages: u64::from(b[1] - b[0]),
+                write_share: r,
+            })
+            .collect();
+        let active = u64::from(*self.bounds.last().expect("non-empty"));
+        out.push(ClassShare {
+            pages: logical_pages - active,
+            write_share: 0.0,
+        });
+        out
     }
 }

@@ -1,4 +1,8 @@
-//! Workloads: streams of logical page ids to write. One file per generator.
+//! Workloads: streams of writes. One file per generator.
+//!
+//! A write is a record, [`Write`]: the page and, where the workload knows it, the page's class,
+//! so that a placement that separates classes (an oracle) learns them from the writes and never
+//! from the generator.
 
 pub mod hot_cold;
 pub mod locality;
@@ -12,7 +16,30 @@ use crate::config::WorkloadSpec;
 use crate::error::{Error, Result};
 use crate::SimRng;
 
-/// A page-id generator.
+/// Class of a page whose workload knows no classes.
+pub const NO_CLASS: u16 = 0;
+
+/// One write as the workload issues it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Write {
+    /// Logical page.
+    pub page: u32,
+    /// The page's class: hot/cold 0 hot, 1 cold; locality i for class i + 1 of Li et al. §2.2 and
+    /// n for the inactive pages; a trace with `trace_classes`, by access count (0 the most
+    /// written) and one more for pages the trace never writes; otherwise [`NO_CLASS`].
+    pub class: u16,
+}
+
+/// Pages and write share of one class of a workload.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ClassShare {
+    /// Logical pages in the class.
+    pub pages: u64,
+    /// Share of the workload's writes that go to the class (0 for pages never written).
+    pub write_share: f64,
+}
+
+/// A write generator.
 #[derive(Clone, Debug)]
 pub enum Workload {
     /// See [`uniform::Uniform`].
@@ -30,28 +57,75 @@ pub enum Workload {
 impl Workload {
     /// The generator of `spec` over `logical_pages` pages; `rng` seeds any permutation it needs;
     /// `trace` holds the page writes of a trace workload.
-    pub fn new(spec: &WorkloadSpec, logical_pages: u64, rng: &mut SimRng, trace: Option<Arc<Vec<u32>>>) -> Result<Self> {
+    /// `thresholds` splits a trace's pages into classes by access count (`trace_classes`).
+    pub fn new(
+        spec: &WorkloadSpec,
+        logical_pages: u64,
+        rng: &mut SimRng,
+        trace: Option<Arc<Vec<u32>>>,
+        thresholds: Option<&[u64]>,
+    ) -> Result<Self> {
         let n = logical_pages as u32;
         Ok(match spec {
-            WorkloadSpec::Trace { path } => Workload::Trace(trace::Replay::new(trace.ok_or_else(|| {
-                Error::param("workload", format!("`trace:{path}`"), "a trace loaded before the workload is built")
-            })?)),
+            WorkloadSpec::Trace { path } => {
+                let pages = trace.ok_or_else(|| {
+                    Error::param(
+                        "workload",
+                        format!("`trace:{path}`"),
+                        "a trace loaded before the workload is built",
+                    )
+                })?;
+                Workload::Trace(trace::Replay::new(pages, logical_pages, thresholds))
+            }
             WorkloadSpec::Uniform => Workload::Uniform(uniform::Uniform::new(n)),
             WorkloadSpec::HotCold { r, f } => Workload::HotCold(hot_cold::HotCold::new(n, *r, *f)?),
-            WorkloadSpec::Locality { fa, r, f } => Workload::Locality(locality::Locality::new(n, *fa, r, f)?),
+            WorkloadSpec::Locality { fa, r, f } => {
+                Workload::Locality(locality::Locality::new(n, *fa, r, f)?)
+            }
             WorkloadSpec::Zipf { theta } => Workload::Zipf(zipf::ZipfPages::new(n, *theta, rng)?),
         })
     }
 
-    /// The next page to write.
+    /// The next write.
     #[inline]
-    pub fn next(&mut self, rng: &mut SimRng) -> u32 {
+    pub fn next(&mut self, rng: &mut SimRng) -> Write {
         match self {
-            Workload::Uniform(w) => w.next(rng),
+            Workload::Uniform(w) => Write {
+                page: w.next(rng),
+                class: NO_CLASS,
+            },
             Workload::HotCold(w) => w.next(rng),
             Workload::Locality(w) => w.next(rng),
-            Workload::Zipf(w) => w.next(rng),
-            Workload::Trace(w) => w.next_page(),
+            Workload::Zipf(w) => Write {
+                page: w.next(rng),
+                class: NO_CLASS,
+            },
+            Workload::Trace(w) => w.next_write(),
+        }
+    }
+
+    /// The class of `page` (for writes the workload did not draw: the sequential fill, and the
+    /// uniform warm-up of a trace).
+    #[inline]
+    pub fn class_of(&self, page: u32) -> u16 {
+        match self {
+            Workload::Uniform(_) | Workload::Zipf(_) => NO_CLASS,
+            Workload::HotCold(w) => w.class_of(page),
+            Workload::Locality(w) => w.class_of(page),
+            Workload::Trace(w) => w.class_of(page),
+        }
+    }
+
+    /// Pages and write share of each class, in class order.
+    pub fn class_shares(&self, logical_pages: u64) -> Vec<ClassShare> {
+        match self {
+            Workload::Uniform(_) | Workload::Zipf(_) => vec![ClassShare {
+                pages: logical_pages,
+                write_share: 1.0,
+            }],
+            Workload::HotCold(w) => w.class_shares(),
+            Workload::Locality(w) => w.class_shares(logical_pages),
+            Workload::Trace(w) => w.class_shares(logical_pages),
         }
     }
 }

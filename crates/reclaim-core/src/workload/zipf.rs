@@ -17,8 +17,13 @@ pub struct ZipfPages {
 impl ZipfPages {
     /// Zipf(θ) over `n` pages, the rank-to-page permutation drawn from `rng`.
     pub fn new(n: u32, theta: f64, rng: &mut SimRng) -> Result<Self> {
-        let dist = Zipf::new(f64::from(n), theta)
-            .map_err(|e| Error::param("workload.theta", theta, format!("a valid Zipf exponent ({e})")))?;
+        let dist = Zipf::new(f64::from(n), theta).map_err(|e| {
+            Error::param(
+                "workload.theta",
+                theta,
+                format!("a valid Zipf exponent ({e})"),
+            )
+        })?;
         let mut perm: Vec<u32> = (0..n).collect();
         perm.shuffle(rng);
         Ok(ZipfPages { dist, perm })

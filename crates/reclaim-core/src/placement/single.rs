@@ -1,0 +1,27 @@
+//! One stream for user and GC writes: the single write frontier of Van Houdt §2.3 and of Li et
+//! al. §2.1 ("all page writes, such as external writes … and internal writes …, are directed to
+//! the write frontier").
+
+use super::{Gathered, Scheme, Victim};
+use crate::workload::Write;
+
+/// Single stream.
+#[derive(Clone, Copy, Debug)]
+pub struct Single;
+
+impl Scheme for Single {
+    #[inline]
+    fn user_stream(&mut self, _write: &Write) -> usize {
+        0
+    }
+
+    #[inline]
+    fn gc_stream(&mut self, _page: &Gathered, _victim: &Victim, _class: u16) -> usize {
+        0
+    }
+
+    #[inline]
+    fn victim_stream(&self, _victim: &Victim) -> Option<usize> {
+        Some(0)
+    }
+}
