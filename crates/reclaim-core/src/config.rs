@@ -1056,6 +1056,7 @@ impl SimConfig {
     /// The geometry when a trace with `trace_pages` pages of address space is replayed: without
     /// `segments`, the logical space is the trace's and the physical one follows from the spare
     /// factor.
+    #[allow(clippy::too_many_lines)] // one derivation, read top to bottom: each step needs the last
     pub fn geometry_with(&self, trace_pages: Option<u64>) -> Result<Geometry> {
         if self.pages_per_segment == 0 || self.pages_per_segment > 65_536 {
             return Err(Error::param(
@@ -1215,41 +1216,8 @@ impl SimConfig {
         }
     }
 
-    /// Checks every parameter and every relation between parameters.
-    pub fn validate(&self) -> Result<()> {
-        let n = if let (WorkloadSpec::Trace { .. }, None) = (&self.workload, self.segments) {
-            // The geometry follows from the trace; it is checked when the trace is loaded.
-            self.geometry_with(Some(1))?;
-            u32::MAX
-        } else {
-            self.geometry()?.segments
-        };
-        match self.policy {
-            PolicySpec::DChoices { d } | PolicySpec::Gra { d } if d == 0 || d > n => {
-                return Err(Error::param(
-                    "policy.d",
-                    d,
-                    format!("a whole number in [1, segments = {n}]"),
-                ));
-            }
-            PolicySpec::Windowed { w, .. } if w == 0 || w > n => {
-                return Err(Error::param(
-                    "policy.w",
-                    w,
-                    format!("a whole number in [1, segments = {n}]"),
-                ));
-            }
-            _ => {}
-        }
-        if let GcSpec::MaxEmpty { k } = self.gc {
-            if n != u32::MAX && k > n / 2 {
-                return Err(Error::param(
-                    "gc.k",
-                    k,
-                    format!("a whole number in [1, segments / 2 = {}]", n / 2),
-                ));
-            }
-        }
+    /// Checks the placement against the workload and the policy.
+    fn validate_placement(&self) -> Result<()> {
         if self.placement.is_some() && self.frontier != FrontierSpec::Single {
             return Err(Error::param(
                 "frontier",
@@ -1300,6 +1268,45 @@ impl SimConfig {
                 "with `regions`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed` or `cost-benefit`",
             ));
         }
+        Ok(())
+    }
+
+    /// Checks every parameter and every relation between parameters.
+    pub fn validate(&self) -> Result<()> {
+        let n = if let (WorkloadSpec::Trace { .. }, None) = (&self.workload, self.segments) {
+            // The geometry follows from the trace; it is checked when the trace is loaded.
+            self.geometry_with(Some(1))?;
+            u32::MAX
+        } else {
+            self.geometry()?.segments
+        };
+        match self.policy {
+            PolicySpec::DChoices { d } | PolicySpec::Gra { d } if d == 0 || d > n => {
+                return Err(Error::param(
+                    "policy.d",
+                    d,
+                    format!("a whole number in [1, segments = {n}]"),
+                ));
+            }
+            PolicySpec::Windowed { w, .. } if w == 0 || w > n => {
+                return Err(Error::param(
+                    "policy.w",
+                    w,
+                    format!("a whole number in [1, segments = {n}]"),
+                ));
+            }
+            _ => {}
+        }
+        if let GcSpec::MaxEmpty { k } = self.gc {
+            if n != u32::MAX && k > n / 2 {
+                return Err(Error::param(
+                    "gc.k",
+                    k,
+                    format!("a whole number in [1, segments / 2 = {}]", n / 2),
+                ));
+            }
+        }
+        self.validate_placement()?;
         if let Some(c) = self.cache {
             if c == 0 || c > 1 << 30 {
                 return Err(Error::param(

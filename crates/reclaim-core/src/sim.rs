@@ -688,21 +688,21 @@ impl Simulator {
         }
     }
 
-    /// One cleaning cycle in region `r`: up to `count` victims chosen and erased one by one,
-    /// their live pages gathered, sorted by the trigger's key, arranged by the placement and
-    /// routed. With `partial`, the cycle ends early when no sealed segment is left.
-    fn clean(&mut self, r: usize, count: u32, partial: bool) -> Result<()> {
-        self.clocks.gc_invocations += 1;
-        let mut batch = std::mem::take(&mut self.batch);
-        batch.clear();
-        self.victims.clear();
+    /// Chooses up to `count` victims in region `r`, erasing each as it is chosen and gathering
+    /// its live pages into `batch` (see [`Self::clean`]).
+    fn gather(
+        &mut self,
+        r: usize,
+        count: u32,
+        partial: bool,
+        batch: &mut Vec<Gathered>,
+    ) -> Result<()> {
         for i in 0..count {
             if partial && i > 0 && self.store.sealed.is_empty() {
                 break;
             }
             self.streak += 1;
             if self.streak > self.streak_limit {
-                self.batch = batch;
                 return Err(Error::NoProgress {
                     victims: self.streak,
                     logical_pages: self.geometry.logical_pages,
@@ -723,7 +723,6 @@ impl Simulator {
                 if partial && i > 0 {
                     break;
                 }
-                self.batch = batch;
                 return Err(Error::NoVictim {
                     free: self.store.free.len(),
                     open: self
@@ -755,9 +754,24 @@ impl Simulator {
                 batch.push(Gathered {
                     page,
                     victim: index,
-                })
+                });
             });
             self.owned[r] -= 1;
+        }
+        Ok(())
+    }
+
+    /// One cleaning cycle in region `r`: up to `count` victims chosen and erased one by one,
+    /// their live pages gathered, sorted by the trigger's key, arranged by the placement and
+    /// routed. With `partial`, the cycle ends early when no sealed segment is left.
+    fn clean(&mut self, r: usize, count: u32, partial: bool) -> Result<()> {
+        self.clocks.gc_invocations += 1;
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        self.victims.clear();
+        if let Err(e) = self.gather(r, count, partial, &mut batch) {
+            self.batch = batch;
+            return Err(e);
         }
         if let GcSpec::Batch { sort, .. } = self.gc {
             let victims = &self.victims;

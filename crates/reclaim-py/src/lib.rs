@@ -26,12 +26,19 @@ fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
             } else if let Some(i) = n.as_i64() {
                 i.into_pyobject(py)?.into_any().unbind()
             } else {
-                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind()
+                n.as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
             }
         }
         Value::String(s) => s.into_pyobject(py)?.into_any().unbind(),
         Value::Array(a) => {
-            let items = a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            let items = a
+                .iter()
+                .map(|x| to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any().unbind()
         }
         Value::Object(m) => {
@@ -47,7 +54,9 @@ fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
 /// Validates a JSON configuration and returns it in canonical form.
 #[pyfunction]
 fn canonical_config(config_json: &str) -> PyResult<String> {
-    SimConfig::from_json(config_json).map(|c| c.to_json()).map_err(map_err)
+    SimConfig::from_json(config_json)
+        .map(|c| c.to_json())
+        .map_err(map_err)
 }
 
 /// The resolved geometry of a JSON configuration.
@@ -80,7 +89,9 @@ impl PySimulator {
     #[new]
     fn new(config_json: &str) -> PyResult<Self> {
         let config = SimConfig::from_json(config_json).map_err(map_err)?;
-        Ok(PySimulator { inner: Simulator::new(&config).map_err(map_err)? })
+        Ok(PySimulator {
+            inner: Simulator::new(&config).map_err(map_err)?,
+        })
     }
 
     /// Performs up to `budget` user writes without the GIL; returns whether writes remain.
@@ -134,15 +145,24 @@ impl PySimulator {
             d.set_item(k, x)?;
         }
         d.set_item("erase_counts", PyArray1::from_vec(py, r.erase_counts))?;
-        d.set_item("victim_valid_histogram", PyArray1::from_vec(py, r.victim_valid_histogram))?;
-        d.set_item("segment_valid_histogram", PyArray1::from_vec(py, r.segment_valid_histogram))?;
+        d.set_item(
+            "victim_valid_histogram",
+            PyArray1::from_vec(py, r.victim_valid_histogram),
+        )?;
+        d.set_item(
+            "segment_valid_histogram",
+            PyArray1::from_vec(py, r.segment_valid_histogram),
+        )?;
         let s = PyDict::new(py);
         s.set_item("window", r.series.window)?;
         s.set_item("user_writes", PyArray1::from_vec(py, r.series.user_writes))?;
         s.set_item("gc_writes", PyArray1::from_vec(py, r.series.gc_writes))?;
         s.set_item("erases", PyArray1::from_vec(py, r.series.erases))?;
         s.set_item("wa", PyArray1::from_vec(py, r.series.wa))?;
-        s.set_item("cache_hit_ratio", PyArray1::from_vec(py, r.series.cache_hit_ratio))?;
+        s.set_item(
+            "cache_hit_ratio",
+            PyArray1::from_vec(py, r.series.cache_hit_ratio),
+        )?;
         d.set_item("series", s)?;
         d.set_item("config", r.config.to_json())?;
         Ok(d.into_any().unbind())
@@ -172,14 +192,25 @@ impl PyTraceConverter {
         let options = ConvertOptions {
             page_size,
             rename,
-            read: ReadOptions { skip_bad_lines, device, blkparse_action },
+            read: ReadOptions {
+                skip_bad_lines,
+                device,
+                blkparse_action,
+            },
         };
-        Ok(PyTraceConverter { inner: Some(Converter::new(std::path::Path::new(path), format, options).map_err(map_err)?) })
+        Ok(PyTraceConverter {
+            inner: Some(
+                Converter::new(std::path::Path::new(path), format, options).map_err(map_err)?,
+            ),
+        })
     }
 
     /// Reads up to `max_requests` requests; returns whether more remain.
     fn step(&mut self, max_requests: u64) -> PyResult<bool> {
-        let c = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
+        let c = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
         c.step(max_requests).map_err(map_err)
     }
 
@@ -190,7 +221,10 @@ impl PyTraceConverter {
 
     /// Finishes the conversion, writes the binary trace to `out`, returns its metadata as JSON.
     fn write(&mut self, out: &str) -> PyResult<String> {
-        let c = self.inner.take().ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
+        let c = self
+            .inner
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
         let trace = c.finish().map_err(map_err)?;
         write_binary(&trace, std::path::Path::new(out)).map_err(map_err)?;
         Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
@@ -199,7 +233,11 @@ impl PyTraceConverter {
 
 /// Writes a list of page ids as a converted trace (each id one single-page write request).
 #[pyfunction]
-fn write_page_trace(path: &str, pages: numpy::PyReadonlyArray1<'_, u32>, source: &str) -> PyResult<String> {
+fn write_page_trace(
+    path: &str,
+    pages: numpy::PyReadonlyArray1<'_, u32>,
+    source: &str,
+) -> PyResult<String> {
     let pages: Vec<u32> = pages.as_array().to_vec();
     let trace = page_list_trace(pages, source);
     write_binary(&trace, std::path::Path::new(path)).map_err(map_err)?;

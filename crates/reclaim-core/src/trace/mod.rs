@@ -320,6 +320,7 @@ impl TraceReader {
 
     /// The request on one raw line, `None` when the line holds none (blank, framing, another
     /// device, a stage or kind the format passes over, or a bad line skipped).
+    #[allow(clippy::too_many_lines)] // one match over the formats, each arm a few lines
     fn parse_line(&mut self, raw: &[u8]) -> Result<Option<Owned>> {
         self.line += 1;
         self.report.lines += 1;
