@@ -82,12 +82,18 @@ def convert(
             format, or an address out of range.
     """
     conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action)
-    while conv.step(1 << 18):
+    try:
+        while conv.step(1 << 18):
+            if progress is not None:
+                progress(conv.lines())
         if progress is not None:
             progress(conv.lines())
-    if progress is not None:
-        progress(conv.lines())
-    return json.loads(conv.write(str(out)))
+        return json.loads(conv.write(str(out)))
+    finally:
+        # The converter must be freed on this thread (it is not Send). On an error the
+        # traceback keeps this frame alive, and the cycle collector could free it later on
+        # whichever thread runs it, which aborts with "unsendable ... dropped on another thread".
+        del conv
 
 
 def write_pages(pages: Sequence[int] | np.ndarray, out: str | Path, source: str = "page list") -> dict[str, Any]:
