@@ -9,6 +9,6 @@ True
 """
 
 from reclaim._core import __version__
-from reclaim.api import SimConfig, SimResult, simulate
+from reclaim.api import SimConfig, SimResult, region_layout, simulate
 
-__all__ = ["SimConfig", "SimResult", "simulate", "__version__"]
+__all__ = ["SimConfig", "SimResult", "region_layout", "simulate", "__version__"]

@@ -11,7 +11,8 @@ def geometry(config_json: str) -> dict[str, int]:
     """The resolved geometry: segments, pages_per_segment, logical_pages."""
 
 def class_shares(config_json: str) -> dict[str, Any]:
-    """``{"geometry": {...}, "classes": [{"pages": int, "write_share": float}, ...]}``."""
+    """``{"geometry": {...}, "classes": [{"pages": int, "write_share": float}, ...]}``, and
+    ``"region_quotas": [int, ...]`` under ``regions`` with explicit shares."""
 
 def write_page_trace(path: str, pages: Any, source: str) -> str:
     """Writes page ids as a converted trace; returns its metadata as JSON."""

@@ -233,6 +233,28 @@ def resolve_optimal_regions(params: Mapping[str, Any]) -> dict[str, Any]:
     return params
 
 
+def region_layout(config: SimConfig | Mapping[str, Any] | None = None, **overrides: Any) -> list[dict[str, Any]]:
+    """The regions of a ``regions`` placement: per class, its pages, write share, segments and
+    spare factor Sᵢ = 1 − pages / (segments · b) (Li et al. §4). ``spare=optimal`` is resolved
+    first, as :func:`simulate` does.
+
+    >>> rs = region_layout(segments=8192, spare=0.1, workload="locality:fa=0.1,r=0.8/0.2,f=0.2/0.8",
+    ...                    placement="regions:spare=optimal", gc="one-free")
+    >>> [(r["pages"], r["segments"]) for r in rs]  # hot, cold, never written
+    [(9437, 501), (37749, 1054), (424673, 6637)]
+    """
+    params = resolve_optimal_regions(_merge(config, overrides))
+    placement = str(params.get("placement") or "")
+    if not placement.replace(" ", "").startswith("regions"):
+        raise ValueError(f"invalid value for `placement`: {placement!r} (expected a `regions:spare=…` placement)")
+    info = _core.class_shares(json.dumps(params))
+    pps = info["geometry"]["pages_per_segment"]
+    return [
+        {**c, "segments": q, "spare": 1.0 - c["pages"] / (q * pps)}
+        for c, q in zip(info["classes"], info["region_quotas"])
+    ]
+
+
 def simulate(
     config: SimConfig | Mapping[str, Any] | None = None,
     *,

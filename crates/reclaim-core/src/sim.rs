@@ -125,6 +125,22 @@ pub fn class_shares(config: &SimConfig) -> Result<(Geometry, Vec<ClassShare>)> {
     Ok((setup.geometry, shares))
 }
 
+/// The segment quota of each region (one per class, in class order) under a configuration's
+/// placement; a single quota of every segment for the schemes without regions.
+pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
+    let setup = Setup::new(config)?;
+    let g = setup.geometry;
+    let classes = setup.workload.class_shares(g.logical_pages);
+    let placement = Placement::new(
+        &config.placement(),
+        g.segments,
+        g.pages_per_segment,
+        &classes,
+        config.gc.min_free(),
+    )?;
+    Ok(placement.regions.iter().map(|r| r.quota).collect())
+}
+
 /// A simulation in progress.
 pub struct Simulator {
     config: SimConfig,

@@ -4,6 +4,7 @@ use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use reclaim_core::config::{PlacementSpec, RegionSpare};
 use reclaim_core::trace::convert::{page_list_trace, write_binary, ConvertOptions, Converter};
 use reclaim_core::trace::{Format, ReadOptions};
 use reclaim_core::{Error, SimConfig, Simulator};
@@ -69,12 +70,22 @@ fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
 }
 
 /// The geometry and each class's pages and write share for a JSON configuration (what
-/// `regions:spare=optimal` is resolved from).
+/// `regions:spare=optimal` is resolved from); under `regions` with explicit shares, also
+/// `region_quotas`, the segments each region owns.
 #[pyfunction]
 fn class_shares(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
     let c = SimConfig::from_json(config_json).map_err(map_err)?;
     let (g, shares) = reclaim_core::sim::class_shares(&c).map_err(map_err)?;
-    let v = serde_json::json!({"geometry": g, "classes": shares});
+    let mut v = serde_json::json!({"geometry": g, "classes": shares});
+    if matches!(
+        c.placement(),
+        PlacementSpec::Regions {
+            spare: RegionSpare::Shares(_)
+        }
+    ) {
+        v["region_quotas"] =
+            serde_json::json!(reclaim_core::sim::region_quotas(&c).map_err(map_err)?);
+    }
     to_py(py, &v)
 }
 
