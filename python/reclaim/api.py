@@ -40,6 +40,10 @@ class SimConfig:
             Houdt §2.3), ``oracle`` (one stream per class of the workload), or
             ``regions:spare=B1/B2|optimal`` (Li et al. §4: one region per class with a share
             of the spare; ``optimal`` is Theorem 5's b_c*, from :mod:`reclaim.models.li`).
+        streams: ``hole`` (default): a rewrite of a page still in an open stream leaves an invalid
+            slot; ``cache``: pages wait in their stream until a segment's worth has gathered, a
+            rewrite takes a waiting page out, and every sealed segment is full (Stockmeyer §2.3,
+            "the streams act as a cache"). Not with ``double``.
         cache: LRU write cache in front of the store, in pages (Stockmeyer's CacheTrkCount).
         trace_classes: Access-count thresholds, decreasing, splitting a trace's pages into
             classes (Li et al. §6.2), e.g. ``[50, 10]``.
@@ -67,6 +71,7 @@ class SimConfig:
     policy: str | None = None
     frontier: str | None = None
     placement: str | None = None
+    streams: str | None = None
     cache: int | None = None
     trace_classes: list[int] | None = None
     gc: str | None = None

@@ -296,6 +296,41 @@ pub enum CopyOrder {
     Oldest,
 }
 
+/// What a rewrite of a page still waiting in an open stream does (`--streams`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum StreamMode {
+    /// `hole`: a page gets its slot as it is written; rewriting it while its segment is open
+    /// leaves an invalid slot, so a segment may be sealed with holes (Menon & Stockmeyer, the
+    /// simulator of Stockmeyer's Note 2; every paper's engine but Stockmeyer's own).
+    #[default]
+    Hole,
+    /// `cache`: pages wait in their stream until a segment's worth has gathered, and only then
+    /// take a free segment and their slots; a rewrite of a waiting page removes it and routes it
+    /// afresh, so every sealed segment is full ("the streams act as a cache", Stockmeyer §2.3).
+    Cache,
+}
+
+impl FromStr for StreamMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim() {
+            "hole" => Ok(StreamMode::Hole),
+            "cache" => Ok(StreamMode::Cache),
+            other => Err(Error::param("streams", other, "`hole` or `cache`")),
+        }
+    }
+}
+
+impl fmt::Display for StreamMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StreamMode::Hole => "hole",
+            StreamMode::Cache => "cache",
+        })
+    }
+}
+string_serde!(StreamMode);
+
 /// Placement of user and GC writes (`--frontier`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum FrontierSpec {
@@ -984,6 +1019,8 @@ pub struct SimConfig {
     pub frontier: FrontierSpec,
     /// Placement scheme; when unset, `frontier` decides.
     pub placement: Option<PlacementSpec>,
+    /// What a rewrite of a page still in an open stream does: `hole` (default) or `cache`.
+    pub streams: StreamMode,
     /// LRU write cache in front of the store [pages], ≥ 1 (Stockmeyer's `CacheTrkCount`); unset:
     /// no cache.
     pub cache: Option<u64>,
@@ -1016,6 +1053,7 @@ impl Default for SimConfig {
             policy: PolicySpec::default(),
             frontier: FrontierSpec::default(),
             placement: None,
+            streams: StreamMode::Hole,
             cache: None,
             trace_classes: None,
             gc: GcSpec::default(),
@@ -1255,6 +1293,13 @@ impl SimConfig {
                     ),
                 ));
             }
+        }
+        if self.streams == StreamMode::Cache && matches!(placement, PlacementSpec::Double { .. }) {
+            return Err(Error::param(
+                "streams",
+                self.streams,
+                format!("`hole` with `{placement}`: Van Houdt's double frontier moves pages by the free slots of its open segments (§2.3), which `cache` streams do not hold"),
+            ));
         }
         if matches!(placement, PlacementSpec::Regions { .. })
             && matches!(

@@ -22,7 +22,9 @@ use rand::SeedableRng;
 
 use crate::cache::{Access, Cache};
 use crate::clocks::Clocks;
-use crate::config::{Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, WorkloadSpec};
+use crate::config::{
+    Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode, WorkloadSpec,
+};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metrics::{Metrics, SimResult};
@@ -153,6 +155,8 @@ pub struct Simulator {
     seg_region: Vec<u16>,
     /// Segments owned (open or sealed) per region.
     owned: Vec<u32>,
+    /// Page-map entries from here up name pages waiting in a stream (`streams = cache`).
+    pending_base: u32,
     /// Class of each logical page's last user write (empty unless the placement needs it).
     page_class: Vec<u16>,
     /// User-write clock at each logical page's last user write (empty unless a sort key needs it).
@@ -204,7 +208,21 @@ impl Simulator {
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
         let classes = workload.class_shares(geometry.logical_pages);
         let spec = config.placement();
-        let placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
+        let mut placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
+        // Waiting pages are named in the page map past the last slot: stream t's i-th at
+        // physical pages + t·b + i.
+        let pending_base = geometry.physical_pages() as u32;
+        if config.streams == StreamMode::Cache {
+            let streams = placement.streams.len() as u64;
+            if geometry.physical_pages() + streams * u64::from(pps) >= u64::from(NONE) {
+                return Err(Error::param(
+                    "streams",
+                    config.streams,
+                    format!("`hole` on this geometry: {} physical pages and {streams} streams of {pps} waiting pages do not fit in 32-bit page-map entries", geometry.physical_pages()),
+                ));
+            }
+            placement.pending = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
+        }
         if let PlacementSpec::Regions {
             spare: RegionSpare::Shares(b),
         } = &spec
@@ -262,6 +280,7 @@ impl Simulator {
                 Vec::new()
             },
             placement,
+            pending_base,
             cache: config.cache.map(|c| Cache::new(c as usize)),
             warm_skips: if matches!(spec, PlacementSpec::Regions { .. }) {
                 classes.iter().map(|c| c.write_share == 0.0).collect()
@@ -364,6 +383,36 @@ impl Simulator {
         if open != streams {
             return Err(format!(
                 "{open} open segments but {streams} streams hold one"
+            ));
+        }
+        let mut waiting = 0usize;
+        for (t, pages) in self.placement.pending.iter().enumerate() {
+            if pages.len() > self.store.pps as usize {
+                return Err(format!(
+                    "stream {t} holds {} waiting pages, more than a segment's worth",
+                    pages.len()
+                ));
+            }
+            for (i, &page) in pages.iter().enumerate() {
+                let at = self.pending_base + t as u32 * self.store.pps + i as u32;
+                if self.store.page_map[page as usize] != at {
+                    return Err(format!(
+                        "page {page} waits in stream {t} at {i}, but maps to {}",
+                        self.store.page_map[page as usize]
+                    ));
+                }
+            }
+            waiting += pages.len();
+        }
+        let named = self
+            .store
+            .page_map
+            .iter()
+            .filter(|&&e| e != NONE && e >= self.pending_base)
+            .count();
+        if named != waiting {
+            return Err(format!(
+                "{named} pages map to a stream, {waiting} wait in one"
             ));
         }
         if !self.seg_region.is_empty() {
@@ -513,7 +562,8 @@ impl Simulator {
             // reverse-map entry, its segment's valid count and the policy's index entry
             // prefetched: the other misses of a user write (the invalidation).
             let slot = self.store.page_map[self.ahead[AHEAD / 2].page as usize];
-            if slot != NONE {
+            // Past the slots: not written, or waiting in a stream (`streams = cache`).
+            if (slot as usize) < self.store.reverse.len() {
                 prefetch(&self.store.reverse[slot as usize]);
                 let seg = self.store.segment_of(slot);
                 prefetch(&self.store.valid[seg as usize]);
@@ -575,6 +625,9 @@ impl Simulator {
     /// A user write reaching the store.
     #[inline]
     fn store_write(&mut self, write: Write) -> Result<()> {
+        if !self.placement.pending.is_empty() {
+            return self.store_write_pending(write);
+        }
         let s = self.placement.scheme.user_stream(&write);
         if self.placement.streams[s].seg == NONE {
             self.open_stream(s)?;
@@ -656,52 +709,198 @@ impl Simulator {
         loop {
             while self.placement.streams[s].seg == NONE {
                 if self.free(r) <= reserve {
-                    // A stream needs a segment and none is free.
-                    if let GcSpec::MaxEmpty { k } = self.gc {
-                        // Stockmeyer §2.3: clean until MaxEmpty segments are free, then write.
-                        while self.free(r) < reserve + k as usize {
-                            self.clean(r, 1, false)?;
-                        }
-                    } else {
-                        self.clean(r, 1, false)?;
-                    }
+                    self.make_room(r)?;
                 } else {
                     self.take_segment(s);
                 }
             }
-            match self.gc {
-                GcSpec::Frontier | GcSpec::MaxEmpty { .. } => {}
-                GcSpec::OneFree => {
-                    while self.free(r) <= reserve {
-                        self.clean(r, 1, false)?;
-                    }
-                }
-                GcSpec::Batch {
-                    low,
-                    victims,
-                    gather,
-                    ..
-                } => {
-                    if self.free(r) < low as usize + reserve {
-                        match gather {
-                            Gather::Each => {
-                                for _ in 0..victims {
-                                    if self.store.sealed.is_empty() {
-                                        break;
-                                    }
-                                    self.clean(r, 1, false)?;
-                                }
-                            }
-                            Gather::All => self.clean(r, victims, true)?,
-                        }
-                    }
-                }
-            }
+            self.after_open(r)?;
             // Relocation into a stream shared with user writes may have filled and sealed it.
             if self.placement.streams[s].seg != NONE {
                 return Ok(());
             }
         }
+    }
+
+    /// A stream of region `r` needs a segment and none is free beyond the reserve: clean.
+    fn make_room(&mut self, r: usize) -> Result<()> {
+        if let GcSpec::MaxEmpty { k } = self.gc {
+            // Stockmeyer §2.3: clean until MaxEmpty segments are free, then write.
+            let reserve = self.reserve(r);
+            while self.free(r) < reserve + k as usize {
+                self.clean(r, 1, false)?;
+            }
+            Ok(())
+        } else {
+            self.clean(r, 1, false)
+        }
+    }
+
+    /// A stream of region `r` has just taken a segment: clean as the trigger asks.
+    fn after_open(&mut self, r: usize) -> Result<()> {
+        let reserve = self.reserve(r);
+        match self.gc {
+            GcSpec::Frontier | GcSpec::MaxEmpty { .. } => {}
+            GcSpec::OneFree => {
+                while self.free(r) <= reserve {
+                    self.clean(r, 1, false)?;
+                }
+            }
+            GcSpec::Batch {
+                low,
+                victims,
+                gather,
+                ..
+            } => {
+                if self.free(r) < low as usize + reserve {
+                    match gather {
+                        Gather::Each => {
+                            for _ in 0..victims {
+                                if self.store.sealed.is_empty() {
+                                    break;
+                                }
+                                self.clean(r, 1, false)?;
+                            }
+                        }
+                        Gather::All => self.clean(r, victims, true)?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `streams = cache`: a user write waits in its stream; a rewrite of a waiting page takes
+    /// it out of its stream instead of leaving a hole (Stockmeyer §2.3). A stream is written out
+    /// when a page arrives and finds it full, user and relocated pages alike.
+    #[inline(never)]
+    fn store_write_pending(&mut self, write: Write) -> Result<()> {
+        let s = self.placement.scheme.user_stream(&write);
+        let page = write.page;
+        let old = self.store.page_map[page as usize];
+        if old != NONE {
+            if old >= self.pending_base {
+                self.unpend(old);
+            } else {
+                let (seg, sealed) = self.store.invalidate(old);
+                if sealed {
+                    let r = self.region_of(seg);
+                    self.policies[r].on_invalidate(seg, old, &self.store);
+                }
+            }
+        }
+        if !self.page_class.is_empty() {
+            self.page_class[page as usize] = write.class;
+        }
+        if !self.page_written.is_empty() {
+            self.page_written[page as usize] = self.clocks.user_writes;
+        }
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += 1;
+        self.streak = 0;
+        if self.placement.pending[s].len() == self.store.pps as usize {
+            // The page's old slot is invalid and may be reused by relocation meanwhile.
+            self.store.page_map[page as usize] = NONE;
+            self.flush_user(s)?;
+        }
+        self.placement.streams[s].stamp = self.clocks.user_writes - 1;
+        self.pend(s, page);
+        Ok(())
+    }
+
+    /// Adds `page` to stream `t`'s waiting pages (there is room: fewer than a segment's worth).
+    #[inline]
+    fn pend(&mut self, t: usize, page: u32) {
+        let waiting = &mut self.placement.pending[t];
+        debug_assert!(waiting.len() < self.store.pps as usize);
+        self.store.page_map[page as usize] =
+            self.pending_base + t as u32 * self.store.pps + waiting.len() as u32;
+        waiting.push(page);
+    }
+
+    /// Takes the page at pending location `at` out of its stream; the stream's last page takes
+    /// its place (order inside a segment carries no meaning).
+    #[inline]
+    fn unpend(&mut self, at: u32) {
+        let pps = self.store.pps;
+        let (t, i) = (
+            (at - self.pending_base) / pps,
+            (at - self.pending_base) % pps,
+        );
+        let waiting = &mut self.placement.pending[t as usize];
+        waiting.swap_remove(i as usize);
+        if let Some(&moved) = waiting.get(i as usize) {
+            self.store.page_map[moved as usize] = at;
+        }
+    }
+
+    /// Writes stream `t`'s waiting pages, a segment's worth, into a free segment of its region
+    /// and seals it. The stream's stamp and destage number, gathered while the pages waited,
+    /// go to the segment.
+    fn flush(&mut self, t: usize) {
+        let st = self.placement.streams[t];
+        self.take_segment(t);
+        let f = &mut self.placement.streams[t];
+        (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
+        let seg = f.seg;
+        let waiting = std::mem::take(&mut self.placement.pending[t]);
+        self.store.place_run(seg, 0, waiting.iter().copied());
+        self.placement.pending[t] = waiting;
+        self.placement.pending[t].clear();
+        self.seal(t);
+    }
+
+    /// User stream `s` holds a segment's worth and a page arrives: clean as the trigger asks
+    /// until its region has a segment for it beyond the reserve, write it, and clean as the
+    /// trigger asks after. Relocation while cleaning may flush `s` itself (a stream shared with
+    /// GC writes) and fill it again.
+    fn flush_user(&mut self, s: usize) -> Result<()> {
+        let r = self.placement.streams[s].region as usize;
+        let reserve = self.reserve(r);
+        let pps = self.store.pps as usize;
+        loop {
+            while self.placement.pending[s].len() == pps {
+                if self.free(r) <= reserve {
+                    self.make_room(r)?;
+                } else {
+                    self.flush(s);
+                }
+            }
+            self.after_open(r)?;
+            if self.placement.pending[s].len() < pps {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Flushes stream `t` while relocating: the victims of the cycle were erased before their
+    /// pages were routed, and the reserve covers the GC streams, so a segment is free.
+    fn flush_gc(&mut self, t: usize) -> Result<()> {
+        if self.free(usize::from(self.placement.streams[t].region)) == 0 {
+            return Err(Error::NoVictim {
+                free: self.store.free.len(),
+                open: 0,
+            });
+        }
+        self.flush(t);
+        Ok(())
+    }
+
+    /// `streams = cache`: relocated pages from one victim wait in stream `s`. A stream is
+    /// written out when a page arrives and finds it full, not as it fills: a full victim's
+    /// pages, moved whole, then need one segment, the victim's own.
+    fn append_pending(&mut self, s: usize, pages: &[Gathered], victim: &Victim) -> Result<()> {
+        let pps = self.store.pps as usize;
+        for g in pages {
+            if self.placement.pending[s].len() == pps {
+                self.flush_gc(s)?;
+            }
+            let f = &mut self.placement.streams[s];
+            f.stamp = f.stamp.max(victim.stamp);
+            f.dseq = f.dseq.max(victim.dseq);
+            self.pend(s, g.page);
+        }
+        Ok(())
     }
 
     /// Chooses up to `count` victims in region `r`, erasing each as it is chosen and gathering
@@ -846,6 +1045,9 @@ impl Simulator {
     /// they fill.
     #[inline]
     fn append_run(&mut self, s: usize, pages: &[Gathered], victim: &Victim) -> Result<()> {
+        if !self.placement.pending.is_empty() {
+            return self.append_pending(s, pages, victim);
+        }
         let pps = self.store.pps;
         let mut done = 0;
         while done < pages.len() {
@@ -939,6 +1141,72 @@ mod tests {
                     assert_eq!(r.user_writes, 5 * sim.geometry().logical_pages);
                 }
             }
+        }
+    }
+
+    /// Stockmeyer §2.3: with the streams acting as a cache "a closed segment is always full";
+    /// leaving holes (Menon & Stockmeyer, Note 2), segments are sealed with invalid slots.
+    #[test]
+    fn cache_streams_seal_only_full_segments() {
+        for placement in ["single", "oracle", "regions:spare=0.5/0.5"] {
+            for (streams, full) in [(StreamMode::Cache, true), (StreamMode::Hole, false)] {
+                let c = SimConfig {
+                    placement: Some(placement.parse().unwrap()),
+                    streams,
+                    workload: "hotcold:r=0.9,f=0.05".parse().unwrap(),
+                    ..small("greedy", "single", "one-free")
+                };
+                let mut sim = Simulator::new(&c).unwrap();
+                let (mut last, mut sealed, mut short) = (0u64, 0u32, 0u32);
+                while sim.step(1).unwrap() {
+                    let st = sim.store();
+                    for seg in 0..st.segments() as usize {
+                        if st.state[seg] == crate::store::SegState::Sealed
+                            && st.sealed_at[seg] > last
+                        {
+                            sealed += 1;
+                            short += u32::from(st.valid[seg] < st.pps);
+                        }
+                    }
+                    last = st.sealed_at.iter().copied().max().unwrap_or(0);
+                }
+                assert!(sealed > 300, "{placement} {streams}: {sealed} seals");
+                assert_eq!(
+                    short == 0,
+                    full,
+                    "{placement} {streams}: {short} of {sealed} sealed with holes"
+                );
+            }
+        }
+    }
+
+    /// A hand-worked sequence, 4 pages per segment: 1 2 1 3 4 5. With the stream as a cache the
+    /// rewrite of 1 takes it out of the stream, the segment is written when 5 arrives and finds
+    /// {2, 1, 3, 4} waiting, and it holds 4 valid pages; with holes it is sealed after 1 2 1 3
+    /// with 3 valid.
+    #[test]
+    fn a_rewrite_in_a_cache_stream_leaves_no_hole() {
+        for (streams, valid, waiting) in [(StreamMode::Cache, 4, 1), (StreamMode::Hole, 3, 0)] {
+            let c = SimConfig {
+                segments: Some(8),
+                pages_per_segment: 4,
+                logical_pages: Some(8),
+                streams,
+                warmup: "none".parse().unwrap(),
+                ..SimConfig::default()
+            };
+            let mut sim = Simulator::new(&c).unwrap();
+            for page in [1, 2, 1, 3, 4, 5] {
+                sim.user_write(Write { page, class: 0 }).unwrap();
+                sim.check().unwrap();
+            }
+            let st = sim.store();
+            let first = (0..8)
+                .find(|&s| st.sealed_at[s] == 1)
+                .expect("one segment sealed");
+            assert_eq!(st.valid[first], valid, "{streams}");
+            let w: usize = sim.placement().pending.iter().map(Vec::len).sum();
+            assert_eq!(w, waiting, "{streams}");
         }
     }
 

@@ -159,6 +159,10 @@ pub struct Placement {
     pub streams: Vec<Stream>,
     /// The regions; one region holding the whole device for every scheme but `regions`.
     pub regions: Vec<Region>,
+    /// Per stream, the pages waiting for slots, oldest first (`streams = cache`: a stream takes
+    /// a segment only when a segment's worth has gathered); empty when pages take their slots as
+    /// they are written.
+    pub pending: Vec<Vec<u32>>,
 }
 
 impl Placement {
@@ -183,11 +187,13 @@ impl Placement {
                 scheme: Schemes::Single(single::Single),
                 streams: vec![Stream::closed(true, 0)],
                 regions: whole(1),
+                pending: Vec::new(),
             },
             PlacementSpec::Double { copy } => Placement {
                 scheme: Schemes::Double(double::Double::new(*copy)),
                 streams: vec![Stream::closed(true, 0), Stream::closed(false, 0)],
                 regions: whole(1),
+                pending: Vec::new(),
             },
             PlacementSpec::Oracle => Placement {
                 scheme: Schemes::Oracle(oracle::Oracle),
@@ -195,6 +201,7 @@ impl Placement {
                     .map(|_| Stream::closed(true, 0))
                     .collect(),
                 regions: whole(classes.len() as u32),
+                pending: Vec::new(),
             },
             PlacementSpec::Regions { spare } => {
                 let quotas = regions::quotas(spare, segments, pps, classes, min_free)?;
@@ -210,6 +217,7 @@ impl Placement {
                             gc_streams: 1,
                         })
                         .collect(),
+                    pending: Vec::new(),
                 }
             }
         })
