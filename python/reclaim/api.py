@@ -32,7 +32,7 @@ class SimConfig:
         spare: Spare factor 1 − logical/physical pages, in (0, 1). Default 0.1.
         fill: Fill factor ρ = logical/physical pages, in (0, 1); instead of ``spare``.
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
-        policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest]``, ``random``,
+        policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``,
             ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``.
         frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``; an alias of
             ``placement`` for these two.
@@ -44,6 +44,9 @@ class SimConfig:
             slot; ``cache``: pages wait in their stream until a segment's worth has gathered, a
             rewrite takes a waiting page out, and every sealed segment is full (Stockmeyer §2.3,
             "the streams act as a cache"). Not with ``double``.
+        free_empty: A sealed segment that empties by itself goes to the free pool at once,
+            counted as collected at utilization 0 (Stockmeyer §2.2). Default: it waits to be
+            selected.
         cache: LRU write cache in front of the store, in pages (Stockmeyer's CacheTrkCount).
         trace_classes: Access-count thresholds, decreasing, splitting a trace's pages into
             classes (Li et al. §6.2), e.g. ``[50, 10]``.
@@ -72,6 +75,7 @@ class SimConfig:
     frontier: str | None = None
     placement: str | None = None
     streams: str | None = None
+    free_empty: bool | None = None
     cache: int | None = None
     trace_classes: list[int] | None = None
     gc: str | None = None

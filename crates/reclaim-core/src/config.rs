@@ -155,12 +155,17 @@ macro_rules! string_serde {
     };
 }
 
-/// How ties between equally good victims are broken (greedy and windowed greedy). The default is
-/// `random`, Li et al.'s rule (§3.1) and O(1); `oldest` scans the tied segments.
+/// How ties between equally good victims are broken (greedy and windowed greedy): the order kept
+/// inside a bucket of equal valid counts. The default is `random`, Li et al.'s rule (§3.1) and
+/// O(1); `oldest` and `fifo` scan the tied segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tie {
-    /// The segment sealed first among the tied ones.
+    /// The segment sealed first among the tied ones: the bucket kept sorted by age, oldest at
+    /// the head (Stockmeyer §2.3's Sorting = Tree, with age read as seal order).
     Oldest,
+    /// The segment that entered the bucket first, by sealing or by losing a page: each bucket a
+    /// FIFO queue (Stockmeyer §2.3's Sorting = Fifo).
+    Fifo,
     /// Uniformly at random among the tied ones.
     Random,
 }
@@ -170,6 +175,7 @@ impl Tie {
         match spec.get("tie") {
             None | Some("random") => Ok(Tie::Random),
             Some("oldest") => Ok(Tie::Oldest),
+            Some("fifo") => Ok(Tie::Fifo),
             Some(v) => Err(Error::param(
                 &format!("{}.tie", spec.param),
                 format!("`{v}`"),
@@ -183,6 +189,7 @@ impl fmt::Display for Tie {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Tie::Oldest => "oldest",
+            Tie::Fifo => "fifo",
             Tie::Random => "random",
         })
     }
@@ -1021,6 +1028,10 @@ pub struct SimConfig {
     pub placement: Option<PlacementSpec>,
     /// What a rewrite of a page still in an open stream does: `hole` (default) or `cache`.
     pub streams: StreamMode,
+    /// A sealed segment whose last valid page is invalidated goes to the free pool at once,
+    /// counted as collected at utilization 0 (Stockmeyer §2.2); otherwise (the default) it stays
+    /// a candidate until the policy selects it.
+    pub free_empty: bool,
     /// LRU write cache in front of the store [pages], ≥ 1 (Stockmeyer's `CacheTrkCount`); unset:
     /// no cache.
     pub cache: Option<u64>,
@@ -1054,6 +1065,7 @@ impl Default for SimConfig {
             frontier: FrontierSpec::default(),
             placement: None,
             streams: StreamMode::Hole,
+            free_empty: false,
             cache: None,
             trace_classes: None,
             gc: GcSpec::default(),

@@ -54,6 +54,21 @@ pub enum Phase {
     Done,
 }
 
+impl Phase {
+    /// The first phase of a run: the fill, else the first phase with writes to do.
+    fn first(fill: bool, warmup: u64, prefix: u64, measured: u64) -> Self {
+        if fill {
+            Phase::Fill(0)
+        } else if warmup > 0 {
+            Phase::Warmup(warmup)
+        } else if prefix > 0 {
+            Phase::Prefix(prefix)
+        } else {
+            Phase::Measure(measured)
+        }
+    }
+}
+
 /// A configuration's geometry, its workload (and the warm-up's, for a trace) and the trace's
 /// page writes.
 struct Setup {
@@ -143,6 +158,25 @@ pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
     Ok(placement.regions.iter().map(|r| r.quota).collect())
 }
 
+/// `streams = cache`: gives each stream room for a segment's worth of waiting pages, and returns
+/// where their page-map names start: stream t's i-th waiting page is physical pages + t·b + i.
+fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode) -> Result<u32> {
+    let pps = geometry.pages_per_segment;
+    let base = geometry.physical_pages();
+    if mode == StreamMode::Cache {
+        let streams = placement.streams.len() as u64;
+        if base + streams * u64::from(pps) >= u64::from(NONE) {
+            return Err(Error::param(
+                "streams",
+                mode,
+                format!("`hole` on this geometry: {base} physical pages and {streams} streams of {pps} waiting pages do not fit in 32-bit page-map entries"),
+            ));
+        }
+        placement.pending = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
+    }
+    Ok(base as u32)
+}
+
 /// A simulation in progress.
 pub struct Simulator {
     config: SimConfig,
@@ -157,6 +191,8 @@ pub struct Simulator {
     owned: Vec<u32>,
     /// Page-map entries from here up name pages waiting in a stream (`streams = cache`).
     pending_base: u32,
+    /// See [`SimConfig::free_empty`].
+    free_empty: bool,
     /// Class of each logical page's last user write (empty unless the placement needs it).
     page_class: Vec<u16>,
     /// User-write clock at each logical page's last user write (empty unless a sort key needs it).
@@ -209,20 +245,7 @@ impl Simulator {
         let classes = workload.class_shares(geometry.logical_pages);
         let spec = config.placement();
         let mut placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
-        // Waiting pages are named in the page map past the last slot: stream t's i-th at
-        // physical pages + t·b + i.
-        let pending_base = geometry.physical_pages() as u32;
-        if config.streams == StreamMode::Cache {
-            let streams = placement.streams.len() as u64;
-            if geometry.physical_pages() + streams * u64::from(pps) >= u64::from(NONE) {
-                return Err(Error::param(
-                    "streams",
-                    config.streams,
-                    format!("`hole` on this geometry: {} physical pages and {streams} streams of {pps} waiting pages do not fit in 32-bit page-map entries", geometry.physical_pages()),
-                ));
-            }
-            placement.pending = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
-        }
+        let pending_base = waiting_room(&mut placement, &geometry, config.streams)?;
         if let PlacementSpec::Regions {
             spare: RegionSpare::Shares(b),
         } = &spec
@@ -249,15 +272,7 @@ impl Simulator {
         let warmup_writes = (config.warmup.multiple * logical as f64).round() as u64;
         // Default window: one pass of a trace, else the logical capacity.
         let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
-        let phase = if config.warmup.fill {
-            Phase::Fill(0)
-        } else if warmup_writes > 0 {
-            Phase::Warmup(warmup_writes)
-        } else if prefix > 0 {
-            Phase::Prefix(prefix)
-        } else {
-            Phase::Measure(measured_writes)
-        };
+        let phase = Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes);
         let mut sim = Simulator {
             store,
             policies: (0..regions)
@@ -281,6 +296,7 @@ impl Simulator {
             },
             placement,
             pending_base,
+            free_empty: config.free_empty,
             cache: config.cache.map(|c| Cache::new(c as usize)),
             warm_skips: if matches!(spec, PlacementSpec::Regions { .. }) {
                 classes.iter().map(|c| c.write_share == 0.0).collect()
@@ -652,6 +668,9 @@ impl Simulator {
             if sealed {
                 let r = self.region_of(seg);
                 self.policies[r].on_invalidate(seg, old, &self.store);
+                if self.free_empty && self.store.valid[seg as usize] == 0 {
+                    self.release(seg, r);
+                }
             }
         }
         self.clocks.user_writes += 1;
@@ -662,6 +681,21 @@ impl Simulator {
             self.open_stream(s)?;
         }
         Ok(())
+    }
+
+    /// `free_empty`: sealed segment `seg` of region `r` has emptied by itself and goes to the
+    /// free pool at once, counted as collected at utilization 0 (Stockmeyer §2.2).
+    #[cold]
+    fn release(&mut self, seg: u32, r: usize) {
+        self.policies[r].on_remove(seg, &self.store);
+        self.store
+            .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
+        self.owned[r] -= 1;
+        let c = &mut self.metrics.counters;
+        c.collected += 1;
+        c.emptied += 1;
+        c.erases += 1;
+        self.metrics.victim_hist[0] += 1;
     }
 
     /// Seals stream `s`'s segment, stamping it on the named clocks.
@@ -786,6 +820,9 @@ impl Simulator {
                 if sealed {
                     let r = self.region_of(seg);
                     self.policies[r].on_invalidate(seg, old, &self.store);
+                    if self.free_empty && self.store.valid[seg as usize] == 0 {
+                        self.release(seg, r);
+                    }
                 }
             }
         }
@@ -948,6 +985,12 @@ impl Simulator {
                         .count(),
                 });
             };
+            // A policy's index must hold only sealed segments (`on_remove` keeps it so).
+            assert_eq!(
+                self.store.state[victim as usize],
+                crate::store::SegState::Sealed,
+                "the victim policy chose segment {victim}, which is not sealed"
+            );
             let valid = self.store.valid[victim as usize];
             let c = &mut self.metrics.counters;
             c.collected += 1;
@@ -1207,6 +1250,39 @@ mod tests {
             assert_eq!(st.valid[first], valid, "{streams}");
             let w: usize = sim.placement().pending.iter().map(Vec::len).sum();
             assert_eq!(w, waiting, "{streams}");
+        }
+    }
+
+    /// Stockmeyer §2.2: a segment that empties by itself goes to the free pool at once and
+    /// counts as collected at utilization 0. Hand-worked, 4 pages per segment: 0 … 7 fill two
+    /// segments, 0 … 3 again empty the first.
+    #[test]
+    fn an_emptied_segment_is_freed_at_once() {
+        for (free_empty, collected) in [(true, 1), (false, 0)] {
+            let c = SimConfig {
+                segments: Some(8),
+                pages_per_segment: 4,
+                logical_pages: Some(8),
+                free_empty,
+                warmup: "none".parse().unwrap(),
+                writes: Some(Amount::Count(12)),
+                ..SimConfig::default()
+            };
+            let mut sim = Simulator::new(&c).unwrap();
+            for page in (0..8).chain(0..4) {
+                sim.user_write(Write { page, class: 0 }).unwrap();
+                sim.check().unwrap();
+            }
+            // Sealed: {0..3} (emptied), {4..7}, {0..3} again; one stream open.
+            let st = sim.store();
+            let sealed = st.sealed.len();
+            assert_eq!(sealed, 3 - collected as usize, "free_empty {free_empty}");
+            assert_eq!(st.free.len(), 8 - 1 - sealed, "free_empty {free_empty}");
+            let k = &sim.metrics.counters;
+            assert_eq!(
+                (k.collected, k.emptied, k.erases),
+                (collected, collected, collected)
+            );
         }
     }
 

@@ -13,6 +13,8 @@ const POLICIES: &[&str] = &[
     "fifo",
     "greedy",
     "greedy:tie=random",
+    "greedy:tie=oldest",
+    "greedy:tie=fifo",
     "random",
     "d-choices:d=1",
     "d-choices:d=4",
@@ -20,6 +22,7 @@ const POLICIES: &[&str] = &[
     "gra:d=3",
     "windowed:w=1",
     "windowed:w=5",
+    "windowed:w=5,tie=fifo",
     "cost-benefit",
 ];
 /// Placements, each with its streams leaving holes or acting as a cache (`double` only leaves
@@ -63,6 +66,7 @@ proptest! {
         placement in 0..PLACEMENTS.len(),
         gc in 0..GCS.len(),
         cache in prop::option::of(1u64..40),
+        free_empty in any::<bool>(),
         workload in 0..WORKLOADS.len(),
         seed in any::<u64>(),
         chunk in 1u64..200,
@@ -74,6 +78,7 @@ proptest! {
             policy: POLICIES[policy].parse().unwrap(),
             placement: Some(PLACEMENTS[placement].0.parse().unwrap()),
             streams: PLACEMENTS[placement].1.parse().unwrap(),
+            free_empty,
             cache,
             gc: GCS[gc].parse().unwrap(),
             workload: WORKLOADS[workload].parse().unwrap(),
@@ -151,7 +156,12 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
         for &(placement, streams) in PLACEMENTS {
             for gc in GCS {
                 for workload in ["hotcold:r=0.9,f=0.2", "locality:fa=0.5,r=0.7/0.3,f=0.3/0.7"] {
-                    for cache in [None, Some(7)] {
+                    for (cache, free_empty) in [
+                        (None, false),
+                        (Some(7), false),
+                        (None, true),
+                        (Some(7), true),
+                    ] {
                         let config = SimConfig {
                             segments: Some(96),
                             pages_per_segment: 8,
@@ -159,6 +169,7 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
                             policy: policy.parse().unwrap(),
                             placement: Some(placement.parse().unwrap()),
                             streams: streams.parse().unwrap(),
+                            free_empty,
                             gc: gc.parse().unwrap(),
                             workload: workload.parse().unwrap(),
                             cache,
@@ -193,9 +204,9 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
             }
         }
     }
-    // 7 policies × 8 placements × 8 triggers × 2 workloads × 2 caches, less the 2 × 2 × 8 × 2 × 2
-    // regions runs of the two policies that draw from the global sealed set.
-    assert_eq!(ran, 7 * 8 * 8 * 2 * 2 - 2 * 2 * 8 * 2 * 2);
+    // 7 policies × 8 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
+    // 2 × 2 × 8 × 2 × 4 regions runs of the two policies that draw from the global sealed set.
+    assert_eq!(ran, 7 * 8 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
 }
 
 /// The cache's hit ratio on a hand-computed sequence, through the whole engine: capacity 3 over

@@ -98,6 +98,10 @@ impl VictimPolicy for CostBenefit {
         self.push(seg, valid, store.stamp[seg as usize]);
     }
 
+    fn on_remove(&mut self, seg: u32, store: &Store) {
+        self.unindex(seg, store.valid[seg as usize]);
+    }
+
     fn select(&mut self, store: &Store, clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         let pps = f64::from(store.pps);
         let now = clocks.user_writes;

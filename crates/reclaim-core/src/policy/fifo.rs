@@ -14,6 +14,9 @@ use crate::SimRng;
 #[derive(Clone, Debug)]
 pub struct Fifo {
     queue: VecDeque<u32>,
+    /// Per segment, entries of it in `queue` that are stale (it was removed, not selected);
+    /// they lie before any live entry of the same segment.
+    stale: Vec<u32>,
 }
 
 impl Fifo {
@@ -21,6 +24,7 @@ impl Fifo {
     pub fn new(segments: u32) -> Self {
         Fifo {
             queue: VecDeque::with_capacity(segments as usize),
+            stale: vec![0; segments as usize],
         }
     }
 }
@@ -30,7 +34,18 @@ impl VictimPolicy for Fifo {
         self.queue.push_back(seg);
     }
 
+    fn on_remove(&mut self, seg: u32, _store: &Store) {
+        self.stale[seg as usize] += 1;
+    }
+
     fn select(&mut self, _store: &Store, _clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
-        self.queue.pop_front()
+        loop {
+            let seg = self.queue.pop_front()?;
+            let stale = &mut self.stale[seg as usize];
+            if *stale == 0 {
+                return Some(seg);
+            }
+            *stale -= 1;
+        }
     }
 }

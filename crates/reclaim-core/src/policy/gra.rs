@@ -41,6 +41,10 @@ impl VictimPolicy for Gra {
         self.buckets.decrement(seg, store.valid[seg as usize]);
     }
 
+    fn on_remove(&mut self, seg: u32, store: &Store) {
+        self.buckets.remove(seg, store.valid[seg as usize]);
+    }
+
     #[inline]
     fn prefetch(&self, seg: u32) {
         self.buckets.prefetch(seg);

@@ -5,7 +5,10 @@
 //! amplification by up to about 1%: `random` (the default: Li et al. §3.1's "random
 //! tie-breaking", O(1)) or `oldest` (the segment sealed first among the tied ones, the order Li
 //! et al. §3.1 use to approximate greedy; it scans the tied segments, which under uniform writes
-//! costs about a quarter of the engine's speed). Van Houdt §1; Li et al. §3.1 (GRA with d = 1).
+//! costs about a quarter of the engine's speed), or `fifo` (the one that entered the bucket of its
+//! valid count first, by sealing or by losing a page: each bucket a FIFO queue, Stockmeyer §2.3's
+//! Sorting = Fifo; `oldest` is his Sorting = Tree with age read as seal order). Van Houdt §1; Li
+//! et al. §3.1 (GRA with d = 1).
 
 use super::buckets::ValidBuckets;
 use super::VictimPolicy;
@@ -25,7 +28,7 @@ impl Greedy {
     /// Greedy over `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32, tie: Tie) -> Self {
         Greedy {
-            buckets: ValidBuckets::new(segments, pps),
+            buckets: ValidBuckets::ordered(segments, pps, tie),
             tie,
         }
     }
@@ -40,6 +43,10 @@ impl VictimPolicy for Greedy {
     #[inline]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         self.buckets.decrement(seg, store.valid[seg as usize]);
+    }
+
+    fn on_remove(&mut self, seg: u32, store: &Store) {
+        self.buckets.remove(seg, store.valid[seg as usize]);
     }
 
     #[inline]

@@ -23,6 +23,10 @@ pub trait VictimPolicy {
     /// `seg`, sealed, lost the valid page in `slot` (`store.valid[seg]` is already the new count;
     /// `store.reverse[slot]` is already `NONE`).
     fn on_invalidate(&mut self, _seg: u32, _slot: u32, _store: &Store) {}
+    /// `seg`, sealed, leaves the candidates other than by [`Self::select`]: it emptied and goes
+    /// to the free pool at once (`free_empty`, Stockmeyer §2.2). Called while the store still
+    /// holds it sealed, with its valid count (0).
+    fn on_remove(&mut self, _seg: u32, _store: &Store) {}
     /// `seg` is likely to lose a valid page in a few writes: a hint to bring the index entries
     /// `on_invalidate` will touch into the cache. No effect on results.
     fn prefetch(&self, _seg: u32) {}
@@ -92,6 +96,10 @@ impl VictimPolicy for Policy {
     #[inline]
     fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
         dispatch!(self, p => p.on_invalidate(seg, slot, store));
+    }
+    #[inline]
+    fn on_remove(&mut self, seg: u32, store: &Store) {
+        dispatch!(self, p => p.on_remove(seg, store));
     }
     #[inline]
     fn prefetch(&self, seg: u32) {

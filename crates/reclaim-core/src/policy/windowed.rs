@@ -10,14 +10,14 @@ use super::buckets::ValidBuckets;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
 use crate::config::Tie;
-use crate::store::Store;
+use crate::store::{SegState, Store};
 use crate::SimRng;
 
 /// Windowed greedy.
 #[derive(Clone, Debug)]
 pub struct Windowed {
-    /// Sealed segments in seal order, with their seal numbers; victims leave the window only, so
-    /// entries past `boundary` are never stale.
+    /// Sealed segments in seal order, with their seal numbers; an entry whose segment has been
+    /// cleaned or removed since is stale, and is dropped when it reaches the window.
     order: VecDeque<(u32, u64)>,
     /// Entries `[0, boundary)` of `order` are in the window or stale.
     boundary: usize,
@@ -32,7 +32,7 @@ impl Windowed {
         Windowed {
             order: VecDeque::with_capacity(segments as usize),
             boundary: 0,
-            window: ValidBuckets::new(segments, pps),
+            window: ValidBuckets::ordered(segments, pps, tie),
             w: w as usize,
             tie,
         }
@@ -40,8 +40,12 @@ impl Windowed {
 
     fn fill_window(&mut self, store: &Store) {
         while self.window.len() < self.w && self.boundary < self.order.len() {
-            let (seg, _) = self.order[self.boundary];
-            self.window.insert(seg, store.valid[seg as usize]);
+            let (seg, at) = self.order[self.boundary];
+            // Entries of segments removed while outside the window are stale: skipped.
+            if store.sealed_at[seg as usize] == at && store.state[seg as usize] == SegState::Sealed
+            {
+                self.window.insert(seg, store.valid[seg as usize]);
+            }
             self.boundary += 1;
         }
     }
@@ -57,6 +61,13 @@ impl VictimPolicy for Windowed {
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         if self.window.contains(seg) {
             self.window.decrement(seg, store.valid[seg as usize]);
+        }
+    }
+
+    fn on_remove(&mut self, seg: u32, store: &Store) {
+        // Its entry in `order` goes stale: the store will not hold it sealed at that seal number.
+        if self.window.contains(seg) {
+            self.window.remove(seg, store.valid[seg as usize]);
         }
     }
 
