@@ -1,8 +1,10 @@
 """`reclaim bench`: engine speed and the memory of a 1 TB geometry.
 
 Speed: uniform writes on 10,000 segments × 64 pages at spare 0.10, for greedy, FIFO and
-d-choices (d = 10); each run reports page writes (user + GC) and user writes per second over its
-measured phase; the median of ``runs`` runs is reported. Memory: a child process builds a 1 TiB
+d-choices (d = 10), then greedy with each placement scheme or option changed; each run reports
+page writes (user + GC) and user writes per second over its measured phase; the median of
+``runs`` runs is reported. ``--compare REV`` instead sets the engine beside another revision's,
+interleaved. Memory: a child process builds a 1 TiB
 device (268,435,456 physical pages of 4 KiB, 64 per segment, spare 0.10), fills it and writes
 until the cleaner has run, and reports its peak resident set size.
 """
@@ -10,11 +12,14 @@ until the cleaner has run, and reports its peak resident set size.
 from __future__ import annotations
 
 import json
+import re
 import resource
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -23,6 +28,20 @@ from rich.table import Table
 from reclaim.api import SimConfig, simulate
 
 POLICIES = ("greedy", "fifo", "d-choices:d=10")
+
+#: The placement layer's rows: greedy on the speed geometry with one scheme or option changed
+#: each (name, overrides). Oracle and regions need classes: hot/cold 90/10 there.
+PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("double:copy=random", {"placement": "double:copy=random"}),
+    ("oracle (hot/cold 90/10)", {"placement": "oracle", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("regions:spare=0.5/0.5 (hot/cold 90/10)", {"placement": "regions:spare=0.5/0.5", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("streams=cache", {"streams": "cache"}),
+    ("write cache 4096 pages", {"cache": 4096}),
+    ("batch:low=32,victims=64,gather=all,sort=stamp", {"gc": "batch:low=32,victims=64,gather=all,sort=stamp"}),
+    ("max-empty:k=8", {"gc": "max-empty:k=8"}),
+    ("greedy:tie=fifo", {"policy": "greedy:tie=fifo"}),
+    ("free_empty", {"free_empty": True}),
+)
 TB_PAGES = 1 << 28  # 1 TiB / 4 KiB
 TB_PAGES_PER_SEGMENT = 64
 
@@ -51,6 +70,85 @@ def speed_config(policy: str, writes: str, seed: int) -> SimConfig:
         writes=writes,
         seed=seed,
     )
+
+
+def measure_placements(runs: int, writes: str) -> dict[str, Any]:
+    """Greedy's speed with each placement scheme or option of :data:`PLACEMENTS`."""
+    out: dict[str, Any] = {}
+    for name, overrides in PLACEMENTS:
+        results = [simulate(speed_config("greedy", writes, seed), **overrides) for seed in range(1, runs + 1)]
+        out[name] = {
+            "page_writes_per_second": statistics.median(r.page_writes_per_second for r in results),
+            "user_writes_per_second": statistics.median(r.user_writes_per_second for r in results),
+            "wa": statistics.median(r.wa for r in results),
+        }
+    return out
+
+
+def _repository() -> Path:
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=Path(__file__).resolve().parent,
+                             check=True, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise RuntimeError("`--compare` builds revisions of the engine: it needs reclaim installed from a git checkout "
+                           f"(`make build`) and git on the PATH ({e})") from e
+    return Path(top)
+
+
+def _build_simulate(tree: Path, target: Path) -> Path:
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "reclaim-core", "--example", "simulate",
+                    "--target-dir", str(target)], cwd=tree, check=True)
+    return target / "release" / "examples" / "simulate"
+
+
+_SPEED = re.compile(r"([0-9.]+) M page writes/s")
+
+
+def _run_simulate(binary: Path, config: dict[str, Any]) -> float:
+    out = subprocess.run([str(binary), json.dumps(config)], check=True, capture_output=True, text=True).stdout
+    m = _SPEED.search(out)
+    if m is None:
+        raise RuntimeError(f"{binary}: no speed in its output: {out!r}")
+    return float(m.group(1))
+
+
+def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: Sequence[str] = ("greedy", "fifo"),
+                      show: bool = True) -> dict[str, Any]:
+    """Engine speed of the working tree against revision ``base``, interleaved in one run.
+
+    Builds the ``simulate`` example of ``reclaim-core`` at ``base`` (in a git worktree under
+    ``target/compare-base/``) and in the working tree, then alternates runs of the two on the
+    speed geometry, so that a shared machine's drifting load falls on both alike. Reports each
+    policy's median page writes per second for both builds and their ratio.
+    """
+    if runs < 1:
+        raise ValueError(f"invalid value for `runs`: {runs} (expected a whole number ≥ 1)")
+    root = _repository()
+    rev = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], cwd=root,
+                         capture_output=True, text=True)
+    if rev.returncode != 0:
+        raise ValueError(f"invalid value for `compare`: {base!r} (expected a commit, tag or branch of {root})")
+    commit = rev.stdout.strip()
+    tree = root / "target" / "compare-base" / commit[:12]
+    if not tree.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=root, check=True,
+                       capture_output=True)
+    old = _build_simulate(tree, root / "target" / "compare-base-build")
+    new = _build_simulate(root, root / "target")
+    report: dict[str, Any] = {"base": commit, "runs": runs, "writes": writes, "policies": {}}
+    for policy in policies:
+        a, b = [], []
+        for seed in range(1, runs + 1):
+            config = speed_config(policy, writes, seed).to_dict()
+            a.append(_run_simulate(old, config))
+            b.append(_run_simulate(new, config))
+        ma, mb = statistics.median(a), statistics.median(b)
+        report["policies"][policy] = {"base": a, "new": b, "base_median": ma, "new_median": mb, "ratio": mb / ma}
+        if show:
+            Console().print(f"{policy}: base {ma:.1f} M page writes/s, new {mb:.1f} M, new/base {mb / ma:.3f} "
+                            f"(medians of {runs}; base {', '.join(f'{x:.1f}' for x in a)}; "
+                            f"new {', '.join(f'{x:.1f}' for x in b)})")
+    return report
 
 
 def tb_config() -> dict[str, Any]:
@@ -145,7 +243,7 @@ def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
 
 
 def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True, models: bool = True,
-              trace: bool = True) -> dict[str, Any]:
+              trace: bool = True, placements: bool = True) -> dict[str, Any]:
     """Runs the benchmark; returns (and optionally prints) the report."""
     report: dict[str, Any] = {"geometry": "10000 segments x 64 pages, spare 0.10, uniform", "runs": runs, "policies": {}}
     for policy in POLICIES:
@@ -155,6 +253,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
             "user_writes_per_second": statistics.median(r.user_writes_per_second for r in results),
             "wa": statistics.median(r.wa for r in results),
         }
+    if placements:
+        report["placements"] = measure_placements(runs, writes)
     if memory:
         report |= measure_memory()
     if models:
@@ -171,6 +271,15 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
             t.add_row(policy, f"{v['page_writes_per_second'] / 1e6:.1f}", f"{v['user_writes_per_second'] / 1e6:.1f}", f"{v['wa']:.3f}")
         c = Console()
         c.print(t)
+        if placements:
+            t = Table(title="greedy with one placement scheme or option changed")
+            t.add_column("placement / option")
+            t.add_column("M page writes/s", justify="right")
+            t.add_column("M user writes/s", justify="right")
+            t.add_column("wa", justify="right")
+            for name, v in report["placements"].items():
+                t.add_row(name, f"{v['page_writes_per_second'] / 1e6:.1f}", f"{v['user_writes_per_second'] / 1e6:.1f}", f"{v['wa']:.3f}")
+            c.print(t)
         if memory:
             c.print(
                 f"1 TB geometry ({report['tb_physical_pages']:,} pages of 4 KiB, {report['tb_segments']:,} segments): "

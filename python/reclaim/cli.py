@@ -153,11 +153,22 @@ def bench(
     memory: Annotated[bool, typer.Option(help="Also measure peak memory of a 1 TB geometry.")] = True,
     models: Annotated[bool, typer.Option(help="Also time the mean-field model (double frontier, b = 32 and 64).")] = True,
     trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
+    placements: Annotated[bool, typer.Option(help="Also time greedy under each placement scheme and option.")] = True,
+    compare: Annotated[Optional[str], typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
+    policies: Annotated[str, typer.Option(help="With --compare: the policies to time, comma-separated.")] = "greedy,fifo",
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
-    from reclaim.bench import run_bench
+    from reclaim.bench import compare_revisions, run_bench
 
-    report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace)
+    if compare is not None:
+        try:
+            report = compare_revisions(compare, runs=runs, writes=writes, show=not as_json,
+                                       policies=[p.strip() for p in policies.split(",") if p.strip()])
+        except (ValueError, RuntimeError) as e:
+            fail(str(e))
+    else:
+        report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace,
+                           placements=placements)
     if as_json:
         out.print_json(json.dumps(report))
 
