@@ -25,7 +25,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from reclaim.api import SimConfig, simulate
+from reclaim.api import SimConfig, SimResult, simulate
 
 POLICIES = ("greedy", "fifo", "d-choices:d=10")
 
@@ -72,16 +72,31 @@ def speed_config(policy: str, writes: str, seed: int) -> SimConfig:
     )
 
 
+def _medians(results: Sequence[SimResult]) -> dict[str, float]:
+    """Median page writes/s, user writes/s and WA of a row's runs."""
+    return {
+        "page_writes_per_second": statistics.median(r.page_writes_per_second for r in results),
+        "user_writes_per_second": statistics.median(r.user_writes_per_second for r in results),
+        "wa": statistics.median(r.wa for r in results),
+    }
+
+
+def _speed_table(title: str, first: str, rows: dict[str, dict[str, float]]) -> Table:
+    t = Table(title=title)
+    t.add_column(first)
+    t.add_column("M page writes/s", justify="right")
+    t.add_column("M user writes/s", justify="right")
+    t.add_column("wa", justify="right")
+    for name, v in rows.items():
+        t.add_row(name, f"{v['page_writes_per_second'] / 1e6:.1f}", f"{v['user_writes_per_second'] / 1e6:.1f}", f"{v['wa']:.3f}")
+    return t
+
+
 def measure_placements(runs: int, writes: str) -> dict[str, Any]:
     """Greedy's speed with each placement scheme or option of :data:`PLACEMENTS`."""
     out: dict[str, Any] = {}
     for name, overrides in PLACEMENTS:
-        results = [simulate(speed_config("greedy", writes, seed), **overrides) for seed in range(1, runs + 1)]
-        out[name] = {
-            "page_writes_per_second": statistics.median(r.page_writes_per_second for r in results),
-            "user_writes_per_second": statistics.median(r.user_writes_per_second for r in results),
-            "wa": statistics.median(r.wa for r in results),
-        }
+        out[name] = _medians([simulate(speed_config("greedy", writes, seed), **overrides) for seed in range(1, runs + 1)])
     return out
 
 
@@ -247,12 +262,7 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
     """Runs the benchmark; returns (and optionally prints) the report."""
     report: dict[str, Any] = {"geometry": "10000 segments x 64 pages, spare 0.10, uniform", "runs": runs, "policies": {}}
     for policy in POLICIES:
-        results = [simulate(speed_config(policy, writes, seed)) for seed in range(1, runs + 1)]
-        report["policies"][policy] = {
-            "page_writes_per_second": statistics.median(r.page_writes_per_second for r in results),
-            "user_writes_per_second": statistics.median(r.user_writes_per_second for r in results),
-            "wa": statistics.median(r.wa for r in results),
-        }
+        report["policies"][policy] = _medians([simulate(speed_config(policy, writes, seed)) for seed in range(1, runs + 1)])
     if placements:
         report["placements"] = measure_placements(runs, writes)
     if memory:
@@ -262,24 +272,11 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
     if trace:
         report["traces"] = measure_traces()
     if show:
-        t = Table(title=f"reclaim bench — {report['geometry']}, median of {runs} runs")
-        t.add_column("policy")
-        t.add_column("M page writes/s", justify="right")
-        t.add_column("M user writes/s", justify="right")
-        t.add_column("wa", justify="right")
-        for policy, v in report["policies"].items():
-            t.add_row(policy, f"{v['page_writes_per_second'] / 1e6:.1f}", f"{v['user_writes_per_second'] / 1e6:.1f}", f"{v['wa']:.3f}")
         c = Console()
-        c.print(t)
+        c.print(_speed_table(f"reclaim bench — {report['geometry']}, median of {runs} runs", "policy", report["policies"]))
         if placements:
-            t = Table(title="greedy with one placement scheme or option changed")
-            t.add_column("placement / option")
-            t.add_column("M page writes/s", justify="right")
-            t.add_column("M user writes/s", justify="right")
-            t.add_column("wa", justify="right")
-            for name, v in report["placements"].items():
-                t.add_row(name, f"{v['page_writes_per_second'] / 1e6:.1f}", f"{v['user_writes_per_second'] / 1e6:.1f}", f"{v['wa']:.3f}")
-            c.print(t)
+            c.print(_speed_table("greedy with one placement scheme or option changed", "placement / option",
+                                 report["placements"]))
         if memory:
             c.print(
                 f"1 TB geometry ({report['tb_physical_pages']:,} pages of 4 KiB, {report['tb_segments']:,} segments): "

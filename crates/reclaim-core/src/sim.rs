@@ -657,21 +657,9 @@ impl Simulator {
         let page = write.page;
         let old = self.store.page_map[page as usize];
         self.store.place(page, slot);
-        if !self.page_class.is_empty() {
-            self.page_class[page as usize] = write.class;
-        }
-        if !self.page_written.is_empty() {
-            self.page_written[page as usize] = self.clocks.user_writes;
-        }
+        self.note_user_write(write);
         if old != NONE {
-            let (seg, sealed) = self.store.invalidate(old);
-            if sealed {
-                let r = self.region_of(seg);
-                self.policies[r].on_invalidate(seg, old, &self.store);
-                if self.free_empty && self.store.valid[seg as usize] == 0 {
-                    self.release(seg, r);
-                }
-            }
+            self.invalidate(old);
         }
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
@@ -681,6 +669,31 @@ impl Simulator {
             self.open_stream(s)?;
         }
         Ok(())
+    }
+
+    /// The per-page metadata a user write updates, where kept: its class and its time.
+    #[inline]
+    fn note_user_write(&mut self, write: Write) {
+        if !self.page_class.is_empty() {
+            self.page_class[write.page as usize] = write.class;
+        }
+        if !self.page_written.is_empty() {
+            self.page_written[write.page as usize] = self.clocks.user_writes;
+        }
+    }
+
+    /// Invalidates the page in `slot`, telling its region's policy when its segment is sealed
+    /// and freeing the segment at once when it empties under `free_empty`.
+    #[inline]
+    fn invalidate(&mut self, slot: u32) {
+        let (seg, sealed) = self.store.invalidate(slot);
+        if sealed {
+            let r = self.region_of(seg);
+            self.policies[r].on_invalidate(seg, slot, &self.store);
+            if self.free_empty && self.store.valid[seg as usize] == 0 {
+                self.release(seg, r);
+            }
+        }
     }
 
     /// `free_empty`: sealed segment `seg` of region `r` has emptied by itself and goes to the
@@ -816,22 +829,10 @@ impl Simulator {
             if old >= self.pending_base {
                 self.unpend(old);
             } else {
-                let (seg, sealed) = self.store.invalidate(old);
-                if sealed {
-                    let r = self.region_of(seg);
-                    self.policies[r].on_invalidate(seg, old, &self.store);
-                    if self.free_empty && self.store.valid[seg as usize] == 0 {
-                        self.release(seg, r);
-                    }
-                }
+                self.invalidate(old);
             }
         }
-        if !self.page_class.is_empty() {
-            self.page_class[page as usize] = write.class;
-        }
-        if !self.page_written.is_empty() {
-            self.page_written[page as usize] = self.clocks.user_writes;
-        }
+        self.note_user_write(write);
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
         self.streak = 0;
