@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test build reproduce validate bench clean
+.PHONY: run test lint build reproduce validate bench clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +21,17 @@ build: $(STAMP)
 run: build
 	$(BIN)/reclaim demo
 
-# Every test: Rust unit, property and integration tests, then the Python suite.
-test: build
+# Every test: the linters, Rust unit, property and integration tests, then the Python suite.
+# RECLAIM_REQUIRE_SHARED=1 turns a missing ../shared into failures instead of skips.
+test: build lint
 	cargo test --release --workspace --exclude reclaim-py
 	$(BIN)/python -m pytest -q
+
+# rustfmt, clippy (warnings are errors) and ruff over the Python package, tests and examples.
+lint: $(STAMP)
+	cargo fmt --all --check
+	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
+	$(BIN)/ruff check python tests examples
 
 # Full-length reproductions of the seeds' tables (long).
 reproduce: build

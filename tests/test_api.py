@@ -6,12 +6,10 @@ import json
 
 import numpy as np
 import pytest
+import reclaim
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import reclaim
-from reclaim import SimConfig, simulate
-from reclaim import _core
+from reclaim import SimConfig, _core, simulate
 
 METRICS = [
     "user_writes", "gc_writes", "erases", "wa", "wamp", "cleaning_cost", "emptiness_at_clean", "gcu",
@@ -71,7 +69,6 @@ def test_same_seed_same_result_other_seed_differs():
         ({"writes": "ten"}, "invalid value for `writes`: `ten`"),
         ({"frontier": "triple"}, "invalid value for `frontier`"),
         ({"gc": "batch:low=0"}, "invalid value for `gc.low`: 0"),
-        ({"segmnts": 8}, "unknown field `segmnts`"),
         ({"spare": 0.1, "fill": 0.8}, "only one of `spare`, `fill` and `logical_pages`"),
     ],
 )
@@ -79,6 +76,12 @@ def test_bad_values_name_parameter_value_and_range(overrides, message):
     with pytest.raises(ValueError) as e:
         simulate(**{**SMALL, **overrides})
     assert message in str(e.value)
+
+
+def test_an_unknown_parameter_is_a_type_error():
+    # As Python itself treats an unexpected keyword argument.
+    with pytest.raises(TypeError, match="unknown parameter `segmnts`"):
+        simulate(**{**SMALL, "segmnts": 8})
 
 
 def test_progress_callback_reaches_total():

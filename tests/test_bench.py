@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from reclaim.bench import PLACEMENTS, compare_revisions, measure_placements
 
 

@@ -7,9 +7,7 @@ import subprocess
 import sys
 
 import pytest
-
 from reclaim.cli import app
-
 from typer.testing import CliRunner
 
 runner = CliRunner()

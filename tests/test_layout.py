@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from reclaim.layout import disk, placement, queueing
 from reclaim.reproduce.common import published
 
@@ -123,9 +122,8 @@ def test_spike_relocation_lowers_seek_time_moving_two_runs():
 
 
 def test_reproduce_dyal_draughn_runs_and_writes_figures(tmp_path):
-    from typer.testing import CliRunner
-
     from reclaim.cli import app
+    from typer.testing import CliRunner
 
     res = CliRunner().invoke(app, ["reproduce", "dyal-draughn", "--figures", str(tmp_path)])
     assert res.exit_code == 0, res.output

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
-
 from reclaim.cli import app
 from reclaim.models import li, lomet, vanhoudt
 from reclaim.reproduce.common import published
-
+from typer.testing import CliRunner
 
 # --- Lomet & Luo ---------------------------------------------------------------------------
 
@@ -168,6 +166,6 @@ def test_model_cli_json(args, key, expected, rel):
 def test_model_cli_errors():
     res = runner.invoke(app, ["model", "age-based", "--fill", "1.2"])
     assert res.exit_code == 2
-    assert "invalid value for `fill`: 1.2 (expected a number in (0, 1))" in " ".join(res.output.split())
+    assert "invalid value for `--fill`: 1.2 (expected a number in (0, 1))" in " ".join(res.output.split())
     res = runner.invoke(app, ["model", "gra", "--r", "0.8,0.3", "--f", "0.5,0.5"])
     assert res.exit_code == 2 and "summing to 1" in res.output

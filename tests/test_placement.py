@@ -7,11 +7,10 @@ import json
 import math
 
 import pytest
-from typer.testing import CliRunner
-
 from reclaim import simulate
 from reclaim.api import resolve_optimal_regions
 from reclaim.cli import app
+from typer.testing import CliRunner
 
 #: Li et al. §5.1's setting (8 × 1024 blocks of 64 pages, S = 0.1, the skewed workload), L = 5M.
 LI = dict(segments=8 * 1024, pages_per_segment=64, spare=0.1, policy="greedy", gc="one-free",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from reclaim.reproduce import REPRODUCTIONS
 from reclaim.reproduce.common import published
 from reclaim.reproduce.lomet import emptiness_eq4

@@ -11,4 +11,4 @@ True
 from reclaim._core import __version__
 from reclaim.api import SimConfig, SimResult, region_layout, simulate
 
-__all__ = ["SimConfig", "SimResult", "region_layout", "simulate", "__version__"]
+__all__ = ["SimConfig", "SimResult", "__version__", "region_layout", "simulate"]

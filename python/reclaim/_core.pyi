@@ -7,6 +7,9 @@ __version__: str
 def canonical_config(config_json: str) -> str:
     """Validates a JSON configuration and returns it in canonical form (raises ValueError)."""
 
+def parameters() -> list[dict[str, str]]:
+    """Every simulation parameter: name, kind, unit, range, default, help."""
+
 def geometry(config_json: str) -> dict[str, int]:
     """The resolved geometry: segments, pages_per_segment, logical_pages."""
 

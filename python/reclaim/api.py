@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,114 @@ from reclaim import _core
 
 #: User writes per engine step between progress reports (and Ctrl-C checks).
 STEP_WRITES = 1 << 20
+
+#: Every simulation parameter, defined once in the engine (``reclaim-core``'s ``config``): name,
+#: kind (integer, number, spec, flag, counts), unit, range, default and help.
+PARAMETERS: dict[str, dict[str, str]] = {p["name"]: p for p in _core.parameters()}
+
+#: Largest page id a trace holds (page ids are 32-bit; the largest value marks "no page").
+MAX_PAGE_ID = (1 << 32) - 2
+
+
+def _bad_type(name: str, value: Any, expected: str) -> TypeError:
+    return TypeError(f"invalid type for `{name}`: {type(value).__name__} {value!r:.60} (expected {expected})")
+
+
+def _bad_value(name: str, value: Any) -> ValueError:
+    return ValueError(f"invalid value for `{name}`: {value!r:.60} (expected {PARAMETERS[name]['range']})")
+
+
+def _whole(name: str, v: Any) -> int:
+    """An integer parameter: Python and numpy integers, or a float with no fractional part."""
+    if isinstance(v, (bool, np.bool_)):
+        raise _bad_type(name, v, "a whole number")
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        if math.isfinite(v) and float(v).is_integer():
+            return int(v)
+        raise _bad_value(name, float(v))
+    raise _bad_type(name, v, "a whole number")
+
+
+def checked(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters checked for their type against :data:`PARAMETERS` and made JSON-ready.
+
+    Values of the wrong type raise :class:`TypeError`; non-finite or fractional numbers where a
+    finite or whole one belongs raise :class:`ValueError`; both name the parameter. Ranges are
+    checked by the engine. numpy scalars are taken as their Python values.
+
+    >>> checked({"segments": np.int64(64), "spare": np.float32(0.5)})
+    {'segments': 64, 'spare': 0.5}
+    >>> checked({"segments": "64"})
+    Traceback (most recent call last):
+    ...
+    TypeError: invalid type for `segments`: str '64' (expected a whole number)
+    """
+    out: dict[str, Any] = {}
+    for name, v in params.items():
+        if v is None:
+            continue
+        p = PARAMETERS.get(name)
+        if p is None:
+            raise TypeError(f"unknown parameter `{name}` (expected one of {', '.join(PARAMETERS)})")
+        kind = p["kind"]
+        if kind == "integer":
+            out[name] = _whole(name, v)
+        elif kind == "number":
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise _bad_type(name, v, "a number")
+            if not math.isfinite(v):
+                raise _bad_value(name, float(v))
+            out[name] = float(v)
+        elif kind == "flag":
+            if not isinstance(v, (bool, np.bool_)):
+                raise _bad_type(name, v, "True or False")
+            out[name] = bool(v)
+        elif kind == "counts":
+            if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple, np.ndarray)):
+                raise _bad_type(name, v, "a list of whole numbers")
+            out[name] = [_whole(name, x) for x in v]
+        elif name == "writes" and not isinstance(v, str):
+            out[name] = _whole(name, v)
+        else:
+            if not isinstance(v, str):
+                raise _bad_type(name, v, f"a string: {p['range']}")
+            out[name] = v
+    return out
+
+
+def page_ids(pages: Any, name: str = "workload") -> np.ndarray:
+    """Page ids as ``uint32``, refusing what would wrap or truncate: ids must be whole numbers in
+    [0, 2³² − 2].
+
+    >>> page_ids([3, 1, 3]).tolist()
+    [3, 1, 3]
+    >>> page_ids([0, -1])
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid value for `workload`: page id -1 at index 1 (expected whole numbers in [0, 4294967294])
+    """
+    if isinstance(pages, (str, bytes, int, float, np.integer, np.floating)) or not hasattr(pages, "__len__"):
+        raise _bad_type(name, pages, "a spec string or a sequence of page ids")
+    arr = np.asarray(pages)
+    expected = f"whole numbers in [0, {MAX_PAGE_ID}]"
+    if arr.ndim != 1:
+        raise ValueError(f"invalid value for `{name}`: an array of shape {arr.shape} (expected a flat sequence of page ids)")
+    if arr.size == 0:
+        return arr.astype(np.uint32)
+    if arr.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+        if bad.size:
+            raise ValueError(f"invalid value for `{name}`: page id {float(arr[bad[0]])!r} at index {bad[0]} (expected {expected})")
+    elif arr.dtype.kind not in "iu":
+        raise _bad_type(name, pages, f"a sequence of page ids ({expected}), got dtype {arr.dtype}")
+    bad = np.flatnonzero((arr < 0) | (arr > MAX_PAGE_ID))
+    if bad.size:
+        v = arr[bad[0]]
+        shown = int(v) if arr.dtype.kind in "iu" else float(v)
+        raise ValueError(f"invalid value for `{name}`: page id {shown} at index {bad[0]} (expected {expected})")
+    return arr.astype(np.uint32)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -94,8 +203,8 @@ class SimConfig:
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
     def to_json(self) -> str:
-        """The parameters that are set, as JSON."""
-        return json.dumps(self.to_dict())
+        """The parameters that are set, as JSON (types checked by :func:`checked`)."""
+        return json.dumps(checked(self.to_dict()), allow_nan=False)
 
     def validated(self) -> SimConfig:
         """Every parameter resolved to its canonical form by the engine.
@@ -204,9 +313,16 @@ def _merge(config: SimConfig | Mapping[str, Any] | None, overrides: Mapping[str,
         base: dict[str, Any] = {}
     elif isinstance(config, SimConfig):
         base = config.to_dict()
-    else:
+    elif isinstance(config, Mapping):
         base = {k: v for k, v in config.items() if v is not None}
+    else:
+        raise TypeError(f"invalid type for `config`: {type(config).__name__} {config!r:.60} "
+                        "(expected a SimConfig, a dict of parameters or None)")
     base.update({k: v for k, v in overrides.items() if v is not None})
+    workload = base.pop("workload", None)
+    base = checked(base)
+    if workload is not None:
+        base["workload"] = workload if isinstance(workload, str) else page_ids(workload)
     return base
 
 
@@ -228,7 +344,7 @@ def resolve_optimal_regions(params: Mapping[str, Any]) -> dict[str, Any]:
         return params
     from reclaim.models import li
 
-    info = _core.class_shares(json.dumps(params))
+    info = _core.class_shares(json.dumps(params, allow_nan=False))
     geometry = info["geometry"]
     written = [c for c in info["classes"] if c["write_share"] > 0]
     active = sum(c["pages"] for c in written)
@@ -256,7 +372,7 @@ def region_layout(config: SimConfig | Mapping[str, Any] | None = None, **overrid
     placement = str(params.get("placement") or "")
     if not placement.replace(" ", "").startswith("regions"):
         raise ValueError(f"invalid value for `placement`: {placement!r} (expected a `regions:spare=…` placement)")
-    info = _core.class_shares(json.dumps(params))
+    info = _core.class_shares(json.dumps(params, allow_nan=False))
     pps = info["geometry"]["pages_per_segment"]
     return [
         {**c, "segments": q, "spare": 1.0 - c["pages"] / (q * pps)}
@@ -298,10 +414,10 @@ def simulate(
 
         with tempfile.TemporaryDirectory() as tmp:
             path = f"{tmp}/pages.rtr"
-            write_pages(np.asarray(workload), path, source="page ids given to simulate()")
+            write_pages(workload, path, source="page ids given to simulate()")
             return simulate({**params, "workload": f"trace:{path}"}, progress=progress)
     params = resolve_optimal_regions(params)
-    sim = _core.Simulator(json.dumps(params))
+    sim = _core.Simulator(json.dumps(params, allow_nan=False))
     more = True
     while more:
         more = sim.step(STEP_WRITES)

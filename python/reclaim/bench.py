@@ -72,6 +72,11 @@ def speed_config(policy: str, writes: str, seed: int) -> SimConfig:
     )
 
 
+def _check_runs(runs: int) -> None:
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"invalid value for `runs`: {runs!r} (expected a whole number of runs ≥ 1)")
+
+
 def _medians(results: Sequence[SimResult]) -> dict[str, float]:
     """Median page writes/s, user writes/s and WA of a row's runs."""
     return {
@@ -136,6 +141,7 @@ def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: S
     speed geometry, so that a shared machine's drifting load falls on both alike. Reports each
     policy's median page writes per second for both builds and their ratio.
     """
+    _check_runs(runs)
     if runs < 1:
         raise ValueError(f"invalid value for `runs`: {runs} (expected a whole number ≥ 1)")
     root = _repository()
@@ -260,6 +266,7 @@ def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
 def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True, models: bool = True,
               trace: bool = True, placements: bool = True) -> dict[str, Any]:
     """Runs the benchmark; returns (and optionally prints) the report."""
+    _check_runs(runs)
     report: dict[str, Any] = {"geometry": "10000 segments x 64 pages, spare 0.10, uniform", "runs": runs, "policies": {}}
     for policy in POLICIES:
         report["policies"][policy] = _medians([simulate(speed_config(policy, writes, seed)) for seed in range(1, runs + 1)])

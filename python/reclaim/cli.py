@@ -1,97 +1,171 @@
-"""The ``reclaim`` command line: a thin layer over the Python API."""
+"""The ``reclaim`` command line: a thin layer over the Python API.
+
+Every error reaches the user through one path (:class:`_OneErrorPath`): a bad value exits with status 2
+and a message naming the parameter, the value and what was expected; Ctrl-C exits with 130 and
+SIGTERM with 143, with every worker process stopped; ``--debug`` shows the traceback.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn
 
 import numpy as np
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
+from typer.core import TyperGroup
 
-from reclaim.api import SimConfig, SimResult, simulate
+from reclaim import parallel
+from reclaim.api import PARAMETERS, SimConfig
+from reclaim.progress import console, progress_bar, run_with_bar
+
+
+class CliError(Exception):
+    """A user error the command line reports in one line (exit status 2)."""
+
+
+def _report(message: str) -> None:
+    console.print(f"[bold red]error:[/] {message}", soft_wrap=True, markup=True, highlight=False)
+
+
+class _OneErrorPath(TyperGroup):
+    """Every command runs inside :meth:`invoke`: the one place where errors become messages and
+    exit statuses (usage errors are the parser's, also status 2)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except KeyboardInterrupt:
+            console.print("interrupted")
+            raise typer.Exit(130) from None
+        except parallel.Terminated:
+            console.print("terminated")
+            raise typer.Exit(143) from None
+        except CliError as e:
+            _report(str(e))
+            raise typer.Exit(2) from None
+        except (ValueError, TypeError, OSError, RuntimeError, LookupError) as e:
+            # Bad values, unreadable files, runs that cannot proceed: the message says which.
+            if DEBUG:
+                raise
+            text = str(e) or type(e).__name__
+            if isinstance(e, OSError) and e.filename is not None:
+                text = f"{e.filename}: {e.strerror or e}"
+            _report(text)
+            raise typer.Exit(2) from None
+        except Exception as e:  # a bug: say so, without a traceback unless asked
+            if DEBUG:
+                raise
+            _report(f"internal error ({type(e).__name__}: {e}); run again with --debug for the traceback")
+            raise typer.Exit(1) from None
+
 
 app = typer.Typer(
+    cls=_OneErrorPath,
     help="reclaim: space reclamation (garbage collection) in log-structured storage.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help text: units in square brackets are text, not markup.
+    rich_markup_mode=None,
 )
-console = Console(stderr=True)
 # Tables are not squeezed to 80 columns when the output goes to a file or a pipe.
 out = Console(width=None if sys.stdout.isatty() else 200)
 
-
-@contextmanager
-def progress_bar(enabled: bool = True) -> Iterator[Progress]:
-    """A rich progress display on stderr (silent when disabled or not a terminal in CI)."""
-    p = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not enabled,
-        transient=False,
-    )
-    with p:
-        yield p
+#: Set by ``--debug``: errors show their traceback.
+DEBUG = False
 
 
-def run_with_bar(p: Progress, label: str, config: SimConfig | dict[str, Any]) -> SimResult:
-    """Runs one simulation with its own bar in ``p``."""
-    task = p.add_task(label, total=None)
-
-    def cb(done: int, total: int) -> None:
-        p.update(task, completed=done, total=total)
-
-    return simulate(config, progress=cb)
+def fail(message: str) -> NoReturn:
+    """Stops the command with an error message and exit status 2."""
+    raise CliError(message)
 
 
-def fail(message: str) -> None:
-    """Prints an error and exits with status 2."""
-    console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
-    raise typer.Exit(2)
+def _finite(v: Any) -> Any:
+    """NaN and infinities as ``null``: JSON has no such numbers."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _finite(v.tolist())
+    if isinstance(v, np.generic):
+        return _finite(v.item())
+    return v
+
+
+def print_json(data: Any) -> None:
+    """Prints strict JSON (no NaN) on stdout."""
+    out.print_json(json.dumps(_finite(data), allow_nan=False, default=str))
+
+
+def ph(name: str, note: str = "") -> str:
+    """Option help of a simulation parameter, from its one definition (``reclaim._core``)."""
+    p = PARAMETERS[name]
+    unit = f" [{p['unit']}]" if p["unit"] else ""
+    extra = f" {note}" if note else ""
+    return f"{p['help']}{unit}{extra} Values: {p['range']}. Default: {p['default']}."
+
+
+def _version(value: bool) -> None:
+    if value:
+        from reclaim import _core
+
+        typer.echo(f"reclaim {_core.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="On an error, show the Python traceback.")] = False,
+) -> None:
+    """reclaim: space reclamation (garbage collection) in log-structured storage."""
+    global DEBUG
+    DEBUG = debug
 
 
 @app.command("simulate")
 def simulate_cmd(
-    segments: Annotated[Optional[int], typer.Option(help="Physical segments N.")] = None,
-    pages_per_segment: Annotated[Optional[int], typer.Option(help="Pages per segment b.")] = None,
-    spare: Annotated[Optional[float], typer.Option(help="Spare factor, 0 < S < 1 (default 0.1).")] = None,
-    fill: Annotated[Optional[float], typer.Option(help="Fill factor ρ, instead of --spare.")] = None,
-    logical_pages: Annotated[Optional[int], typer.Option(help="Logical pages, instead of --spare.")] = None,
-    policy: Annotated[Optional[str], typer.Option(help="fifo | greedy[:tie=random|oldest|fifo] | random | d-choices:d=10 | gra:d=1 | windowed:w=500 | cost-benefit")] = None,
-    frontier: Annotated[Optional[str], typer.Option(help="single | double:copy=random | double:copy=oldest (an alias of --placement)")] = None,
-    placement: Annotated[Optional[str], typer.Option(help="single | double:copy=random|oldest | oracle | regions:spare=0.432/0.568 | regions:spare=optimal")] = None,
-    streams: Annotated[Optional[str], typer.Option(help="hole (a rewrite of a page in an open stream leaves an invalid slot) | cache (it leaves the stream; every sealed segment is full, Stockmeyer §2.3)")] = None,
-    free_empty: Annotated[bool, typer.Option("--free-empty", help="A sealed segment that empties by itself goes to the free pool at once, collected at utilization 0 (Stockmeyer §2.2).")] = False,
-    cache: Annotated[Optional[int], typer.Option(help="LRU write cache in front of the store, in pages.")] = None,
-    trace_classes: Annotated[Optional[str], typer.Option(help="Access-count thresholds splitting a trace's pages into classes, decreasing, e.g. 50,10.")] = None,
-    gc: Annotated[Optional[str], typer.Option(help="frontier | one-free | batch:low=32,victims=64[,gather=all,sort=stamp] | max-empty:k=1")] = None,
-    workload: Annotated[Optional[str], typer.Option(help="uniform | hotcold:r=0.8,f=0.2 | locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | zipf:theta=0.99")] = None,
-    warmup: Annotated[Optional[str], typer.Option(help="fill+10x | fill | 10x | none")] = None,
-    writes: Annotated[Optional[str], typer.Option(help="Measured user writes: 20x (of logical capacity) or a count.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Random seed.")] = None,
-    window: Annotated[Optional[int], typer.Option(help="Time-series window [user writes].")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    segments: Annotated[int | None, typer.Option(help=ph("segments"))] = None,
+    pages_per_segment: Annotated[int | None, typer.Option(help=ph("pages_per_segment"))] = None,
+    spare: Annotated[float | None, typer.Option(help=ph("spare"))] = None,
+    fill: Annotated[float | None, typer.Option(help=ph("fill"))] = None,
+    logical_pages: Annotated[int | None, typer.Option(help=ph("logical_pages"))] = None,
+    policy: Annotated[str | None, typer.Option(help=ph("policy"))] = None,
+    frontier: Annotated[str | None, typer.Option(help=ph("frontier"))] = None,
+    placement: Annotated[str | None, typer.Option(help=ph("placement"))] = None,
+    streams: Annotated[str | None, typer.Option(help=ph("streams"))] = None,
+    free_empty: Annotated[bool, typer.Option("--free-empty", help=ph("free_empty"))] = False,
+    cache: Annotated[int | None, typer.Option(help=ph("cache"))] = None,
+    trace_classes: Annotated[str | None, typer.Option(help=ph("trace_classes"))] = None,
+    gc: Annotated[str | None, typer.Option(help=ph("gc"))] = None,
+    workload: Annotated[str | None, typer.Option(help=ph("workload", "A trace is a converted trace (`reclaim trace convert`) or a page-id list."))] = None,
+    warmup: Annotated[str | None, typer.Option(help=ph("warmup"))] = None,
+    writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
+    seed: Annotated[int | None, typer.Option(help=ph("seed"))] = None,
+    window: Annotated[int | None, typer.Option(help=ph("window"))] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (NaN as null).")] = False,
     arrays: Annotated[bool, typer.Option(help="With --json, include histograms, erase counts and time series.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Simulate one configuration and print its metrics."""
+    if arrays and not as_json:
+        fail("`--arrays` adds arrays to the JSON output: give `--json` too")
     thresholds = None
     if trace_classes is not None:
         try:
             thresholds = [int(x) for x in trace_classes.split(",") if x.strip()]
         except ValueError:
-            fail(f"invalid value for `trace_classes`: `{trace_classes}` (expected whole numbers such as 50,10)")
+            fail(f"invalid value for `--trace-classes`: `{trace_classes}` (expected whole numbers such as 50,10)")
     config = SimConfig(
         segments=segments,
         pages_per_segment=pages_per_segment,
@@ -111,16 +185,11 @@ def simulate_cmd(
         writes=writes,
         seed=seed,
         window=window,
-    )
-    try:
-        config = config.validated()
-        with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
-            r = run_with_bar(p, config.policy or "simulate", config)
-    except (ValueError, RuntimeError) as e:
-        fail(str(e))
-        return
+    ).validated()
+    with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
+        r = run_with_bar(p, config.policy or "simulate", config)
     if as_json:
-        out.print_json(json.dumps(r.to_dict(arrays=arrays)))
+        print_json(r.to_dict(arrays=arrays))
         return
     physical = len(r.erase_counts) * (config.pages_per_segment or 64)
     t = Table(title=f"{config.policy}, {config.workload}, {len(r.erase_counts)} segments, spare {1 - r.logical_pages / physical:.4f}")
@@ -148,29 +217,26 @@ def demo(
 @app.command()
 def bench(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    runs: Annotated[int, typer.Option(help="Runs per policy; the median is reported.")] = 5,
+    runs: Annotated[int, typer.Option(min=1, max=1000, help="Runs per policy; the median is reported.")] = 5,
     writes: Annotated[str, typer.Option(help="Measured user writes per run.")] = "10x",
     memory: Annotated[bool, typer.Option(help="Also measure peak memory of a 1 TB geometry.")] = True,
     models: Annotated[bool, typer.Option(help="Also time the mean-field model (double frontier, b = 32 and 64).")] = True,
     trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
     placements: Annotated[bool, typer.Option(help="Also time greedy under each placement scheme and option.")] = True,
-    compare: Annotated[Optional[str], typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
+    compare: Annotated[str | None, typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
     policies: Annotated[str, typer.Option(help="With --compare: the policies to time, comma-separated.")] = "greedy,fifo",
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
     from reclaim.bench import compare_revisions, run_bench
 
     if compare is not None:
-        try:
-            report = compare_revisions(compare, runs=runs, writes=writes, show=not as_json,
-                                       policies=[p.strip() for p in policies.split(",") if p.strip()])
-        except (ValueError, RuntimeError) as e:
-            fail(str(e))
+        report = compare_revisions(compare, runs=runs, writes=writes, show=not as_json,
+                                   policies=[p.strip() for p in policies.split(",") if p.strip()])
     else:
         report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace,
                            placements=placements)
     if as_json:
-        out.print_json(json.dumps(report))
+        print_json(report)
 
 
 @app.command()
@@ -178,23 +244,25 @@ def reproduce(
     name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy | dyal-draughn")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
-    figures: Annotated[Optional[Path], typer.Option(help="dyal-draughn: write its figures (PNG) into this folder.")] = None,
+    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn: write its figures (PNG) into this folder.")] = None,
 ) -> None:
     """Rebuild a seed's table beside the published numbers."""
     from reclaim.reproduce import REPRODUCTIONS
 
     if name not in REPRODUCTIONS:
         fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)})")
+    if figures is not None and name != "dyal-draughn":
+        fail(f"`--figures` is for `dyal-draughn` only; `{name}` draws none")
     repro = REPRODUCTIONS[name]
     with progress_bar(enabled=sys.stderr.isatty()) as p:
         rows = repro.run(quick=quick, progress=p)
-    if figures is not None and name == "dyal-draughn":
+    if figures is not None:
         from reclaim.reproduce.dyal_draughn import figures as draw
 
-        for p in draw(figures):
-            console.print(f"figure: {p}")
+        for path in draw(figures):
+            console.print(f"figure: {path}")
     if as_json:
-        out.print_json(json.dumps(rows))
+        print_json(rows)
         return
     out.print(repro.table(rows))
 
@@ -204,7 +272,7 @@ def validate(
     quick: Annotated[bool, typer.Option(help="Reduced lengths (a few minutes).")] = False,
     plot_path: Annotated[Path, typer.Option("--plot", help="Where to write the figure (PNG).")] = Path("validation.png"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
-    workers: Annotated[Optional[int], typer.Option(help="Parallel simulations (default: one per core).")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
 ) -> None:
     """Each analytical model against the simulator, on the seeds' validation settings."""
     from reclaim.validate import plot, run_validation, table
@@ -213,18 +281,21 @@ def validate(
         rows = run_validation(quick=quick, progress=p, workers=workers)
     written = plot(rows, plot_path)
     if as_json:
-        out.print_json(json.dumps(rows, default=str))
+        print_json(rows)
     else:
         out.print(table(rows))
     failed = [r for r in rows if abs(r["rel"]) > r["tolerance"]]
     console.print(f"figure: {written}; {len(rows) - len(failed)} of {len(rows)} comparisons within their tolerance", soft_wrap=True)
+    if failed:
+        # A comparison out of its tolerance is a failed validation, for scripts and CI alike.
+        raise typer.Exit(1)
 
 
-trace_app = typer.Typer(help="Block traces: convert, statistics.", no_args_is_help=True)
+trace_app = typer.Typer(help="Block traces: convert, statistics.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(trace_app, name="trace")
 
 
-def _load_trace(path: Path, format: Optional[str], page_size: int, rename: bool, skip_bad_lines: bool, device: Optional[str]):
+def _load_trace(path: Path, format: str | None, page_size: int, rename: bool, skip_bad_lines: bool, device: str | None):
     """A converted trace, converting a text trace to a temporary file first (with a progress bar)."""
     from reclaim import traces
 
@@ -238,27 +309,23 @@ def _load_trace(path: Path, format: Optional[str], page_size: int, rename: bool,
 
 @trace_app.command("convert")
 def trace_convert(
-    path: Annotated[Path, typer.Argument(help="The text trace (plain or gzip).")],
-    format: Annotated[str, typer.Option("--format", "-f", help="msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages")],
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="The text trace (plain or gzip).")],
+    format: Annotated[str, typer.Option("--format", "-f", help="The text format: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages (docs/traces.md).")],
     output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
-    page_size: Annotated[int, typer.Option(help="Page size in bytes (4096; Stockmeyer's tracks: 32768).")] = 4096,
+    page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes] (Stockmeyer's tracks: 32768).")] = 4096,
     rename: Annotated[bool, typer.Option(help="Rename page ids densely in first-write order (Stockmeyer §2.1).")] = False,
     skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines and report them per reason.")] = False,
-    device: Annotated[Optional[str], typer.Option(help="Keep only this device or volume.")] = None,
+    device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
     blkparse_action: Annotated[str, typer.Option(help="blkparse: the one stage counted (Q, D, C, …).")] = "Q",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Convert a text trace once into a compact binary trace that replays at memory speed."""
     from reclaim import traces
 
-    try:
-        with progress_bar(enabled=sys.stderr.isatty()) as p:
-            task = p.add_task(f"converting {path.name}", total=None)
-            meta = traces.convert(path, format, output, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
-                                  device=device, blkparse_action=blkparse_action, progress=lambda n: p.update(task, completed=n))
-    except (ValueError, RuntimeError) as e:
-        fail(str(e))
-        return
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        task = p.add_task(f"converting {path.name}", total=None)
+        meta = traces.convert(path, format, output, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
+                              device=device, blkparse_action=blkparse_action, progress=lambda n: p.update(task, completed=n))
     rep = meta["report"]
     if rep["leading_garbage_lines"] or rep["trailing_padding_bytes"]:
         console.print(f"note: {rep['leading_garbage_bytes']:,} bytes on {rep['leading_garbage_lines']} lines before the first record "
@@ -271,13 +338,13 @@ def trace_convert(
 
 @trace_app.command("stats")
 def trace_stats(
-    path: Annotated[Path, typer.Argument(help="A converted trace, or a text trace with --format.")],
-    format: Annotated[Optional[str], typer.Option("--format", "-f", help="Format of a text trace.")] = None,
-    page_size: Annotated[int, typer.Option(help="Page size in bytes, for a text trace.")] = 4096,
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace, or a text trace with --format.")],
+    format: Annotated[str | None, typer.Option("--format", "-f", help="Format of a text trace: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages.")] = None,
+    page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes], for a text trace.")] = 4096,
     thresholds: Annotated[str, typer.Option(help="Access-count thresholds of the (f_a, n, r, f) fit, decreasing.")] = "20,5",
-    plot_path: Annotated[Optional[Path], typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1) here.")] = None,
+    plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1) here.")] = None,
     skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines of a text trace.")] = False,
-    device: Annotated[Optional[str], typer.Option(help="Keep only this device or volume.")] = None,
+    device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Requests, writes, unique pages, f_a, access-frequency distribution and a fit of Li et al.'s
@@ -287,18 +354,15 @@ def trace_stats(
     try:
         ts = [int(x) for x in thresholds.split(",") if x.strip()]
     except ValueError:
-        fail(f"invalid value for `thresholds`: `{thresholds}` (expected whole numbers such as 20,5)")
-        return
-    try:
-        trace = _load_trace(path, format, page_size, False, skip_bad_lines, device)
-        st = traces.stats(trace, ts)
-    except (ValueError, RuntimeError) as e:
-        fail(str(e))
-        return
+        fail(f"invalid value for `--thresholds`: `{thresholds}` (expected whole numbers such as 20,5)")
+    if not ts or any(t < 1 for t in ts) or any(a <= b for a, b in zip(ts, ts[1:])):
+        fail(f"invalid value for `--thresholds`: `{thresholds}` (expected access counts ≥ 1, strictly decreasing, such as 20,5)")
+    trace = _load_trace(path, format, page_size, False, skip_bad_lines, device)
+    st = traces.stats(trace, ts)
     if plot_path is not None:
         traces.plot_access_frequency(np.asarray(st["access_frequency"]), plot_path, path.name)
     if as_json:
-        out.print_json(json.dumps(st, default=float))
+        print_json(st)
         return
     shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit")}
     if "fit" in st:
@@ -309,32 +373,32 @@ def trace_stats(
 
 @trace_app.command("evaluate")
 def trace_evaluate(
-    path: Annotated[Path, typer.Argument(help="A converted trace (ids kept), or a text trace with --format.")],
-    format: Annotated[Optional[str], typer.Option("--format", "-f", help="Format of a text trace.")] = None,
-    spare: Annotated[float, typer.Option(help="Spare factor S (Li et al. §6.1: 0.2).")] = 0.2,
-    pages_per_segment: Annotated[int, typer.Option(help="Pages per block k.")] = 64,
-    warmup_writes: Annotated[float, typer.Option(help="Uniform warm-up writes over the whole logical space (§6.1: 10M).")] = 1e7,
-    passes: Annotated[float, typer.Option(help="Passes over the trace in the measured phase.")] = 1.0,
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace (ids kept), or a text trace with --format.")],
+    format: Annotated[str | None, typer.Option("--format", "-f", help="Format of a text trace: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages.")] = None,
+    spare: Annotated[float, typer.Option(help="Spare factor S (Li et al. §6.1: 0.2), in (0, 1).")] = 0.2,
+    pages_per_segment: Annotated[int, typer.Option(min=1, max=65536, help="Pages per block k.")] = 64,
+    warmup_writes: Annotated[float, typer.Option(min=0, help="Uniform warm-up writes over the whole logical space (§6.1: 10M) [user writes].")] = 1e7,
+    passes: Annotated[float, typer.Option(help="Passes over the trace in the measured phase, > 0.")] = 1.0,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Li et al. §6: GRA(d) for d = 1, N/2, 3N/4, N and oracle data grouping (n = 2, 3) on a trace:
     normalized cleaning cost and wear-leveling index (their Figs. 8–9)."""
     from reclaim.evaluate import describe, evaluate
 
-    try:
-        trace = _load_trace(path, format, 4096, False, False, None)
-        if trace.meta["renamed"]:
-            fail("Li et al.'s evaluation keeps page ids as addresses (the volume is the largest address); convert without --rename")
-        info = describe(trace)
-        with progress_bar(enabled=sys.stderr.isatty()) as p:
-            task = p.add_task("evaluate", total=6)
-            rows = evaluate(trace, spare=spare, pages_per_segment=pages_per_segment, warmup_writes=int(warmup_writes),
-                            passes=passes, progress=lambda label: p.update(task, advance=1, description=label))
-    except (ValueError, RuntimeError) as e:
-        fail(str(e))
-        return
+    if not (math.isfinite(passes) and passes > 0):
+        fail(f"invalid value for `--passes`: {passes} (expected a number of passes > 0)")
+    if not math.isfinite(warmup_writes):
+        fail(f"invalid value for `--warmup-writes`: {warmup_writes} (expected a finite number of writes ≥ 0)")
+    trace = _load_trace(path, format, 4096, False, False, None)
+    if trace.meta["renamed"]:
+        fail("Li et al.'s evaluation keeps page ids as addresses (the volume is the largest address); convert without --rename")
+    info = describe(trace)
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        task = p.add_task("evaluate", total=6)
+        rows = evaluate(trace, spare=spare, pages_per_segment=pages_per_segment, warmup_writes=int(warmup_writes),
+                        passes=passes, progress=lambda label: p.update(task, advance=1, description=label))
     if as_json:
-        out.print_json(json.dumps({"trace": info, "rows": rows}))
+        print_json({"trace": info, "rows": rows})
         return
     t = Table(title=f"Li et al. §6 on {path.name}: {info['page_writes']:,} page writes, volume {info['volume_pages']:,} pages, "
                     f"f_a = {info['f_a']:.4f}, S = {spare}, k = {pages_per_segment}")
@@ -346,7 +410,7 @@ def trace_evaluate(
     out.print(t)
 
 
-layout_app = typer.Typer(help="Disk placement for seek time and the queueing model (Dyal & Draughn).", no_args_is_help=True)
+layout_app = typer.Typer(help="Disk placement for seek time and the queueing model (Dyal & Draughn).", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(layout_app, name="layout")
 
 
@@ -361,7 +425,7 @@ def layout_seek(as_json: Annotated[bool, typer.Option("--json")] = False) -> Non
         rows[name] = {"as_copied_ms": placement.seek_time(placement.as_copied(es), curve),
                       "organ_pipe_ms": placement.seek_time(placement.organ_pipe(es), curve)}
     if as_json:
-        out.print_json(json.dumps(rows))
+        print_json(rows)
         return
     t = Table(title="Dyal & Draughn §2: expected seek time (paper: 29 ms as copied, 14 ms reorganised)")
     for col in ("seek curve (35 ms uniform)", "as copied [ms]", "organ pipe [ms]"):
@@ -373,7 +437,7 @@ def layout_seek(as_json: Annotated[bool, typer.Option("--json")] = False) -> Non
 
 @layout_app.command("mva")
 def layout_mva(
-    workstations: Annotated[int, typer.Option(help="Largest number of workstations.")] = 60,
+    workstations: Annotated[int, typer.Option(min=1, max=100_000, help="Largest number of workstations.")] = 60,
     cpu: Annotated[float, typer.Option(help="CPU demand per transaction [s].")] = 0.157,
     disk_demand: Annotated[str, typer.Option("--disk", help="Disk demands per transaction [s], comma-separated.")] = "0.394",
     think: Annotated[float, typer.Option(help="Think + type + transmit + display [s].")] = 10.167,
@@ -382,12 +446,18 @@ def layout_mva(
     """Exact MVA of the closed network of Fig. 3: throughput and response time against workstations."""
     from reclaim.layout import queueing
 
-    demands = [cpu, *(float(x) for x in disk_demand.split(","))]
-    s = queueing.mva(demands, think, workstations)
+    try:
+        disks = [float(x) for x in disk_demand.split(",")]
+    except ValueError:
+        fail(f"invalid value for `--disk`: `{disk_demand}` (expected disk demands in seconds, comma-separated, such as 0.394,0.2)")
+    for name, v in (("--cpu", cpu), ("--think", think), *(("--disk", d) for d in disks)):
+        if not (math.isfinite(v) and v >= 0):
+            fail(f"invalid value for `{name}`: {v} (expected a time in seconds, finite and ≥ 0)")
+    s = queueing.mva([cpu, *disks], think, workstations)
     rows = [{"workstations": int(n), "trans_per_min": float(x), "response_ms": 1000 * float(r)}
             for n, x, r in zip(s.workstations, s.throughput_per_minute, s.response_seconds)]
     if as_json:
-        out.print_json(json.dumps(rows))
+        print_json(rows)
         return
     t = Table(title="Closed queueing network, exact MVA")
     for col in ("workstations", "trans/min", "response [ms]"):
@@ -397,7 +467,7 @@ def layout_mva(
     out.print(t)
 
 
-model_app = typer.Typer(help="Analytical models of the seeds (Lomet & Luo, Van Houdt, Li et al.).", no_args_is_help=True)
+model_app = typer.Typer(help="Analytical models of the seeds (Lomet & Luo, Van Houdt, Li et al.).", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(model_app, name="model")
 
 
@@ -405,13 +475,12 @@ def _shares(text: str, name: str) -> tuple[float, ...]:
     try:
         return tuple(float(x) for x in text.replace("/", ",").split(","))
     except ValueError:
-        fail(f"invalid value for `{name}`: `{text}` (expected shares separated by `,`, such as 0.8,0.2)")
-        raise
+        fail(f"invalid value for `--{name}`: `{text}` (expected shares separated by `,`, such as 0.8,0.2)")
 
 
 def _emit(as_json: bool, data: dict[str, Any], title: str) -> None:
     if as_json:
-        out.print_json(json.dumps(data))
+        print_json(data)
         return
     t = Table(title=title)
     t.add_column("quantity")
@@ -426,48 +495,44 @@ def _emit(as_json: bool, data: dict[str, Any], title: str) -> None:
     out.print(t)
 
 
-def _fill_of(fill: Optional[float], spare: Optional[float]) -> float:
+def _fill_of(fill: float | None, spare: float | None) -> float:
     if fill is not None and spare is not None:
         fail("give only one of `--fill` and `--spare`")
     if fill is None and spare is None:
         fail("give `--fill` or `--spare`")
-    return fill if fill is not None else 1.0 - spare  # type: ignore[operator]
+    name, v = ("--fill", fill) if fill is not None else ("--spare", spare)
+    assert v is not None
+    if not 0.0 < v < 1.0:
+        fail(f"invalid value for `{name}`: {v} (expected a number in (0, 1))")
+    return v if fill is not None else 1.0 - v
 
 
 @model_app.command("age-based")
 def model_age_based(
-    fill: Annotated[Optional[float], typer.Option(help="Fill factor F.")] = None,
-    spare: Annotated[Optional[float], typer.Option(help="Spare factor 1 − F, instead of --fill.")] = None,
-    pages: Annotated[Optional[int], typer.Option(help="User-visible pages P for eq. 3 (default: the limit, eq. 4).")] = None,
+    fill: Annotated[float | None, typer.Option(help="Fill factor F.")] = None,
+    spare: Annotated[float | None, typer.Option(help="Spare factor 1 − F, instead of --fill.")] = None,
+    pages: Annotated[int | None, typer.Option(help="User-visible pages P for eq. 3 (default: the limit, eq. 4).")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Lomet & Luo eq. 3–4: emptiness, cost and Wamp of age-based cleaning under uniform updates."""
     from reclaim.models import lomet
 
-    try:
-        a = lomet.age_based(_fill_of(fill, spare), pages)
-    except ValueError as e:
-        fail(str(e))
-        return
+    a = lomet.age_based(_fill_of(fill, spare), pages)
     _emit(as_json, {"fill": a.fill, "emptiness": a.emptiness, "cost": a.cost, "r": a.r, "wamp": a.wamp},
           "Lomet & Luo eq. 4: age-based cleaning")
 
 
 @model_app.command("hot-cold-slack")
 def model_hot_cold_slack(
-    fill: Annotated[Optional[float], typer.Option(help="Overall fill factor F.")] = None,
-    spare: Annotated[Optional[float], typer.Option(help="Spare factor, instead of --fill.")] = None,
+    fill: Annotated[float | None, typer.Option(help="Overall fill factor F.")] = None,
+    spare: Annotated[float | None, typer.Option(help="Spare factor, instead of --fill.")] = None,
     skew: Annotated[str, typer.Option(help="m:n — m% of updates to n% of the data.")] = "80:20",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Lomet & Luo §3: hot and cold data managed apart, slack divided to minimise cost (Table 2)."""
     from reclaim.models import lomet
 
-    try:
-        h = lomet.hot_cold_slack(_fill_of(fill, spare), skew)
-    except ValueError as e:
-        fail(str(e))
-        return
+    h = lomet.hot_cold_slack(_fill_of(fill, spare), skew)
     _emit(as_json, {"min_cost": h.min_cost, "hot_share": h.hot_share, "cost_hot60": h.cost_hot60,
                     "cost_hot40": h.cost_hot40, "ratio_rule_hot_share": h.ratio_rule},
           f"Lomet & Luo Table 2: slack division, skew {skew}")
@@ -476,28 +541,24 @@ def model_hot_cold_slack(
 @model_app.command("mean-field")
 def model_mean_field(
     pages_per_segment: Annotated[int, typer.Option(help="Pages per block b.")] = 32,
-    spare: Annotated[Optional[float], typer.Option(help="Spare factor S_f.")] = None,
-    fill: Annotated[Optional[float], typer.Option(help="Fill factor ρ, instead of --spare.")] = None,
+    spare: Annotated[float | None, typer.Option(help="Spare factor S_f.")] = None,
+    fill: Annotated[float | None, typer.Option(help="Fill factor ρ, instead of --spare.")] = None,
     d: Annotated[float, typer.Option("--d", help="Choices per selection.")] = 10,
     r: Annotated[float, typer.Option("--r", help="Share of writes to hot pages.")] = 0.8,
     f: Annotated[float, typer.Option("--f", help="Share of pages that are hot.")] = 0.2,
     frontier: Annotated[str, typer.Option(help="single | double")] = "single",
     optimal_d: Annotated[bool, typer.Option("--optimal-d", help="Search d = 1 … --d-max for the lowest WA.")] = False,
-    d_max: Annotated[int, typer.Option(help="Largest d searched with --optimal-d.")] = 64,
+    d_max: Annotated[int, typer.Option(min=1, help="Largest d searched with --optimal-d.")] = 64,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Van Houdt's mean-field model of d-choices (eq. 1–8 single, 9–15 double write frontier)."""
     from reclaim.models import vanhoudt
 
     s = 1.0 - _fill_of(fill, spare) if (fill is not None or spare is not None) else 0.1
-    try:
-        if optimal_d:
-            m = vanhoudt.optimal_d(pages_per_segment, s, r, f, frontier=frontier, d_max=d_max)
-        else:
-            m = vanhoudt.solve(pages_per_segment, s, d, r, f, frontier=frontier)
-    except (ValueError, RuntimeError) as e:
-        fail(str(e))
-        return
+    if optimal_d:
+        m = vanhoudt.optimal_d(pages_per_segment, s, r, f, frontier=frontier, d_max=d_max)
+    else:
+        m = vanhoudt.solve(pages_per_segment, s, d, r, f, frontier=frontier)
     _emit(as_json, {"wa": m.wa, "d": m.d, "frontier": m.frontier, "valid_distribution": m.valid_distribution.tolist(),
                     "residual": m.residual, "iterations": m.iterations, "seconds": m.seconds},
           f"Van Houdt mean field, {frontier} frontier, b = {pages_per_segment}, S_f = {s}")
@@ -506,11 +567,7 @@ def model_mean_field(
 def _li_workload(fa: float, r: str, f: str):
     from reclaim.models import li
 
-    try:
-        return li.Workload(fa, _shares(r, "r"), _shares(f, "f"))
-    except ValueError as e:
-        fail(str(e))
-        raise
+    return li.Workload(fa, _shares(r, "r"), _shares(f, "f"))
 
 
 @model_app.command("gra")
@@ -521,19 +578,15 @@ def model_gra(
     r: Annotated[str, typer.Option("--r", help="Write shares r_i, e.g. 0.8,0.2.")] = "1",
     f: Annotated[str, typer.Option("--f", help="Page shares f_i, e.g. 0.2,0.8.")] = "1",
     d: Annotated[float, typer.Option("--d", help="Window size d (a count); 0 < d < 1 is α of Theorem 4.")] = 1,
-    segments: Annotated[Optional[int], typer.Option(help="Blocks N: use Theorem 1's finite form (and Theorem 3 for d ≥ N_a).")] = None,
-    writes: Annotated[float, typer.Option(help="Writes L.")] = 5e6,
+    segments: Annotated[int | None, typer.Option(min=1, help="Blocks N: use Theorem 1's finite form (and Theorem 3 for d ≥ N_a).")] = None,
+    writes: Annotated[float, typer.Option(help="Writes L, finite and ≥ 0.")] = 5e6,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Li et al. Theorems 1–4: cleaning cost of GRA(d) (d = 1 GREEDY, d = N RANDOM)."""
     from reclaim.models import li
 
     w = _li_workload(fa, r, f)
-    try:
-        c = li.cost_per_gc(pages_per_segment, spare, w, d=d, blocks=segments)
-    except ValueError as e:
-        fail(str(e))
-        return
+    c = li.cost_per_gc(pages_per_segment, spare, w, d=d, blocks=segments)
     _emit(as_json, {"cleaning_cost": li.cleaning_cost(writes, c, pages_per_segment), "mean_valid_per_gc": c,
                     "wamp": c / (pages_per_segment - c)},
           f"Li et al. GRA(d = {d:g}), k = {pages_per_segment}, S = {spare}, f_a = {fa}")
@@ -543,7 +596,7 @@ def model_gra(
 def model_grouping(
     pages_per_segment: Annotated[int, typer.Option(help="Pages per block k.")] = 64,
     spare: Annotated[float, typer.Option(help="Spare factor S.")] = 0.1,
-    fa: Annotated[float, typer.Option("--fa", help="Active share f_a.")] = 1.0,
+    fa: Annotated[float, typer.Option("--fa", help="Active share f_a (§5.1: 0.1).")] = 0.1,
     r: Annotated[str, typer.Option("--r", help="Write shares r_i.")] = "0.8,0.2",
     f: Annotated[str, typer.Option("--f", help="Page shares f_i.")] = "0.2,0.8",
     writes: Annotated[float, typer.Option(help="Writes L.")] = 5e6,
@@ -553,22 +606,21 @@ def model_grouping(
     from reclaim.models import li
 
     w = _li_workload(fa, r, f)
-    try:
-        bc, cost = li.optimal_allocation(writes, pages_per_segment, spare, w)
-        data: dict[str, Any] = {"allocation": bc.tolist(), "cleaning_cost": cost}
-        greedy = li.cleaning_cost(writes, li.cost_per_gc(pages_per_segment, spare, w), pages_per_segment)
-        data["oblivious_greedy_cost"] = greedy
-        if w.n == 2:
-            bw, _ = li.oblivious_equal_allocation(writes, pages_per_segment, spare, w)
-            data["oblivious_equal_allocation"] = bw.tolist()
-    except ValueError as e:
-        fail(str(e))
-        return
+    if not (math.isfinite(writes) and writes >= 0):
+        fail(f"invalid value for `--writes`: {writes} (expected a finite number of writes ≥ 0)")
+    bc, cost = li.optimal_allocation(writes, pages_per_segment, spare, w)
+    data: dict[str, Any] = {"allocation": bc.tolist(), "cleaning_cost": cost}
+    greedy = li.cleaning_cost(writes, li.cost_per_gc(pages_per_segment, spare, w), pages_per_segment)
+    data["oblivious_greedy_cost"] = greedy
+    if w.n == 2:
+        bw, _ = li.oblivious_equal_allocation(writes, pages_per_segment, spare, w)
+        data["oblivious_equal_allocation"] = bw.tolist()
     _emit(as_json, data, f"Li et al. Theorem 5: data grouping, f_a = {fa}, r = {r}, f = {f}")
 
 
 def main() -> None:
     """Entry point of the ``reclaim`` script."""
+    parallel.stop_on_sigterm()
     app()
 
 

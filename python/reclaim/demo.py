@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reclaim.api import SimConfig
-from reclaim.cli import progress_bar, run_with_bar
+from reclaim.progress import progress_bar, run_with_bar
 
 POLICIES = ("fifo", "greedy", "d-choices:d=10", "cost-benefit")
 WORKLOADS = (("uniform", "uniform"), ("hot/cold 80/20", "hotcold:r=0.8,f=0.2"))

@@ -29,6 +29,7 @@ import numpy as np
 from reclaim.api import simulate
 from reclaim.models import li
 from reclaim.traces import Trace, access_counts
+from reclaim.traces import volume as volume_of
 
 GROUPINGS = {2: (10,), 3: (50, 10)}
 
@@ -49,11 +50,18 @@ def evaluate(
         ``wear_leveling_index``, ``cleaning_cost``, ``trace_writes``, and for grouping the
         ``allocation`` and the fitted ``r``, ``f``.
     """
+    if not 0.0 < spare < 1.0:
+        raise ValueError(f"invalid value for `spare`: {spare} (expected a number in (0, 1))")
+    if not (math.isfinite(passes) and passes > 0):
+        raise ValueError(f"invalid value for `passes`: {passes} (expected a number of passes > 0)")
+    if warmup_writes < 0:
+        raise ValueError(f"invalid value for `warmup_writes`: {warmup_writes} (expected a number of writes ≥ 0)")
     k = pages_per_segment
     pages = np.asarray(trace.pages)
-    page_size = int(trace.meta["page_size"])
-    gib = max(1, (1 << 30) // page_size)
-    volume = int(math.ceil(trace.meta["address_pages"] / gib) * gib)
+    if pages.size == 0:
+        raise ValueError(f"invalid value for `trace`: {trace.meta.get('source', 'the trace')} has no page writes "
+                         f"({trace.meta.get('reads', 0):,} reads): there is nothing to clean")
+    volume = volume_of(trace.meta)
     blocks = int(math.ceil(volume / (1.0 - spare) / k))
     warm = f"fill+{warmup_writes / volume}x"
     writes = f"{passes}p"
@@ -96,8 +104,8 @@ def evaluate(
 
 def describe(trace: Trace) -> dict[str, Any]:
     """The trace's volume and active share as §6.1 measures them."""
-    page_size = int(trace.meta["page_size"])
-    gib = max(1, (1 << 30) // page_size)
-    volume = int(math.ceil(trace.meta["address_pages"] / gib) * gib)
-    return {"page_writes": int(len(trace.pages)), "volume_pages": volume,
+    volume = volume_of(trace.meta)
+    if volume == 0:
+        raise ValueError(f"invalid value for `trace`: {trace.meta.get('source', 'the trace')} has no page writes")
+    return {"page_writes": len(trace.pages), "volume_pages": volume,
             "f_a": trace.meta["unique_pages"] / volume, "max_writes_per_page": int(access_counts(np.asarray(trace.pages))[0])}

@@ -81,6 +81,13 @@ def convert(
         ValueError: a malformed line (file, line number, line, what was expected), an unknown
             format, or an address out of range.
     """
+    if isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1:
+        raise ValueError(f"invalid value for `page_size`: {page_size!r} (expected a whole number of bytes ≥ 1)")
+    src, dst = Path(path), Path(out)
+    if dst.exists() and src.exists() and src.resolve() == dst.resolve():
+        raise ValueError(f"invalid value for `out`: {out} (expected a file other than the trace being converted)")
+    if dst.is_dir():
+        raise ValueError(f"invalid value for `out`: {out} (expected a file, not a folder)")
     conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action)
     try:
         while conv.step(1 << 18):
@@ -88,7 +95,13 @@ def convert(
                 progress(conv.lines())
         if progress is not None:
             progress(conv.lines())
-        return json.loads(conv.write(str(out)))
+        meta = json.loads(conv.write(str(out)))
+        if device is not None and meta["requests"] == 0:
+            dst.unlink(missing_ok=True)
+            others = meta["report"].get("other_devices", 0)
+            raise ValueError(f"invalid value for `device`: `{device}` (expected a device of {path}: none of its "
+                             f"{meta['report']['lines']:,} lines is, {others:,} requests are of other devices)")
+        return meta
     finally:
         # The converter must be freed on this thread (it is not Send). On an error the
         # traceback keeps this frame alive, and the cycle collector could free it later on
@@ -104,8 +117,24 @@ def write_pages(pages: Sequence[int] | np.ndarray, out: str | Path, source: str 
     >>> write_pages([3, 1, 3], p)["unique_pages"]
     2
     """
-    arr = np.ascontiguousarray(np.asarray(pages, dtype=np.uint32))
+    from reclaim.api import page_ids
+
+    arr = np.ascontiguousarray(page_ids(pages, "pages"))
     return json.loads(_core.write_page_trace(str(out), arr, source))
+
+
+def volume(meta: dict[str, Any]) -> int:
+    """The volume in pages as Li et al. §6.1 take it: the largest address rounded up to a whole
+    GiB. A page-id list (page size 1: ids, not bytes) has no GiB to round to; its volume is its
+    address space.
+
+    >>> volume({"page_size": 4096, "address_pages": 262145}), volume({"page_size": 1, "address_pages": 10})
+    (524288, 10)
+    """
+    pages = int(meta["address_pages"])
+    page_size = int(meta["page_size"])
+    gib_pages = max(1, (1 << 30) // page_size) if page_size > 1 else 1
+    return -(-pages // gib_pages) * gib_pages
 
 
 def load(path: str | Path) -> Trace:
@@ -117,10 +146,18 @@ def load(path: str | Path) -> Trace:
     data = Path(path).read_bytes()
     if data[:8] != MAGIC:
         raise ValueError(f"{path}: not a converted trace (expected the magic bytes RCLMTRC1; convert it with `reclaim trace convert`)")
+    if len(data) < 16:
+        raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes: the magic bytes but no header length)")
     (hlen,) = struct.unpack("<Q", data[8:16])
-    meta = json.loads(data[16 : 16 + hlen])
+    if 16 + hlen > len(data):
+        raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes, header of {hlen} bytes announced)")
+    try:
+        meta = json.loads(data[16 : 16 + hlen])
+        n, w = int(meta["pages_written"]), int(meta["writes"])
+        meta["has_times"] = bool(meta["has_times"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{path}: damaged converted trace (its header is not the JSON reclaim writes: {e})") from None
     at = 16 + hlen
-    n, w = meta["pages_written"], meta["writes"]
     need = at + 4 * n + 4 * w + (8 * w if meta["has_times"] else 0)
     if len(data) < need:
         raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes, header says {need})")
@@ -196,14 +233,12 @@ def stats(trace: Trace, thresholds: Sequence[int] = (20, 5)) -> dict[str, Any]:
     """
     m = trace.meta
     counts = access_counts(trace.pages) if len(trace.pages) else np.zeros(0, dtype=np.int64)
-    page_size = int(m["page_size"])
-    gib_pages = max(1, (1 << 30) // page_size) if page_size > 1 else 1
-    volume_pages = int(math.ceil(m["address_pages"] / gib_pages) * gib_pages) if m["address_pages"] else 0
+    volume_pages = volume(m)
     fa = m["unique_pages"] / volume_pages if volume_pages else float("nan")
     out = {
         "source": m["source"],
         "format": m["format"],
-        "page_size": page_size,
+        "page_size": int(m["page_size"]),
         "requests": m["requests"],
         "reads": m["reads"],
         "writes": m["writes"],

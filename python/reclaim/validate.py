@@ -6,9 +6,7 @@ and greedy simulation). Simulations run in parallel processes, one per core.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 from rich.progress import Progress
 from rich.table import Table
 
+from reclaim import parallel
 from reclaim.api import SimConfig, simulate
 from reclaim.models import li, lomet, vanhoudt
 from reclaim.reproduce import lomet as lomet_repro
@@ -97,26 +96,19 @@ def run_validation(quick: bool = False, progress: Progress | None = None, worker
     model and ``tolerance`` (∞ where the paper makes no claim: greedy in Lomet & Luo's Table 1,
     which the model does not describe).
     """
+    parallel.workers(workers)  # a bad count fails before any work
     cases = _vh_cases(quick) + _li_cases(quick) + _lomet_cases(quick)
     task = progress.add_task("validate", total=len(cases)) if progress is not None else None
     results: list[float] = [0.0] * len(cases)
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        futures = {pool.submit(_run, c): i for i, c in enumerate(cases)}
-        for fut in _as_completed(futures):
-            results[futures[fut]] = fut.result()
-            if progress is not None and task is not None:
-                progress.advance(task)
+    for i, value in parallel.imap(_run, cases, workers):
+        results[i] = value
+        if progress is not None and task is not None:
+            progress.advance(task)
     rows = []
     for c, sim in zip(cases, results):
         rows.append({"group": c.group, "setting": c.setting, "model": c.model, "simulation": sim,
                      "rel": (sim - c.model) / c.model, "tolerance": c.tolerance})
     return rows
-
-
-def _as_completed(futures: dict) -> Any:
-    from concurrent.futures import as_completed
-
-    return as_completed(futures)
 
 
 def table(rows: list[dict[str, Any]]) -> Table:

@@ -42,7 +42,16 @@ impl<'a> Spec<'a> {
                         format!("`key=value` arguments after `{name}:`, got `{part}`"),
                     )
                 })?;
-                args.push((k.trim(), v.trim()));
+                let k = k.trim();
+                // A repeated key would otherwise be resolved silently in favour of one of them.
+                if args.iter().any(|(seen, _)| *seen == k) {
+                    return Err(Error::param(
+                        param,
+                        format!("`{text}` (`{k}` given twice)"),
+                        format!("each argument of `{name}` at most once"),
+                    ));
+                }
+                args.push((k, v.trim()));
             }
         }
         Ok(Spec {
@@ -1004,6 +1013,148 @@ impl fmt::Display for WarmupSpec {
 }
 string_serde!(WarmupSpec);
 
+/// The kind of value a parameter takes, in JSON and on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A whole number.
+    Integer,
+    /// A real number (finite).
+    Number,
+    /// A spec string `name[:key=value,…]`.
+    Spec,
+    /// `true` or `false`.
+    Flag,
+    /// A list of whole numbers.
+    Counts,
+}
+
+/// One parameter of a simulation, defined once (DESIGN: "every parameter has one name, one unit
+/// and one valid range"): the command line's option help, the Python API's type checks and the
+/// engine's error messages all come from here.
+#[derive(Clone, Debug, Serialize)]
+pub struct Parameter {
+    /// The name, as in the configuration, in JSON and (with `-` for `_`) on the command line.
+    pub name: &'static str,
+    /// What kind of value it takes.
+    pub kind: Kind,
+    /// The unit, empty for none.
+    pub unit: &'static str,
+    /// The valid values, as an error message states them after "expected".
+    pub range: &'static str,
+    /// The default, as text.
+    pub default: String,
+    /// What it means, with the source that defines it.
+    pub help: &'static str,
+}
+
+impl Parameter {
+    /// The error for a value of the wrong type or out of range. A spec string that does not parse
+    /// gets its parser's error, which names the argument at fault (`policy.d`).
+    fn error(&self, v: &serde_json::Value) -> Error {
+        let text = match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        if let (Kind::Spec, Some(t)) = (self.kind, &text) {
+            let parsed = match self.name {
+                "policy" => t.parse::<PolicySpec>().err(),
+                "frontier" => t.parse::<FrontierSpec>().err(),
+                "placement" => t.parse::<PlacementSpec>().err(),
+                "streams" => t.parse::<StreamMode>().err(),
+                "gc" => t.parse::<GcSpec>().err(),
+                "workload" => t.parse::<WorkloadSpec>().err(),
+                "warmup" => t.parse::<WarmupSpec>().err(),
+                "writes" => Amount::parse("writes", t).err(),
+                _ => None,
+            };
+            if let Some(e) = parsed {
+                return e;
+            }
+        }
+        let shown = match v {
+            serde_json::Value::String(s) => format!("`{}`", abbreviated(s)),
+            other => abbreviated(&other.to_string()),
+        };
+        Error::param(self.name, shown, self.range)
+    }
+}
+
+/// Text cut to 80 characters for an error message.
+fn abbreviated(text: &str) -> String {
+    let mut shown: String = text.chars().take(80).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// Every parameter of [`SimConfig`], in its field order.
+pub fn parameters() -> Vec<Parameter> {
+    let d = SimConfig::default();
+    let p = |name, kind, unit, range, default: String, help| Parameter {
+        name,
+        kind,
+        unit,
+        range,
+        default,
+        help,
+    };
+    vec![
+        p("segments", Kind::Integer, "segments",
+          "a whole number ≥ 4, with segments × pages_per_segment < 2³²",
+          "1024; with a trace workload, sized from the trace".into(),
+          "Physical segments N (erase blocks)."),
+        p("pages_per_segment", Kind::Integer, "pages", "a whole number in [1, 65536]",
+          d.pages_per_segment.to_string(), "Pages per segment b."),
+        p("spare", Kind::Number, "", "a number in (0, 1)", "0.1".into(),
+          "Spare factor S = 1 − logical / physical pages (Van Houdt's S_f)."),
+        p("fill", Kind::Number, "", "a number in (0, 1)", "from spare".into(),
+          "Fill factor ρ = logical / physical pages, instead of spare."),
+        p("logical_pages", Kind::Integer, "pages",
+          "a whole number in [1, physical pages less those kept open or free)",
+          "from spare".into(), "Logical pages, instead of spare or fill."),
+        p("policy", Kind::Spec, "",
+          "fifo | greedy[:tie=random|oldest|fifo] | random | d-choices:d=D | gra:d=D | windowed:w=W[,tie=…] | cost-benefit",
+          d.policy.to_string(), "Victim policy: which sealed segment is cleaned next."),
+        p("frontier", Kind::Spec, "", "single | double:copy=random|oldest",
+          d.frontier.to_string(),
+          "Van Houdt's write frontiers (§2.3); an alias of placement for these two."),
+        p("placement", Kind::Spec, "",
+          "single | double:copy=random|oldest | oracle | regions:spare=B1/B2/…|optimal",
+          "from frontier (single)".into(),
+          "Where user and relocated pages go: streams, classes, regions (Li et al. §4)."),
+        p("streams", Kind::Spec, "", "hole | cache", d.streams.to_string(),
+          "A rewrite of a page in an open stream leaves a hole, or (cache) takes the page out so that every sealed segment is full (Stockmeyer §2.3)."),
+        p("free_empty", Kind::Flag, "", "true or false", d.free_empty.to_string(),
+          "A sealed segment that empties by itself is freed at once, collected at utilization 0 (Stockmeyer §2.2)."),
+        p("cache", Kind::Integer, "pages", "a whole number of pages in [1, 2³⁰]",
+          "no cache".into(), "LRU write cache in front of the store (Stockmeyer's CacheTrkCount)."),
+        p("trace_classes", Kind::Counts, "accesses",
+          "1 to 16 access counts ≥ 1, strictly decreasing, such as 50,10",
+          "one class".into(),
+          "Access-count thresholds splitting a trace's pages into classes (Li et al. §6.2)."),
+        p("gc", Kind::Spec, "",
+          "frontier | one-free | batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written] | max-empty:k=K",
+          d.gc.to_string(), "When the cleaner runs and how many victims it takes."),
+        p("workload", Kind::Spec, "",
+          "uniform | hotcold:r=R,f=F | locality:fa=A,r=R1/R2,f=F1/F2 | zipf:theta=T | trace:PATH",
+          d.workload.to_string(), "The user writes: a generator or a trace."),
+        p("warmup", Kind::Spec, "",
+          "fill+Kx | fill | Kx | none, then optionally +P% of a trace (K ≥ 0, 0 ≤ P < 100)",
+          d.warmup.to_string(),
+          "Unmeasured writes before the measured phase: sequential fill, K × logical capacity, a trace prefix."),
+        p("writes", Kind::Spec, "user writes",
+          "Kx (a multiple of the logical capacity), Np (passes over a trace) or a count such as 5000000 or 5e6, at least 1",
+          "20x; with a trace, 1p".into(), "Measured user writes."),
+        p("seed", Kind::Integer, "", "a whole number in [0, 2⁶⁴)", d.seed.to_string(),
+          "Seed of the run's random generator."),
+        p("window", Kind::Integer, "user writes", "a whole number ≥ 1",
+          "the logical capacity (a trace: one pass)".into(), "Time-series window."),
+    ]
+}
+
 /// A complete simulation configuration. Unset geometry fields take their defaults; exactly one
 /// of `spare`, `fill` and `logical_pages` may be given (none: `spare = 0.1`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1080,13 +1231,45 @@ impl Default for SimConfig {
 
 impl SimConfig {
     /// Parses a JSON object (any subset of the fields) and validates it.
+    ///
+    /// Each field is read on its own first, so that a bad one is named with its value and its
+    /// valid range from [`parameters`], never with the JSON parser's position.
     pub fn from_json(text: &str) -> Result<Self> {
-        let c: SimConfig = serde_json::from_str(text).map_err(|e| {
-            let msg = e.to_string();
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             Error::param(
                 "config",
-                msg,
-                "a JSON object of known parameters with valid values",
+                abbreviated(text),
+                format!("a JSON object of parameters ({e})"),
+            )
+        })?;
+        let serde_json::Value::Object(fields) = &value else {
+            return Err(Error::param(
+                "config",
+                abbreviated(text),
+                "a JSON object of parameters",
+            ));
+        };
+        let known = parameters();
+        for (name, v) in fields {
+            let Some(p) = known.iter().find(|p| p.name == name) else {
+                let names: Vec<&str> = known.iter().map(|p| p.name).collect();
+                return Err(Error::param(
+                    "config",
+                    format!("unknown parameter `{name}`"),
+                    format!("one of {}", names.join(", ")),
+                ));
+            };
+            let one =
+                serde_json::Value::Object(std::iter::once((name.clone(), v.clone())).collect());
+            if serde_json::from_value::<SimConfig>(one).is_err() {
+                return Err(p.error(v));
+            }
+        }
+        let c: SimConfig = serde_json::from_value(value).map_err(|e| {
+            Error::param(
+                "config",
+                abbreviated(text),
+                format!("known parameters ({e})"),
             )
         })?;
         c.validate()?;
@@ -1166,6 +1349,22 @@ impl SimConfig {
         };
         if segments < 4 {
             return Err(Error::param("segments", segments, "a whole number ≥ 4"));
+        }
+        // A trigger that keeps most of the device free leaves no room for data; name it, not the
+        // spare factor that would otherwise be blamed below.
+        let regions = match self.placement() {
+            PlacementSpec::Regions { .. } => u64::from(self.classes()),
+            _ => 1,
+        };
+        let kept_free = regions * u64::from(self.gc.min_free());
+        if 2 * kept_free > u64::from(segments) {
+            return Err(Error::param(
+                "gc",
+                format!("`{}`", self.gc),
+                format!(
+                    "a trigger that keeps at most half of the {segments} segments free (this one keeps {kept_free})"
+                ),
+            ));
         }
         let physical = u64::from(segments) * pps;
         if physical > MAX_PHYSICAL_PAGES {
@@ -1511,6 +1710,59 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("[1, segments = 1024]"));
+    }
+
+    /// Each bad field of a JSON configuration is named with its value and its range from
+    /// `parameters()`, never with the JSON parser's line and column.
+    #[test]
+    fn json_errors_name_the_field() {
+        let err = |j: &str| SimConfig::from_json(j).unwrap_err().to_string();
+        assert_eq!(
+            err(r#"{"segments": -5}"#),
+            "invalid value for `segments`: -5 (expected a whole number ≥ 4, with segments × pages_per_segment < 2³²)"
+        );
+        assert_eq!(
+            err(r#"{"spare": "0.1"}"#),
+            "invalid value for `spare`: `0.1` (expected a number in (0, 1))"
+        );
+        assert!(err(r#"{"spares": 0.1}"#).starts_with(
+            "invalid value for `config`: unknown parameter `spares` (expected one of segments, "
+        ));
+        assert_eq!(
+            err(r#"{"streams": "pool"}"#),
+            "invalid value for `streams`: pool (expected `hole` or `cache`)"
+        );
+        assert!(err(r#"{"policy": "d-choices:d=-1"}"#)
+            .starts_with("invalid value for `policy.d`: `-1`"));
+        assert!(err(r#"{"free_empty": 1}"#)
+            .starts_with("invalid value for `free_empty`: 1 (expected true or false)"));
+        assert!(err("[1]").starts_with("invalid value for `config`: [1] (expected a JSON object"));
+        for p in parameters() {
+            assert!(
+                !p.range.is_empty() && !p.help.is_empty() && !p.default.is_empty(),
+                "{}",
+                p.name
+            );
+        }
+        // Every field of the configuration is a parameter, and every parameter a field.
+        let fields: Vec<String> = match serde_json::to_value(SimConfig::default()).unwrap() {
+            serde_json::Value::Object(m) => m.keys().cloned().collect(),
+            _ => unreachable!(),
+        };
+        let mut names: Vec<String> = parameters().iter().map(|p| p.name.to_string()).collect();
+        names.sort();
+        let mut sorted = fields.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn a_repeated_argument_is_an_error() {
+        let e = "hotcold:r=0.8,r=0.7,f=0.2"
+            .parse::<WorkloadSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`r` given twice"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod clocks;
 pub mod config;
 pub mod error;
 pub mod geometry;
+pub mod limits;
 pub mod metrics;
 pub mod placement;
 pub mod policy;

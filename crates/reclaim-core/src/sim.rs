@@ -23,10 +23,12 @@ use rand::SeedableRng;
 use crate::cache::{Access, Cache};
 use crate::clocks::Clocks;
 use crate::config::{
-    Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode, WorkloadSpec,
+    Amount, Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
+    WorkloadSpec,
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::limits;
 use crate::metrics::{Metrics, SimResult};
 use crate::placement::{self, Gathered, Placement, Scheme, Stream, Victim};
 use crate::policy::{Policy, VictimPolicy};
@@ -233,6 +235,7 @@ pub struct Simulator {
 
 impl Simulator {
     /// A simulator for a validated configuration.
+    #[allow(clippy::too_many_lines)] // one construction, read top to bottom: each field needs the last
     pub fn new(config: &SimConfig) -> Result<Self> {
         let Setup {
             geometry,
@@ -254,11 +257,14 @@ impl Simulator {
             placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
         }
         let regions = placement.regions.len();
-        let mut store = Store::new(&geometry);
         let (victims, sort) = match config.gc {
             GcSpec::Batch { victims, sort, .. } => (u64::from(victims), sort),
             _ => (1, SortKey::None),
         };
+        let extra_per_page = if placement.needs_page_class() { 2 } else { 0 }
+            + if sort == SortKey::Written { 8 } else { 0 };
+        limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
+        let mut store = Store::new(&geometry);
         if sort == SortKey::Dseq {
             store.keep_destage_numbers();
         }
@@ -269,7 +275,18 @@ impl Simulator {
         let measured_writes = config
             .measured_writes(logical, trace_writes)?
             .saturating_sub(prefix);
-        let warmup_writes = (config.warmup.multiple * logical as f64).round() as u64;
+        let warmup = (config.warmup.multiple * logical as f64).round();
+        let fill = if config.warmup.fill {
+            logical as f64
+        } else {
+            0.0
+        };
+        let measured = match config.writes {
+            Some(Amount::Multiple(k)) => k * logical as f64,
+            _ => measured_writes as f64,
+        };
+        limits::check_writes(&geometry, warmup + fill + prefix as f64, measured)?;
+        let warmup_writes = warmup as u64;
         // Default window: one pass of a trace, else the logical capacity.
         let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
         let phase = Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes);
@@ -1328,5 +1345,32 @@ mod tests {
         };
         let e = Simulator::new(&c).err().unwrap().to_string();
         assert!(e.contains("at most 24 logical pages"), "{e}");
+    }
+
+    /// `Error::NoProgress` is the cleaner's guard against a loop that never frees room. The
+    /// geometry check makes it unreachable from a valid configuration, so the guard's limit is
+    /// lowered here to reach it: the run must stop with the error and the geometry, not hang.
+    #[test]
+    fn a_cleaner_without_progress_stops_with_an_error() {
+        let c = SimConfig::from_json(
+            r#"{"segments": 16, "pages_per_segment": 4, "spare": 0.25, "writes": "10x"}"#,
+        )
+        .unwrap();
+        let mut sim = Simulator::new(&c).unwrap();
+        sim.streak_limit = 0;
+        let e = sim.run().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::NoProgress {
+                    victims: 1,
+                    logical_pages: 48,
+                    segments: 16,
+                    pages_per_segment: 4
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("increase `spare`"));
     }
 }

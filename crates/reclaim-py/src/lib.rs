@@ -60,6 +60,14 @@ fn canonical_config(config_json: &str) -> PyResult<String> {
         .map_err(map_err)
 }
 
+/// Every simulation parameter (name, kind, unit, range, default, help) as a list of dicts: the
+/// one definition the command line's help and the Python API's type checks are built from.
+#[pyfunction]
+fn parameters(py: Python<'_>) -> PyResult<PyObject> {
+    let v = serde_json::to_value(reclaim_core::config::parameters()).expect("parameters serialize");
+    to_py(py, &v)
+}
+
 /// The resolved geometry of a JSON configuration.
 #[pyfunction]
 fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
@@ -263,6 +271,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
+    m.add_function(wrap_pyfunction!(parameters, m)?)?;
     m.add_function(wrap_pyfunction!(class_shares, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 #: Dyal & Draughn §2.1: 7,121 tracks on 509 cylinders.
 CYLINDERS = 509

@@ -8,6 +8,7 @@ Units: demands and times in seconds; throughput reported per minute as the paper
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -54,6 +55,12 @@ def mva(demands: Sequence[float], think: float, n_max: int,
     (5.6, 0.551)
     """
     d = np.asarray(demands, dtype=float)
+    if d.ndim != 1 or d.size == 0 or not np.all(np.isfinite(d) & (d >= 0)):
+        raise ValueError(f"invalid value for `demands`: {list(demands)} (expected service demands in seconds, finite and ≥ 0)")
+    if not (math.isfinite(think) and think >= 0):
+        raise ValueError(f"invalid value for `think`: {think} (expected a time in seconds, finite and ≥ 0)")
+    if not (isinstance(n_max, (int, np.integer)) and n_max >= 1):
+        raise ValueError(f"invalid value for `workstations`: {n_max} (expected a whole number ≥ 1)")
     k = len(d)
     rate = list(rate) if rate is not None else [None] * k
     q = np.zeros(k)

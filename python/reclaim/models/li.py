@@ -47,7 +47,7 @@ class Workload:
 
 
 def _check(k: int, spare: float) -> None:
-    if k < 1:
+    if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"invalid value for `pages_per_segment`: {k} (expected a whole number ≥ 1)")
     if not 0.0 < spare < 1.0:
         raise ValueError(f"invalid value for `spare`: {spare} (expected a number in (0, 1))")
@@ -109,6 +109,18 @@ def cost_per_gc(k: int, spare: float, w: Workload, d: float = 1.0, blocks: int |
     20.249
     """
     _check(k, spare)
+    if blocks is not None and not (isinstance(blocks, (int, np.integer)) and blocks >= 1):
+        raise ValueError(f"invalid value for `blocks`: {blocks} (expected a whole number of blocks N ≥ 1)")
+    if not (math.isfinite(d) and d > 0):
+        raise ValueError(f"invalid value for `d`: {d} (expected α in (0, 1) or a whole number of blocks ≥ 1)")
+    if d >= 1 and not float(d).is_integer():
+        raise ValueError(f"invalid value for `d`: {d} (expected α in (0, 1) or a whole number of blocks ≥ 1)")
+    if blocks is not None and d > blocks:
+        raise ValueError(f"invalid value for `d`: {d:g} (expected at most the N = {blocks} blocks there are)")
+    if blocks is None and d > 1:
+        # Theorem 2 gives GREEDY's cost for any d = o(N); without N nothing says d is small.
+        raise ValueError(f"invalid value for `d`: {d:g} (expected 1 or α in (0, 1) without `blocks`; "
+                         "give N for a window of several blocks: Theorem 1's finite form)")
     s1 = spare_active(spare, w.fa)
     r = np.asarray(w.r)
     f = np.asarray(w.f)
@@ -152,6 +164,8 @@ def cleaning_cost(writes: float, c: float, k: int) -> float:
     >>> cleaning_cost(5e6, 20.0, 64)
     2272740.0
     """
+    if not (math.isfinite(writes) and writes >= 0):
+        raise ValueError(f"invalid value for `writes`: {writes} (expected a finite number of writes ≥ 0)")
     return math.ceil(writes / (k - c)) * c
 
 
@@ -163,6 +177,7 @@ def grouping_cost(writes: float, k: int, spare: float, w: Workload, allocation: 
     >>> round(grouping_cost(5e6, 64, 0.1, w, (0.432, 0.568)) / 1e6, 2)  # Fig. 7(a): 0.53e6
     0.53
     """
+    _check(k, spare)
     b = np.asarray(allocation, dtype=float)
     if len(b) != w.n or np.any(b <= 0) or abs(b.sum() - 1.0) > 1e-9:
         raise ValueError(f"invalid value for `allocation`: {tuple(allocation)} (expected {w.n} positive shares summing to 1)")
@@ -181,6 +196,7 @@ def optimal_allocation(writes: float, k: int, spare: float, w: Workload) -> tupl
     >>> round(float(b[0]), 3), round(c / 1e6, 2)  # Fig. 7(a): (0.432, 0.568), 0.53e6
     (0.432, 0.53)
     """
+    _check(k, spare)
     if w.n == 1:
         return np.array([1.0]), grouping_cost(writes, k, spare, w, (1.0,))
     if w.n == 2:
@@ -207,9 +223,23 @@ def oblivious_equal_allocation(writes: float, k: int, spare: float, w: Workload)
     >>> round(float(b[0]), 3), round(c / 1e6, 2)  # Fig. 7(a): (0.862, 0.138), 2.31e6
     (0.862, 2.31)
     """
+    _check(k, spare)
     if w.n != 2:
         raise ValueError(f"invalid value for `r`: {w.r} (b_w* is defined for two classes)")
     greedy = cleaning_cost(writes, cost_per_gc(k, spare, w), k)
     bc, _ = optimal_allocation(writes, k, spare, w)
-    b1 = brentq(lambda x: grouping_cost(writes, k, spare, w, (x, 1.0 - x)) - greedy, bc[0], 1.0 - 1e-12, xtol=1e-13)
+    def gap(x: float) -> float:
+        return grouping_cost(writes, k, spare, w, (x, 1.0 - x)) - greedy
+
+    # The cost grows without bound as the cold region's spare goes to 0, but Corollary 1 is not
+    # computable at a spare of exactly 0: step towards 1 until the cost has passed GREEDY's.
+    hi = float(bc[0])
+    for j in range(1, 60):
+        hi = float(bc[0]) + (1.0 - float(bc[0])) * (1.0 - 2.0**-j)
+        g = gap(hi)
+        if math.isfinite(g) and g > 0:
+            break
+    else:
+        raise ValueError(f"invalid value for `r`: {w.r} (expected a workload where some allocation costs as much as GREEDY)")
+    b1 = brentq(gap, bc[0], hi, xtol=1e-13)
     return np.array([b1, 1.0 - b1]), greedy

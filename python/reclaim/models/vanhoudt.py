@@ -19,6 +19,7 @@ frontier, eq. 5 deconditioned on j*, which reduces to eq. 4 since π_{j*} = 1/b)
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -59,8 +60,8 @@ def _check(b: int, spare: float, d: float, r: float, f: float) -> None:
         raise ValueError(f"invalid value for `pages_per_segment`: {b} (expected a whole number in [1, 512])")
     if not 0.0 < spare < 1.0:
         raise ValueError(f"invalid value for `spare`: {spare} (expected a number in (0, 1))")
-    if not d >= 1:
-        raise ValueError(f"invalid value for `d`: {d} (expected a number ≥ 1)")
+    if not (d >= 1 and math.isfinite(d) and float(d).is_integer()):
+        raise ValueError(f"invalid value for `d`: {d} (expected a whole number of choices ≥ 1)")
     for name, v in (("r", r), ("f", f)):
         if not 0.0 < v < 1.0:
             raise ValueError(f"invalid value for `{name}`: {v} (expected a number in (0, 1))")
@@ -353,6 +354,8 @@ def optimal_d(
 
     With a single frontier WA decreases in d (greedy is optimal), so d_max is returned.
     """
+    if not (isinstance(d_max, (int, np.integer)) and d_max >= 1):
+        raise ValueError(f"invalid value for `d_max`: {d_max} (expected a whole number ≥ 1)")
     cache: dict[int, MeanField] = {}
 
     def wa(d: int) -> float:

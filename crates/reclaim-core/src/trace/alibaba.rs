@@ -11,7 +11,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match f.next().map(str::trim) {
         Some("W" | "w") => true,
         Some("R" | "r") => false,
-        Some(other) => return Err(format!("`opcode` R or W, got `{other}` (unknown opcode)")),
+        Some(_) => return Err("`opcode` R or W (unknown opcode)".to_string()),
         None => return Err("a field `opcode`".into()),
     };
     let offset = uint(f.next(), "offset")?;

@@ -7,9 +7,7 @@ use super::{float, uint, ws_fields, Parsed, Request};
 pub fn parse(line: &str) -> Parsed<'_> {
     let (f, n) = ws_fields::<8>(line);
     if n != 8 {
-        return Err(format!(
-            "8 fields `sector nsectors bytes flags t1 t2 t3 t4`, got {n}"
-        ));
+        return Err("8 fields `sector nsectors bytes flags t1 t2 t3 t4`".to_string());
     }
     let sector = uint(Some(f[0]), "sector")?;
     let nsectors = uint(Some(f[1]), "nsectors")?;
@@ -17,9 +15,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let flags = uint(Some(f[3]), "flags")?;
     let t1 = float(Some(f[4]), "t1")?;
     if nsectors.checked_mul(512) != Some(bytes) {
-        return Err(format!(
-            "`bytes` = 512 × nsectors ({nsectors} × 512), got {bytes}"
-        ));
+        return Err("`bytes` = 512 × nsectors".to_string());
     }
     let offset = sector
         .checked_mul(512)

@@ -7,9 +7,7 @@ use super::{uint, ws_fields, Parsed, Request};
 pub fn parse(line: &str) -> Parsed<'_> {
     let (f, n) = ws_fields::<9>(line);
     if n != 9 {
-        return Err(format!(
-            "9 fields `ts_ns pid process lba size W|R major minor md5`, got {n}"
-        ));
+        return Err("9 fields `ts_ns pid process lba size W|R major minor md5`".to_string());
     }
     let ts = uint(Some(f[0]), "ts_ns")?;
     let lba = uint(Some(f[3]), "lba")?;
@@ -17,7 +15,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match f[5] {
         "W" | "w" => true,
         "R" | "r" => false,
-        other => return Err(format!("`W` or `R`, got `{other}` (unknown opcode)")),
+        _ => return Err("`W` or `R` (unknown opcode)".to_string()),
     };
     uint(Some(f[6]), "major")?;
     uint(Some(f[7]), "minor")?;

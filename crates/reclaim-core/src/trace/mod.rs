@@ -155,18 +155,17 @@ pub(crate) fn uint(field: Option<&str>, name: &str) -> std::result::Result<u64, 
     let f = f.trim();
     if f.starts_with('-') {
         return Err(format!(
-            "a non-negative `{name}` (negative address or size `{f}`)"
+            "a non-negative `{name}` (negative address or size)"
         ));
     }
     f.parse::<u64>()
-        .map_err(|_| format!("an unsigned integer `{name}`, got `{f}`"))
+        .map_err(|_| format!("an unsigned integer `{name}`"))
 }
 
 /// Parses a float field, naming it in the error.
 pub(crate) fn float(field: Option<&str>, name: &str) -> std::result::Result<f64, String> {
     let f = field.ok_or_else(|| format!("a field `{name}`"))?.trim();
-    f.parse::<f64>()
-        .map_err(|_| format!("a number `{name}`, got `{f}`"))
+    f.parse::<f64>().map_err(|_| format!("a number `{name}`"))
 }
 
 /// Options of a reader.

@@ -7,9 +7,7 @@ use super::{uint, ws_fields, Parsed, Request};
 pub fn parse(line: &str) -> Parsed<'_> {
     let (f, n) = ws_fields::<5>(line);
     if n != 5 {
-        return Err(format!(
-            "5 fields `arrival_time_ns device lba size type`, got {n}"
-        ));
+        return Err("5 fields `arrival_time_ns device lba size type`".to_string());
     }
     let t = uint(Some(f[0]), "arrival_time_ns")?;
     uint(Some(f[1]), "device")?;
@@ -18,11 +16,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match f[4] {
         "0" => true,
         "1" => false,
-        other => {
-            return Err(format!(
-                "`type` 0 (write) or 1 (read), got `{other}` (unknown opcode)"
-            ))
-        }
+        _ => return Err("`type` 0 (write) or 1 (read) (unknown opcode)".to_string()),
     };
     Ok(Some(Request {
         time: Some(t as f64 * 1e-9),

@@ -17,11 +17,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match kind {
         "Write" | "write" => true,
         "Read" | "read" => false,
-        other => {
-            return Err(format!(
-                "`Type` Read or Write, got `{other}` (unknown opcode)"
-            ))
-        }
+        _ => return Err("`Type` Read or Write (unknown opcode)".to_string()),
     };
     // The device name is host and disk; both are slices of the line, joined by position.
     let dev_end = disk.as_ptr() as usize - line.as_ptr() as usize + disk.len();

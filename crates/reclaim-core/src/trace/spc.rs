@@ -14,7 +14,7 @@ pub fn parse(line: &str) -> Parsed<'_> {
     let write = match f.next().map(str::trim) {
         Some("w" | "W") => true,
         Some("r" | "R") => false,
-        Some(other) => return Err(format!("`Opcode` r or w, got `{other}` (unknown opcode)")),
+        Some(_) => return Err("`Opcode` r or w (unknown opcode)".to_string()),
         None => return Err("a field `Opcode`".into()),
     };
     let time = float(f.next(), "Timestamp")?;

@@ -1,0 +1,89 @@
+"""Simulations on every core, stopped promptly and completely.
+
+Worker processes ignore SIGINT (the terminal sends it to the whole process group; only the parent
+decides) and ask the kernel to kill them when the parent dies, whatever kills it (Linux
+``PR_SET_PDEATHSIG``), so that no worker outlives the command. The parent turns SIGTERM into the
+same clean stop as Ctrl-C: the pool is terminated before the exception leaves :func:`imap`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_PR_SET_PDEATHSIG = 1
+
+
+class Terminated(BaseException):
+    """SIGTERM received: the command stops as on Ctrl-C (exit status 143)."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def stop_on_sigterm() -> None:
+    """Makes SIGTERM raise :class:`Terminated` in the main thread (the command line installs it)."""
+    signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the parent's terminate() still applies
+        pass
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def workers(requested: int | None) -> int:
+    """The number of worker processes: ``requested``, or one per core.
+
+    Raises:
+        ValueError: ``requested`` is not a whole number ≥ 1.
+    """
+    if requested is None:
+        return os.cpu_count() or 1
+    if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
+        raise ValueError(f"invalid value for `workers`: {requested!r} (expected a whole number of processes ≥ 1)")
+    return requested
+
+
+def imap(fn: Callable[[T], R], items: Sequence[T], n_workers: int | None = None) -> Iterator[tuple[int, R]]:
+    """``(index, fn(item))`` as each finishes, on ``n_workers`` processes (one per core by default).
+
+    On any exception in the caller or a worker, including Ctrl-C and SIGTERM, every worker is
+    terminated before the exception propagates.
+    """
+    n = min(workers(n_workers), max(1, len(items)))
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(processes=n, initializer=_worker_init)
+    try:
+        yield from pool.imap_unordered(_Indexed(fn), list(enumerate(items)))
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+class _Indexed:
+    """``fn`` applied to the item of an ``(index, item)`` pair, keeping the index (picklable)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, pair: tuple[int, Any]) -> tuple[int, Any]:
+        return pair[0], self.fn(pair[1])
