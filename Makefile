@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test lint build reproduce validate bench clean
+.PHONY: run test lint build reproduce validate bench fuzz msrv clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -21,17 +21,20 @@ build: $(STAMP)
 run: build
 	$(BIN)/reclaim demo
 
-# Every test: the linters, Rust unit, property and integration tests, then the Python suite.
+# Every test: the linters, the stubs, Rust unit, property and integration tests, then the Python suite.
 # RECLAIM_REQUIRE_SHARED=1 turns a missing ../shared into failures instead of skips.
 test: build lint
+	$(BIN)/python -m mypy.stubtest reclaim._core
 	cargo test --release --workspace --exclude reclaim-py
 	$(BIN)/python -m pytest -q
 
-# rustfmt, clippy (warnings are errors) and ruff over the Python package, tests and examples.
+# rustfmt, clippy (warnings are errors), ruff over the Python package, tests and examples, and
+# mypy over the package (`make test` adds stubtest: the engine's stubs against the built module).
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	$(BIN)/ruff check python tests examples
+	$(BIN)/mypy python
 
 # Full-length reproductions of the seeds' tables (long).
 reproduce: build
@@ -47,6 +50,18 @@ validate: build
 bench: build
 	$(BIN)/reclaim bench
 	cargo bench -p reclaim-core
+
+# Coverage-guided fuzzing of every trace reader, FUZZ_SECONDS each (nightly Rust, cargo-fuzz);
+# RECLAIM_FUZZ_CASES=N cargo test --release --test fuzz_traces is the same properties in proptest.
+FUZZ_SECONDS ?= 600
+fuzz:
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+# The minimum Rust that Cargo.toml states (rust-version) builds every target of the workspace.
+MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+msrv:
+	rustup toolchain install $(MSRV) --profile minimal
+	CARGO_TARGET_DIR=target/msrv cargo +$(MSRV) check --workspace --all-targets --locked
 
 clean:
 	rm -rf $(VENV) target

@@ -1,8 +1,23 @@
 """Type stubs of the compiled engine (crates/reclaim-py)."""
 
-from typing import Any
+from typing import Any, Self, final
+
+__all__ = [
+    "Simulator",
+    "TraceConverter",
+    "write_page_trace",
+    "check_trace",
+    "canonical_config",
+    "geometry",
+    "parameters",
+    "class_shares",
+    "__version__",
+    "ENGINE_ID",
+]
 
 __version__: str
+#: Digest of the engine's sources (both crates and Cargo.lock) this module was built from.
+ENGINE_ID: str
 
 def canonical_config(config_json: str) -> str:
     """Validates a JSON configuration and returns it in canonical form (raises ValueError)."""
@@ -20,11 +35,15 @@ def class_shares(config_json: str) -> dict[str, Any]:
 def write_page_trace(path: str, pages: Any, source: str) -> str:
     """Writes page ids as a converted trace; returns its metadata as JSON."""
 
+def check_trace(path: str, data: bytes) -> tuple[str, int, int, int]:
+    """Checks a converted trace's bytes; returns its header (JSON) and the arrays' byte offsets."""
+
+@final
 class TraceConverter:
     """Converts a text trace step by step."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         path: str,
         format: str,
         page_size: int = 4096,
@@ -32,15 +51,16 @@ class TraceConverter:
         skip_bad_lines: bool = False,
         device: str | None = None,
         blkparse_action: str = "Q",
-    ) -> None: ...
+    ) -> Self: ...
     def step(self, max_requests: int) -> bool: ...
     def lines(self) -> int: ...
     def write(self, out: str) -> str: ...
 
+@final
 class Simulator:
     """A simulation, stepped from Python."""
 
-    def __init__(self, config_json: str) -> None: ...
+    def __new__(cls, config_json: str) -> Self: ...
     def step(self, budget: int) -> bool:
         """Performs up to `budget` user writes without the GIL; returns whether writes remain."""
     def progress(self) -> tuple[int, int]:

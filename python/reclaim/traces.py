@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,28 +143,15 @@ def load(path: str | Path) -> Trace:
         ValueError: the file is not a converted trace, or is truncated.
     """
     data = Path(path).read_bytes()
-    if data[:8] != MAGIC:
-        raise ValueError(f"{path}: not a converted trace (expected the magic bytes RCLMTRC1; convert it with `reclaim trace convert`)")
-    if len(data) < 16:
-        raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes: the magic bytes but no header length)")
-    (hlen,) = struct.unpack("<Q", data[8:16])
-    if 16 + hlen > len(data):
-        raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes, header of {hlen} bytes announced)")
     try:
-        meta = json.loads(data[16 : 16 + hlen])
-        n, w = int(meta["pages_written"]), int(meta["writes"])
-        meta["has_times"] = bool(meta["has_times"])
-    except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"{path}: damaged converted trace (its header is not the JSON reclaim writes: {e})") from None
-    at = 16 + hlen
-    need = at + 4 * n + 4 * w + (8 * w if meta["has_times"] else 0)
-    if len(data) < need:
-        raise ValueError(f"{path}: truncated converted trace ({len(data)} bytes, header says {need})")
-    pages = np.frombuffer(data, dtype="<u4", count=n, offset=at)
-    at += 4 * n
-    request_pages = np.frombuffer(data, dtype="<u4", count=w, offset=at)
-    at += 4 * w
-    times = np.frombuffer(data, dtype="<f8", count=w, offset=at) if meta["has_times"] else np.zeros(0)
+        header, pages_at, requests_at, times_at = _core.check_trace(str(path), data)
+    except RuntimeError as e:
+        # The engine's reader checks every count and page id against the header.
+        raise ValueError(f"{e}; convert the trace again with `reclaim trace convert`") from None
+    meta = json.loads(header)
+    pages = np.frombuffer(data, dtype="<u4", count=(requests_at - pages_at) // 4, offset=pages_at)
+    request_pages = np.frombuffer(data, dtype="<u4", count=(times_at - requests_at) // 4, offset=requests_at)
+    times = np.frombuffer(data, dtype="<f8", count=(len(data) - times_at) // 8, offset=times_at)
     return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times)
 
 

@@ -42,6 +42,16 @@ pub enum Error {
         /// What the format expects there.
         expected: String,
     },
+    /// A converted (binary) trace that is damaged or not a converted trace.
+    #[error("{path}, byte {byte}: {expected} expected")]
+    BadFile {
+        /// The file.
+        path: String,
+        /// Offset of the first bad byte.
+        byte: u64,
+        /// What the layout expects there.
+        expected: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {message}")]
     Io {

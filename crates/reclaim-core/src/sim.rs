@@ -1373,4 +1373,32 @@ mod tests {
         );
         assert!(e.to_string().contains("increase `spare`"));
     }
+
+    /// `Error::NoVictim` guards a cleaner called with no sealed segment; the trigger checks
+    /// keep it unreachable from a valid configuration, so the cleaner is called here on a store
+    /// where nothing is sealed yet: it must stop with the error and the free and open counts.
+    #[test]
+    fn a_cleaner_without_sealed_segments_stops_with_an_error() {
+        let c = SimConfig::from_json(
+            r#"{"segments": 16, "pages_per_segment": 4, "spare": 0.25, "writes": "10x"}"#,
+        )
+        .unwrap();
+        let mut sim = Simulator::new(&c).unwrap();
+        assert!(sim.store.sealed.is_empty());
+        let free = sim.store.free.len();
+        let open = sim
+            .placement
+            .streams
+            .iter()
+            .filter(|f| f.seg != NONE)
+            .count();
+        let e = sim.gather(0, 1, false, &mut Vec::new()).unwrap_err();
+        assert_eq!(e, Error::NoVictim { free, open }, "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "the cleaner found no sealed segment to clean ({free} free, {open} open segments)"
+            )
+        );
+    }
 }

@@ -129,14 +129,24 @@ proptest! {
     }
 }
 
-/// The cleaner never runs forever: with every sealed segment full it stops with an error.
+/// The fullest device the geometry check admits runs to the end, and one page more is refused
+/// before the run starts (a full device is an error up front, never a cleaner that loops).
 #[test]
-fn full_device_is_an_error() {
-    // 6 segments of 4 pages, 16 logical pages, FIFO: fits (6 − 1 frontier − 1 = 4 segments),
-    // and the run completes because the frontier always leaves invalid pages behind.
-    let c = SimConfig::from_json(r#"{"segments": 6, "pages_per_segment": 4, "logical_pages": 16, "policy": "fifo", "writes": "50x"}"#).unwrap();
+fn the_fullest_admitted_device_runs_and_one_page_more_is_refused() {
+    // 6 segments of 4 pages, FIFO: 16 logical pages fit (6 − 1 frontier − 1 reserve = 4 segments).
+    let json = |pages: u32| {
+        format!(
+            r#"{{"segments": 6, "pages_per_segment": 4, "logical_pages": {pages}, "policy": "fifo", "writes": "50x"}}"#
+        )
+    };
+    let c = SimConfig::from_json(&json(16)).unwrap();
     let r = Simulator::new(&c).unwrap().run().unwrap();
     assert!(r.wa >= 1.0);
+    let e = SimConfig::from_json(&json(17))
+        .and_then(|c| Simulator::new(&c).map(|_| ()))
+        .expect_err("17 pages do not fit")
+        .to_string();
+    assert!(e.contains("at most 16 logical pages"), "{e}");
 }
 
 /// Every combination on one geometry roomy enough for all of them, so that none is skipped: each

@@ -8,11 +8,22 @@ use reclaim_core::trace::convert::{convert, read_binary, write_binary, ConvertOp
 use reclaim_core::trace::{Format, ReadOptions};
 use reclaim_core::Error;
 
+/// A sample of `../shared/data/traces`, or `None` (the test skips, saying so) when `../shared`
+/// is not beside the checkout. CI has it (`RECLAIM_REQUIRE_SHARED=1`): there a missing sample
+/// is a failure.
 fn sample(name: &str) -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data/traces")
         .join(name);
-    p.exists().then_some(p)
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var("RECLAIM_REQUIRE_SHARED").as_deref() != Ok("1"),
+        "../shared/data/traces/{name} is missing and RECLAIM_REQUIRE_SHARED=1"
+    );
+    eprintln!("../shared/data/traces not found; skipping {name}");
+    None
 }
 
 fn fixture(name: &str, text: &str) -> PathBuf {
@@ -48,12 +59,6 @@ fn samples_convert_with_the_published_counts() {
         ("tpcc-small.trace", Format::Mqsim, 6_999, Some(2_618)),
     ] {
         let Some(path) = sample(name) else {
-            // CI has ../shared beside the checkout: there a missing sample is a failure.
-            assert!(
-                std::env::var("RECLAIM_REQUIRE_SHARED").as_deref() != Ok("1"),
-                "../shared/data/traces/{name} is missing and RECLAIM_REQUIRE_SHARED=1"
-            );
-            eprintln!("../shared/data/traces not found; skipping {name}");
             continue;
         };
         let t = convert(&path, format, ConvertOptions::default()).unwrap();

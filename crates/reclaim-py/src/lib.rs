@@ -5,7 +5,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use reclaim_core::config::{PlacementSpec, RegionSpare};
-use reclaim_core::trace::convert::{page_list_trace, write_binary, ConvertOptions, Converter};
+use reclaim_core::trace::convert::{
+    check_binary, page_list_trace, write_binary, ConvertOptions, Converter,
+};
 use reclaim_core::trace::{Format, ReadOptions};
 use reclaim_core::{Error, SimConfig, Simulator};
 use serde_json::Value;
@@ -197,7 +199,7 @@ struct PyTraceConverter {
 #[pymethods]
 impl PyTraceConverter {
     #[new]
-    #[pyo3(signature = (path, format, page_size=4096, rename=false, skip_bad_lines=false, device=None, blkparse_action="Q".to_string()))]
+    #[pyo3(signature = (path, format, page_size=4096, rename=false, skip_bad_lines=false, device=None, blkparse_action="Q"))]
     fn new(
         path: &str,
         format: &str,
@@ -205,7 +207,7 @@ impl PyTraceConverter {
         rename: bool,
         skip_bad_lines: bool,
         device: Option<String>,
-        blkparse_action: String,
+        blkparse_action: &str,
     ) -> PyResult<Self> {
         let format: Format = format.parse().map_err(map_err)?;
         let options = ConvertOptions {
@@ -214,7 +216,7 @@ impl PyTraceConverter {
             read: ReadOptions {
                 skip_bad_lines,
                 device,
-                blkparse_action,
+                blkparse_action: blkparse_action.to_string(),
             },
         };
         Ok(PyTraceConverter {
@@ -263,16 +265,32 @@ fn write_page_trace(
     Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
 }
 
+/// Checks the bytes of a converted trace; returns its header as JSON and the byte offsets of
+/// its page ids, request sizes and times.
+#[pyfunction]
+fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize)> {
+    let l = check_binary(std::path::Path::new(path), data).map_err(map_err)?;
+    Ok((
+        serde_json::to_string(&l.meta).expect("metadata serializes"),
+        l.pages_at,
+        l.requests_at,
+        l.times_at,
+    ))
+}
+
 /// The compiled engine behind `reclaim`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulator>()?;
     m.add_class::<PyTraceConverter>()?;
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(check_trace, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
     m.add_function(wrap_pyfunction!(parameters, m)?)?;
     m.add_function(wrap_pyfunction!(class_shares, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // A digest of the engine's sources (build.rs): results of different builds never mix.
+    m.add("ENGINE_ID", env!("RECLAIM_ENGINE_ID"))?;
     Ok(())
 }

@@ -105,4 +105,4 @@ def simulate_network(
         env.process(workstation())
     env.run(until=finished)
     span = env.now - done["t0"]
-    return DesResult(60.0 * done["count"] / span, done["resp"] / done["count"], done["count"])
+    return DesResult(60.0 * done["count"] / span, done["resp"] / done["count"], int(done["count"]))

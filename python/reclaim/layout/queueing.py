@@ -62,36 +62,31 @@ def mva(demands: Sequence[float], think: float, n_max: int,
     if not (isinstance(n_max, (int, np.integer)) and n_max >= 1):
         raise ValueError(f"invalid value for `workstations`: {n_max} (expected a whole number ≥ 1)")
     k = len(d)
-    rate = list(rate) if rate is not None else [None] * k
+    rates: list[Callable[[int], float] | None] = list(rate) if rate is not None else [None] * k
     q = np.zeros(k)
-    # Marginal queue-length distributions of load-dependent stations: p[k][j] at population n − 1.
-    marg = [np.array([1.0]) if rate[i] is not None else None for i in range(k)]
+    # Marginal queue-length distributions of the load-dependent stations: marg[i][j] at
+    # population n − 1 (fixed-rate stations need none).
+    marg = {i: np.array([1.0]) for i, a in enumerate(rates) if a is not None}
     xs, rs, us, qs = [], [], [], []
     for n in range(1, n_max + 1):
+        j = np.arange(1, n + 1)
+        alphas = {i: np.array([a(int(x)) for x in j]) for i, a in enumerate(rates) if a is not None}
         res = np.empty(k)
         for i in range(k):
-            if rate[i] is None:
-                res[i] = d[i] * (1.0 + q[i])
+            if i in marg:
+                res[i] = float(np.sum(j * d[i] / alphas[i] * marg[i][:n]))
             else:
-                p = marg[i]
-                j = np.arange(1, n + 1)
-                alpha = np.array([rate[i](int(x)) for x in j])
-                res[i] = float(np.sum(j * d[i] / alpha * p[:n]))
+                res[i] = d[i] * (1.0 + q[i])
         x = n / (think + res.sum())
         q = x * res
-        for i in range(k):
-            if rate[i] is not None:
-                p_prev = marg[i]
-                j = np.arange(1, n + 1)
-                alpha = np.array([rate[i](int(v)) for v in j])
-                p_new = np.empty(n + 1)
-                p_new[1:] = x * d[i] / alpha * p_prev[:n]
-                p_new[0] = max(0.0, 1.0 - p_new[1:].sum())
-                marg[i] = p_new
+        for i, p_prev in marg.items():
+            p_new = np.empty(n + 1)
+            p_new[1:] = x * d[i] / alphas[i] * p_prev[:n]
+            p_new[0] = max(0.0, 1.0 - p_new[1:].sum())
+            marg[i] = p_new
         util = x * d
-        for i in range(k):
-            if rate[i] is not None:
-                util[i] = 1.0 - marg[i][0]
+        for i, m in marg.items():
+            util[i] = 1.0 - m[0]
         xs.append(x * 60.0)
         rs.append(res.sum())
         us.append(util)

@@ -145,7 +145,7 @@ def _creation_single(model: _Model, p: np.ndarray) -> np.ndarray:
     return np.einsum("ij,jik->k", p, t)
 
 
-def wfi_distribution(p: np.ndarray, b: int) -> np.ndarray:
+def wfi_distribution(p: np.ndarray, b: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """π[i*, j*]: the invariant vector of the WFI's chain K(m) by the recursion of eq. 13–15.
 
     Args:
@@ -154,7 +154,8 @@ def wfi_distribution(p: np.ndarray, b: int) -> np.ndarray:
 
     Returns:
         π as a (b + 1) × (b + 1) array; column 0 is zero (the WFI is never empty) and each
-        column j* ≥ 1 sums to 1/b (the lumped chain is a stochastic Toeplitz matrix).
+        column j* ≥ 1 sums to 1/b (the lumped chain is a stochastic Toeplitz matrix). Beside it
+        R_n for each n, which the creation step reuses.
     """
     h = _hypergeometric(b)
     # R_n[s, h] = Σ_i p[i, n]·H_n[i, s, h]: a selected block with n valid pages, s of them drawn.

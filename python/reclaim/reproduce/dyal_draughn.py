@@ -12,6 +12,7 @@ model's seek times are reported beside them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,21 +85,18 @@ def _variants() -> list[Row]:
     base = queueing.mva([queueing.CPU, queueing.DISK], queueing.THINK, 60)
     ex, er = err(base)
     out.append({"kind": "variant", "model": "exponential MVA, disk 0.394 s", "parameter": "", "mean_rel_x": ex, "mean_rel_r": er})
-    best = None
-    for c in np.linspace(0.0, 0.3, 61):
-        sol = queueing.mva([queueing.CPU, queueing.DISK], queueing.THINK, 60, rate=[None, lambda j, c=c: 1.0 + c * (1.0 - 1.0 / j)])
-        e = err(sol)
-        if best is None or sum(e) < sum(best[1]):
-            best = (c, e)
-    out.append({"kind": "variant", "model": "load-dependent disk α(j) = 1 + c(1 − 1/j)", "parameter": f"c = {best[0]:.3f}",
-                "mean_rel_x": best[1][0], "mean_rel_r": best[1][1]})
-    best = None
-    for d in np.linspace(0.340, 0.400, 61):
-        e = err(queueing.mva([queueing.CPU, d], queueing.THINK, 60))
-        if best is None or sum(e) < sum(best[1]):
-            best = (d, e)
-    out.append({"kind": "variant", "model": "exponential MVA, disk demand fitted", "parameter": f"D = {best[0]:.3f} s",
-                "mean_rel_x": best[1][0], "mean_rel_r": best[1][1]})
+    def alpha(c: float) -> Callable[[int], float]:
+        return lambda j: 1.0 + c * (1.0 - 1.0 / j)
+
+    fits = [(float(c), err(queueing.mva([queueing.CPU, queueing.DISK], queueing.THINK, 60, rate=[None, alpha(c)])))
+            for c in np.linspace(0.0, 0.3, 61)]
+    c, e = min(fits, key=lambda f: sum(f[1]))
+    out.append({"kind": "variant", "model": "load-dependent disk α(j) = 1 + c(1 − 1/j)", "parameter": f"c = {c:.3f}",
+                "mean_rel_x": e[0], "mean_rel_r": e[1]})
+    fits = [(float(dd), err(queueing.mva([queueing.CPU, dd], queueing.THINK, 60))) for dd in np.linspace(0.340, 0.400, 61)]
+    dd, e = min(fits, key=lambda f: sum(f[1]))
+    out.append({"kind": "variant", "model": "exponential MVA, disk demand fitted", "parameter": f"D = {dd:.3f} s",
+                "mean_rel_x": e[0], "mean_rel_r": e[1]})
     # Service variance cannot lift the single-disk bound 1/D; a DES with CV 2 shows its effect.
     sim = des.simulate_network(40, queueing.THINK, queueing.CPU, [queueing.DISK], cv=2.0, transactions=8000)
     out.append({"kind": "variant", "model": "DES, service CV = 2 (N = 40 only)", "parameter": f"X = {sim.throughput_per_minute:.1f}/min",

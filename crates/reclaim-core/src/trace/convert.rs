@@ -21,6 +21,10 @@ use serde::{Deserialize, Serialize};
 use super::{Format, ReadOptions, ReadReport, TraceReader};
 use crate::error::{Error, Result};
 
+/// Pages one request may cover (2^20: 4 GiB of 4 KiB pages). Real requests are at most a few
+/// MiB; a larger one is a damaged length, refused before its pages are stored.
+pub const MAX_REQUEST_PAGES: u64 = 1 << 20;
+
 /// Magic bytes of a converted trace.
 pub const MAGIC: &[u8; 8] = b"RCLMTRC1";
 
@@ -128,7 +132,9 @@ pub struct Converter {
     options: ConvertOptions,
     source: String,
     rename: HashMap<u64, u32>,
-    seen: Vec<u64>,
+    /// Pages written so far, one bit per page, in blocks of 2^16 pages allocated when first
+    /// touched: memory follows the pages a trace writes, not its largest address.
+    seen: Vec<Option<Box<[u64; 1024]>>>,
     unique: u64,
     max_page: u64,
     pages: Vec<u32>,
@@ -141,6 +147,24 @@ pub struct Converter {
 impl Converter {
     /// Opens `path` for conversion.
     pub fn new(path: &Path, format: Format, options: ConvertOptions) -> Result<Self> {
+        Self::check(&options)?;
+        let reader = TraceReader::new(path, format, options.read.clone())?;
+        Ok(Self::with_reader(path, format, options, reader))
+    }
+
+    /// Converts `format` read from `input` (already decoded); errors name `path`.
+    pub fn with_input(
+        path: &Path,
+        format: Format,
+        options: ConvertOptions,
+        input: Box<dyn std::io::BufRead + Send>,
+    ) -> Result<Self> {
+        Self::check(&options)?;
+        let reader = TraceReader::with_input(path, format, options.read.clone(), input)?;
+        Ok(Self::with_reader(path, format, options, reader))
+    }
+
+    fn check(options: &ConvertOptions) -> Result<()> {
         if options.page_size == 0 {
             return Err(Error::param(
                 "page_size",
@@ -148,8 +172,17 @@ impl Converter {
                 "a page size in bytes ≥ 1 (4096 for 4 KiB pages)",
             ));
         }
-        Ok(Converter {
-            reader: TraceReader::new(path, format, options.read.clone())?,
+        Ok(())
+    }
+
+    fn with_reader(
+        path: &Path,
+        format: Format,
+        options: ConvertOptions,
+        reader: TraceReader,
+    ) -> Self {
+        Converter {
+            reader,
             format,
             source: path.display().to_string(),
             options,
@@ -162,7 +195,16 @@ impl Converter {
             times: Vec::new(),
             first_time: None,
             done: false,
-        })
+        }
+    }
+
+    fn bad_request(&self, offset: u64, len: u64, expected: String) -> Error {
+        Error::Trace {
+            path: self.source.clone(),
+            line: self.reader.report.lines,
+            content: format!("offset {offset} length {len}"),
+            expected,
+        }
     }
 
     /// Lines read so far.
@@ -188,32 +230,56 @@ impl Converter {
             }
             let first = req.offset / page_size;
             let last = (req.offset + req.len - 1) / page_size;
+            // Checked before any page is stored, so a damaged length is an error at once and
+            // never a run through billions of pages.
+            if last - first >= MAX_REQUEST_PAGES {
+                return Err(self.bad_request(
+                    req.offset,
+                    req.len,
+                    format!(
+                        "a request of at most {MAX_REQUEST_PAGES} pages of {page_size} bytes ({} pages found)",
+                        u128::from(last - first) + 1
+                    ),
+                ));
+            }
+            if !self.options.rename && last >= u64::from(u32::MAX) {
+                return Err(self.bad_request(
+                    req.offset,
+                    req.len,
+                    format!(
+                        "page ids below {} (page {last} of {page_size} bytes is out of range; rename page ids or use larger pages)",
+                        u32::MAX
+                    ),
+                ));
+            }
             for page in first..=last {
                 let id = if self.options.rename {
-                    let next = self.rename.len() as u32;
+                    let next = self.rename.len() as u64;
+                    if next >= u64::from(u32::MAX) && !self.rename.contains_key(&page) {
+                        return Err(self.bad_request(
+                            req.offset,
+                            req.len,
+                            format!("at most {} distinct pages", u32::MAX),
+                        ));
+                    }
+                    let next = next as u32;
                     let id = *self.rename.entry(page).or_insert(next);
                     if id == next {
                         self.unique += 1;
                     }
                     id
                 } else {
-                    if page >= u64::from(u32::MAX) {
-                        return Err(Error::Trace {
-                            path: self.source.clone(),
-                            line: self.reader.report.lines,
-                            content: format!("offset {} length {}", req.offset, req.len),
-                            expected: format!(
-                                "page ids below {} (page {page} of {page_size} bytes is out of range; rename page ids or use larger pages)",
-                                u32::MAX
-                            ),
-                        });
+                    let (block, word, bit) = (
+                        (page >> 16) as usize,
+                        ((page >> 6) & 1023) as usize,
+                        page & 63,
+                    );
+                    if block >= self.seen.len() {
+                        self.seen.resize(block + 1, None);
                     }
-                    let (word, bit) = ((page >> 6) as usize, page & 63);
-                    if word >= self.seen.len() {
-                        self.seen.resize(word + 1, 0);
-                    }
-                    if self.seen[word] & (1 << bit) == 0 {
-                        self.seen[word] |= 1 << bit;
+                    let words = self.seen[block].get_or_insert_with(|| Box::new([0; 1024]));
+                    if words[word] & (1 << bit) == 0 {
+                        words[word] |= 1 << bit;
                         self.unique += 1;
                     }
                     page as u32
@@ -223,7 +289,17 @@ impl Converter {
             }
             self.request_pages.push((last - first + 1) as u32);
             if let Some(t) = req.time {
-                self.times.push(t - t0);
+                let since = t - t0;
+                if !since.is_finite() {
+                    return Err(self.bad_request(
+                        req.offset,
+                        req.len,
+                        format!(
+                            "a time within 1e308 s of the first request's {t0} s ({t} s found)"
+                        ),
+                    ));
+                }
+                self.times.push(since);
             }
         }
         Ok(true)
@@ -335,24 +411,29 @@ fn io_err(path: &Path, e: &std::io::Error) -> Error {
 pub fn write_binary(trace: &Trace, path: &Path) -> Result<()> {
     let f = File::create(path).map_err(|e| io_err(path, &e))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
+    encode_binary(trace, &mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| io_err(path, &e))
+}
+
+/// Writes a converted trace's bytes to `w` (the layout in the module's documentation).
+pub fn encode_binary(trace: &Trace, w: &mut impl Write) -> std::io::Result<()> {
     let header = serde_json::to_vec(&trace.meta).expect("metadata serializes");
-    let mut put = |bytes: &[u8]| w.write_all(bytes).map_err(|e| io_err(path, &e));
-    put(MAGIC)?;
-    put(&(header.len() as u64).to_le_bytes())?;
-    put(&header)?;
+    w.write_all(MAGIC)?;
+    w.write_all(&(header.len() as u64).to_le_bytes())?;
+    w.write_all(&header)?;
     for chunk in trace.pages.chunks(1 << 16) {
         let bytes: Vec<u8> = chunk.iter().flat_map(|p| p.to_le_bytes()).collect();
-        put(&bytes)?;
+        w.write_all(&bytes)?;
     }
     let bytes: Vec<u8> = trace
         .request_pages
         .iter()
         .flat_map(|p| p.to_le_bytes())
         .collect();
-    put(&bytes)?;
+    w.write_all(&bytes)?;
     let bytes: Vec<u8> = trace.times.iter().flat_map(|t| t.to_le_bytes()).collect();
-    put(&bytes)?;
-    w.flush().map_err(|e| io_err(path, &e))
+    w.write_all(&bytes)
 }
 
 /// True when `path` starts with the magic bytes of a converted trace.
@@ -370,50 +451,144 @@ pub fn read_binary(path: &Path) -> Result<Trace> {
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| io_err(path, &e))?;
-    let bad = |what: &str| Error::Trace {
+    parse_binary(path, &bytes)
+}
+
+/// Where the arrays of a converted trace start, its header checked against its arrays.
+#[derive(Clone, Debug)]
+pub struct BinaryLayout {
+    /// The header.
+    pub meta: TraceMeta,
+    /// Byte offset of `pages`.
+    pub pages_at: usize,
+    /// Byte offset of `request_pages`.
+    pub requests_at: usize,
+    /// Byte offset of `times` (the end of the file when there are none).
+    pub times_at: usize,
+}
+
+fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+}
+
+fn le_f64s(b: &[u8]) -> impl Iterator<Item = f64> + '_ {
+    b.chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+}
+
+/// Checks the bytes of a converted trace: every count and page id against the header, so that a
+/// damaged file is an error naming the file and the byte, never a wrong replay. Allocates
+/// nothing beside the header.
+pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
+    let bad = |at: usize, what: &str| Error::BadFile {
         path: path.display().to_string(),
-        line: 0,
-        content: String::new(),
+        byte: at as u64,
         expected: format!("a converted trace ({what})"),
     };
-    if bytes.len() < 16 || &bytes[..8] != MAGIC {
-        return Err(bad("magic bytes RCLMTRC1"));
+    if !bytes.starts_with(MAGIC) {
+        return Err(bad(0, "magic bytes RCLMTRC1"));
     }
-    let hlen = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
-    let header = bytes
-        .get(16..16 + hlen)
-        .ok_or_else(|| bad("a complete header"))?;
-    let meta: TraceMeta =
-        serde_json::from_slice(header).map_err(|e| bad(&format!("a valid JSON header: {e}")))?;
-    let mut at = 16 + hlen;
-    let mut take = |n: usize, size: usize| -> Result<&[u8]> {
-        let s = bytes
-            .get(at..at + n * size)
-            .ok_or_else(|| bad("arrays as long as the header says"))?;
-        at += n * size;
-        Ok(s)
+    if bytes.len() < 16 {
+        return Err(bad(
+            8,
+            &format!("a header length; truncated at {} bytes", bytes.len()),
+        ));
+    }
+    let hlen = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    let header = usize::try_from(hlen)
+        .ok()
+        .and_then(|h| bytes.get(16..16usize.checked_add(h)?))
+        .ok_or_else(|| {
+            bad(
+                8,
+                &format!(
+                    "a header of {hlen} bytes; truncated at {} bytes",
+                    bytes.len()
+                ),
+            )
+        })?;
+    let meta: TraceMeta = serde_json::from_slice(header)
+        .map_err(|e| bad(16, &format!("a valid JSON header: {e}")))?;
+    if meta.version != 1 {
+        return Err(bad(16, &format!("layout version 1, not {}", meta.version)));
+    }
+    if meta.page_size == 0 {
+        return Err(bad(16, "a page size ≥ 1"));
+    }
+    let mut at = 16 + header.len();
+    let mut take = |n: u64, size: usize, what: &str| -> Result<(usize, &[u8])> {
+        let start = at;
+        let span = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(size))
+            .and_then(|len| bytes.get(start..start.checked_add(len)?))
+            .ok_or_else(|| {
+                bad(
+                    start,
+                    &format!(
+                        "{n} {what}, as the header says; truncated at {} bytes",
+                        bytes.len()
+                    ),
+                )
+            })?;
+        at += span.len();
+        Ok((start, span))
     };
-    let pages = take(meta.pages_written as usize, 4)?
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-        .collect();
-    let request_pages = take(meta.writes as usize, 4)?
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-        .collect();
-    let times = if meta.has_times {
-        take(meta.writes as usize, 8)?
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Ok(Trace {
+    let (pages_at, pages) = take(meta.pages_written, 4, "page ids")?;
+    let (requests_at, requests) = take(meta.writes, 4, "request sizes")?;
+    let (times_at, times) = take(
+        if meta.has_times { meta.writes } else { 0 },
+        8,
+        "request times",
+    )?;
+    if at != bytes.len() {
+        return Err(bad(
+            at,
+            &format!("no bytes after the arrays ({} found)", bytes.len() - at),
+        ));
+    }
+    if let Some(i) = le_u32s(pages).position(|p| u64::from(p) >= meta.address_pages) {
+        return Err(bad(
+            pages_at + 4 * i,
+            &format!(
+                "page ids below the address space of {} pages",
+                meta.address_pages
+            ),
+        ));
+    }
+    if let Some(i) = le_u32s(requests).position(|n| n == 0) {
+        return Err(bad(requests_at + 4 * i, "requests of at least one page"));
+    }
+    let covered: u64 = le_u32s(requests).map(u64::from).sum();
+    if covered != meta.pages_written {
+        return Err(bad(
+            requests_at,
+            &format!(
+                "requests covering the {} page writes ({covered} covered)",
+                meta.pages_written
+            ),
+        ));
+    }
+    if let Some(i) = le_f64s(times).position(|t| !t.is_finite()) {
+        return Err(bad(times_at + 8 * i, "finite request times"));
+    }
+    Ok(BinaryLayout {
         meta,
-        pages,
-        request_pages,
-        times,
+        pages_at,
+        requests_at,
+        times_at,
+    })
+}
+
+/// Parses the bytes of a converted trace (checked by [`check_binary`]).
+pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
+    let l = check_binary(path, bytes)?;
+    Ok(Trace {
+        pages: le_u32s(&bytes[l.pages_at..l.requests_at]).collect(),
+        request_pages: le_u32s(&bytes[l.requests_at..l.times_at]).collect(),
+        times: le_f64s(&bytes[l.times_at..]).collect(),
+        meta: l.meta,
     })
 }
 

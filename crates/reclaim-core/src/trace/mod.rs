@@ -165,7 +165,11 @@ pub(crate) fn uint(field: Option<&str>, name: &str) -> std::result::Result<u64, 
 /// Parses a float field, naming it in the error.
 pub(crate) fn float(field: Option<&str>, name: &str) -> std::result::Result<f64, String> {
     let f = field.ok_or_else(|| format!("a field `{name}`"))?.trim();
-    f.parse::<f64>().map_err(|_| format!("a number `{name}`"))
+    // `inf` and `nan` parse as floats but are no time a trace can hold.
+    f.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("a finite number `{name}`"))
 }
 
 /// Options of a reader.
@@ -215,22 +219,28 @@ pub struct ReadReport {
 
 /// Opens a file, decompressing gzip when it starts with the gzip magic bytes.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let io = |e: std::io::Error| Error::Io {
+    let f = File::open(path).map_err(|e| Error::Io {
         path: path.display().to_string(),
         message: e.to_string(),
-    };
-    let mut f = File::open(path).map_err(io)?;
-    let mut magic = [0u8; 2];
-    let n = f.read(&mut magic).map_err(io)?;
-    drop(f);
-    let f = File::open(path).map_err(io)?;
-    if n == 2 && magic == [0x1f, 0x8b] {
+    })?;
+    decode(path, f)
+}
+
+/// Wraps `input` in a buffer, and in a gzip decoder when it starts with the gzip magic bytes.
+pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn BufRead + Send>> {
+    let mut buffered = BufReader::with_capacity(1 << 20, input);
+    // Peeking at the buffer reads no byte twice (a pipe or a file alike).
+    let head = buffered.fill_buf().map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    if head.starts_with(&[0x1f, 0x8b]) {
         Ok(Box::new(BufReader::with_capacity(
             1 << 20,
-            flate2::read::MultiGzDecoder::new(f),
+            flate2::read::MultiGzDecoder::new(buffered),
         )))
     } else {
-        Ok(Box::new(BufReader::with_capacity(1 << 20, f)))
+        Ok(Box::new(buffered))
     }
 }
 
@@ -265,8 +275,18 @@ pub struct Owned {
 impl TraceReader {
     /// Opens `path` as `format`.
     pub fn new(path: &Path, format: Format, options: ReadOptions) -> Result<Self> {
+        Self::with_input(path, format, options, open(path)?)
+    }
+
+    /// Reads `format` from `input` (already decoded); errors name `path`.
+    pub fn with_input(
+        path: &Path,
+        format: Format,
+        options: ReadOptions,
+        input: Box<dyn BufRead + Send>,
+    ) -> Result<Self> {
         Ok(TraceReader {
-            input: open(path)?,
+            input,
             path: path.to_path_buf(),
             format,
             options,
@@ -301,7 +321,8 @@ impl TraceReader {
                 .read_until(b'\n', &mut self.buf)
                 .map_err(|e| Error::Io {
                     path: self.path.display().to_string(),
-                    message: e.to_string(),
+                    // A damaged gzip stream fails mid-file: say where.
+                    message: format!("{e} (after line {})", self.line),
                 })?;
             if n == 0 {
                 self.report.trailing_padding_bytes += self.pending_padding;

@@ -1,0 +1,29 @@
+"""Sweeps: experiment files, their tasks, executors and the results database.
+
+>>> from reclaim.experiments import parse
+>>> e = parse({"axes": {"policy": ["fifo", "greedy"], "spare": {"start": 0.1, "stop": 0.2, "step": 0.05}}, "replications": 2})
+>>> e.size, [p["spare"] for p in e.points()][:3]
+(12, [0.1, 0.15, 0.2])
+"""
+
+from reclaim.experiments.spec import Experiment, ExperimentError, Task, engine_version, load, make_task, parse
+from reclaim.experiments.store import ResultStore, export, frame, query
+from reclaim.experiments.sweep import Plan, SweepReport, plan, run
+
+__all__ = [
+    "Experiment",
+    "ExperimentError",
+    "Plan",
+    "ResultStore",
+    "SweepReport",
+    "Task",
+    "engine_version",
+    "export",
+    "frame",
+    "load",
+    "make_task",
+    "parse",
+    "plan",
+    "query",
+    "run",
+]

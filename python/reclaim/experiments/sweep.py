@@ -1,0 +1,279 @@
+"""Running a sweep: the tasks not yet in the results database, on local processes or a Dask
+cluster, their results written by this process alone as they arrive (DESIGN "Experiments,
+results, scale").
+
+Workers return rows; the coordinator writes them in one transaction per batch (at most every
+half second), so a sweep killed at any moment keeps every task it wrote and reruns only the
+rest. A task that fails is recorded with its error and reported naming its configuration; the
+sweep goes on and ends with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reclaim import parallel
+from reclaim.api import simulate
+from reclaim.experiments.spec import Experiment, Task, engine_version
+from reclaim.experiments.store import ResultStore, row
+
+#: Seconds between two writes to the database while results arrive.
+FLUSH_SECONDS = 0.5
+#: Work per unit sent to Dask [s]: shorter tasks are batched, since each costs about 1 ms there.
+DASK_UNIT_SECONDS = 0.2
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Runs one task; returns ``{"ok": True, "row": …}`` or ``{"ok": False, "error": …}``. Never
+    raises for a bad task: the sweep records the error and goes on."""
+    started = datetime.datetime.now(datetime.UTC)
+    t0 = time.perf_counter()
+    host = socket.gethostname()
+    try:
+        result = simulate(task.params)
+    except (ValueError, TypeError, RuntimeError, OSError, LookupError, MemoryError) as e:
+        return {"ok": False, "key": task.key, "error": f"{type(e).__name__}: {e}", "host": host, "at": started}
+    prov = {"engine": engine_version(), "host": host, "started": started, "wall_seconds": time.perf_counter() - t0}
+    return {"ok": True, "key": task.key, "row": row(task.key, task.canonical, result, prov)}
+
+
+def run_chunk(tasks: Sequence[Task]) -> list[dict[str, Any]]:
+    """Runs tasks one after another (a unit of work for an executor)."""
+    return [run_task(t) for t in tasks]
+
+
+def _chunks(tasks: Sequence[Task], size: int) -> list[list[Task]]:
+    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+
+
+def local_executor(workers: int | None) -> Callable[[list[list[Task]]], Iterator[list[dict[str, Any]]]]:
+    """Local processes, one per core by default (stopped completely on Ctrl-C or SIGTERM)."""
+
+    def run(units: list[list[Task]]) -> Iterator[list[dict[str, Any]]]:
+        for _, out in parallel.imap(run_chunk, units, workers):
+            yield out
+
+    return run
+
+
+def dask_executor(scheduler: str | None = None, local_workers: int | None = None) -> Callable[[list[list[Task]]], Iterator[list[dict[str, Any]]]]:
+    """Dask distributed: a running scheduler (``tcp://host:port``) or a LocalCluster of
+    ``local_workers`` single-threaded worker processes started for the sweep.
+
+    Raises:
+        RuntimeError: Dask is not installed (``pip install 'reclaim[dask]'``) or the scheduler
+            cannot be reached.
+    """
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise RuntimeError("Dask is not installed: `pip install 'reclaim[dask]'` (or dask[distributed])") from None
+
+    def run(units: list[list[Task]]) -> Iterator[list[dict[str, Any]]]:
+        cluster = None
+        if scheduler is None:
+            n = parallel.workers(local_workers)
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            address = cluster
+        else:
+            address = scheduler  # type: ignore[assignment]
+        try:
+            client = Client(address, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            if cluster is not None:
+                cluster.close()
+            raise RuntimeError(f"invalid value for `scheduler`: {scheduler} (cannot reach it: {e})") from None
+        try:
+            futures = client.map(run_chunk, units, pure=False)
+            try:
+                for fut in as_completed(futures):
+                    yield fut.result()
+            finally:
+                client.cancel(futures)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    return run
+
+
+@dataclass
+class SweepReport:
+    """What a sweep did."""
+
+    tasks: int = 0
+    already_done: int = 0
+    ran: int = 0
+    failed: list[tuple[Task, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def pending(experiments: Sequence[Experiment], store: ResultStore) -> tuple[list[Task], list[Task], dict[str, str]]:
+    """All tasks (each once), those not yet in the database, and the sweep each task is first
+    listed in; registers every task with its sweeps."""
+    everything: list[Task] = []
+    first: dict[str, str] = {}
+    for e in experiments:
+        ts = e.tasks()
+        store.register(e.name, [(t.key, t.point) for t in ts])
+        for t in ts:
+            if t.key not in first:
+                first[t.key] = e.name
+                everything.append(t)
+    done = store.done()
+    return everything, [t for t in everything if t.key not in done], first
+
+
+def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | None = None, scheduler: str | None = None,
+        dask_local: int | None = None, chunk: int | None = None, on_progress: Callable[[int, int, int], None] | None = None,
+        on_failure: Callable[[Task, str], None] | None = None, on_write: Callable[[int, int, int], None] | None = None) -> SweepReport:
+    """Runs every task of ``experiments`` that is not yet in ``db``.
+
+    Args:
+        experiments: Parsed experiment files.
+        db: The results database (created if missing).
+        workers: Local worker processes (one per core by default).
+        scheduler: A Dask scheduler address: run there instead of locally.
+        dask_local: Start a Dask LocalCluster of this many workers and run there.
+        chunk: Tasks per unit of work (default: 1 locally; on Dask enough tasks for about
+            0.2 s, from the first results).
+        on_progress: Called as ``(done, failed, total)`` after each unit.
+        on_failure: Called with each failed task and its error.
+        on_write: Called as ``(written, failed, total)`` after each transaction: tasks of this
+            run in the database so far.
+    """
+    t0 = time.perf_counter()
+    report = SweepReport()
+    with ResultStore(db) as store:
+        everything, todo, first = pending(experiments, store)
+        report.tasks, report.already_done = len(everything), len(everything) - len(todo)
+        if not todo:
+            report.seconds = time.perf_counter() - t0
+            return report
+        use_dask = scheduler is not None or dask_local is not None
+        if use_dask:
+            executor = dask_executor(scheduler, dask_local)
+            size = chunk or _dask_chunk(todo)
+        else:
+            executor = local_executor(workers)
+            size = chunk or 1
+        by_key = {t.key: t for t in todo}
+        rows: list[dict[str, Any]] = []
+        fails: list[dict[str, Any]] = []
+        last = time.monotonic()
+        done = 0
+
+        def flush() -> None:
+            if not rows and not fails:
+                return
+            store.write(rows, fails)
+            rows.clear()
+            fails.clear()
+            if on_write:
+                on_write(report.ran, len(report.failed), len(todo))
+
+        try:
+            for out in executor(_chunks(todo, size)):
+                for r in out:
+                    done += 1
+                    if r["ok"]:
+                        rows.append(r["row"])
+                        report.ran += 1
+                    else:
+                        task = by_key[r["key"]]
+                        report.failed.append((task, r["error"]))
+                        fails.append({"key": task.key, "sweep": first[task.key], "config": task.canonical, "point": task.point,
+                                      "error": r["error"], "host": r["host"], "at": r["at"]})
+                        if on_failure:
+                            on_failure(task, r["error"])
+                if time.monotonic() - last >= FLUSH_SECONDS:
+                    flush()
+                    last = time.monotonic()
+                if on_progress:
+                    on_progress(done, len(report.failed), len(todo))
+        finally:
+            # Whatever stops the sweep (Ctrl-C, SIGTERM, an error), what arrived is kept.
+            flush()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _dask_chunk(todo: Sequence[Task]) -> int:
+    """Tasks per Dask unit: enough for about :data:`DASK_UNIT_SECONDS` of work, from one task run
+    here first (its result is not kept; the sweep runs it again)."""
+    probe = run_task(todo[0])
+    seconds = probe["row"]["task"]["wall_seconds"] if probe["ok"] else DASK_UNIT_SECONDS
+    return max(1, min(len(todo) // 4 or 1, math.ceil(DASK_UNIT_SECONDS / max(seconds, 1e-6))))
+
+
+@dataclass
+class Plan:
+    """What a sweep would do."""
+
+    tasks: int
+    done: int
+    experiments: list[tuple[str, int]]
+    seconds_estimate: float | None
+    calibration: str
+
+
+def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int | None = None, calibrate: bool = True) -> Plan:
+    """Task count, what is already in ``db``, and an estimated time from a short calibration
+    run: one reduced copy of the largest pending configuration (one logical capacity of warm-up
+    and of measured writes) gives user writes per second, and each pending task's total user
+    writes (warm-up and measured, from the engine) divided by it, summed and shared among the
+    workers, is the estimate."""
+    from reclaim import _core
+
+    everything: list[Task] = []
+    seen: set[str] = set()
+    per: list[tuple[str, int]] = []
+    for e in experiments:
+        ts = e.tasks()
+        per.append((e.name, len(ts)))
+        for t in ts:
+            if t.key not in seen:
+                seen.add(t.key)
+                everything.append(t)
+    done: set[str] = set()
+    if db is not None and Path(db).is_file():
+        from reclaim.experiments.store import query
+
+        done = {r[0] for r in query(db, "SELECT key FROM tasks")[1]}
+    todo = [t for t in everything if t.key not in done]
+    if not todo or not calibrate:
+        return Plan(len(everything), len(everything) - len(todo), per, 0.0 if not todo else None, "")
+    # Total user writes of each pending task, from the engine (one construction per config
+    # without its seed: the seed does not change the count).
+    totals: dict[str, int] = {}
+    writes = 0
+    for t in todo:
+        c = json.loads(t.canonical)
+        c.pop("seed", None)
+        ident = json.dumps(c, sort_keys=True)
+        if ident not in totals:
+            totals[ident] = _core.Simulator(t.canonical).progress()[1]
+        writes += totals[ident]
+    biggest = max(todo, key=lambda t: totals[json.dumps({k: v for k, v in json.loads(t.canonical).items() if k != "seed"}, sort_keys=True)])
+    probe = {**biggest.params, "warmup": "fill+1x", "writes": "1x"}
+    if isinstance(probe.get("workload"), str) and probe["workload"].startswith("trace:"):
+        probe["writes"] = "1p"
+    start = time.perf_counter()
+    r = simulate(probe)
+    seconds = time.perf_counter() - start
+    probe_writes = _core.Simulator(json.dumps({k: v for k, v in probe.items()})).progress()[1]
+    rate = probe_writes / max(seconds, 1e-9)
+    n = parallel.workers(workers)
+    estimate = writes / rate / min(n, len(todo))
+    note = (f"calibrated on {biggest.describe() or 'the base configuration'}: {rate / 1e6:.2f}M user writes/s "
+            f"(WA {r.wa:.2f}) on one core, {n} workers")
+    return Plan(len(everything), len(everything) - len(todo), per, estimate, note)

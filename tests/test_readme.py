@@ -1,0 +1,58 @@
+"""Every example of README.md's "Use" block runs, succeeds and finishes in under 30 seconds (the
+README promises it: a new user runs them and waits). They run in order in one scratch folder
+with ``../shared`` beside it, as a user would from a checkout: the trace examples use the file
+the one before them wrote."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RECLAIM = Path(sys.executable).parent / "reclaim"
+#: The README's promise for each example [s]; a guard against a run that has grown, not a speed
+#: target (those live in `reclaim bench`).
+LIMIT = 30
+
+
+def examples() -> list[str]:
+    """The commands of the first ``sh`` block under "## Use", continuations joined."""
+    text = (ROOT / "README.md").read_text()
+    use = text.split("\n## Use\n", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", use, re.S)
+    assert block, "README.md has no sh block under ## Use"
+    lines = block.group(1).replace("\\\n", " ").splitlines()
+    return [ln.split("  #", 1)[0].strip() for ln in lines if ln.strip()]
+
+
+def test_the_use_block_holds_the_examples():
+    cmds = examples()
+    assert len(cmds) >= 10
+    assert all(c.startswith(".venv/bin/reclaim ") for c in cmds), cmds
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, shared_dir):
+    # The examples name ../shared/data/traces and write tpcc.rtr and out/ where they run.
+    base = tmp_path_factory.mktemp("readme")
+    (base / "shared").symlink_to(shared_dir)
+    (base / "work").mkdir()
+    # …and the checkout's example files, as from the checkout's root.
+    (base / "work" / "examples").symlink_to(ROOT / "examples")
+    return base / "work"
+
+
+@pytest.mark.parametrize("cmd", examples())
+def test_readme_example(cmd, workdir):
+    argv = [str(RECLAIM), *shlex.split(cmd)[1:]]
+    try:
+        res = subprocess.run(argv, cwd=workdir, capture_output=True, text=True, timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"README example took over {LIMIT} s: {cmd}")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr
