@@ -21,9 +21,10 @@ build: $(STAMP)
 run: build
 	$(BIN)/reclaim demo
 
-# Every test: the linters, the stubs, Rust unit, property and integration tests, then the Python suite.
+# Every test (Debian's chromium is installed first, for the report tests): the linters, the stubs, Rust unit, property and integration tests, then the Python suite.
 # RECLAIM_REQUIRE_SHARED=1 turns a missing ../shared into failures instead of skips.
 test: build lint
+	scripts/setup-test-browser.sh
 	$(BIN)/python -m mypy.stubtest reclaim._core
 	cargo test --release --workspace --exclude reclaim-py
 	$(BIN)/python -m pytest -q

@@ -271,8 +271,13 @@ def frame(path: str | Path, sql: str = "SELECT * FROM tasks", kind: str = "panda
 
     con = _connect(path, read_only=True)
     try:
-        rel = con.sql(sql)
-        return rel.df() if kind == "pandas" else rel.pl()
+        # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
+        table = con.sql(sql).to_arrow_table()
+        if kind == "pandas":
+            return table.to_pandas()
+        import polars
+
+        return polars.from_arrow(table)
     except duckdb.Error as e:
         raise ValueError(f"invalid value for `sql`: {e}") from None
     finally:

@@ -1,0 +1,330 @@
+"""`reclaim report`: a results database as one self-contained HTML page, and as figures for papers.
+
+The page holds its scripts and data inline (plotly.js and the figures' JSON) and a content
+security policy that forbids every fetch, so it opens offline, from a mail attachment or an
+archive, years later. Per sweep it shows:
+
+- WA against the sweep's main numeric axis (the spare factor when it varies), one line per value
+  of its main categorical axis (the policy when it varies), one figure per combination of the
+  other varying parameters; each point is the mean over seeds, its bar the seeds' range (min to
+  max), its hover the count, mean and standard deviation;
+- the valid-page distributions of victims and of all sealed segments (Van Houdt Fig. 3) at the
+  middle value of the numeric axis, averaged over seeds;
+- the WA time series at that value (first seed);
+- a table of every task with its varying parameters and metrics (click a header to sort).
+
+Zoom, hover and series toggles are plotly's. ``--figures DIR`` writes the WA figures with
+matplotlib as PNG, SVG and PDF.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reclaim.experiments.store import CONFIG_COLUMNS, _connect
+
+#: Columns shown in the task table beside the varying parameters.
+TABLE_METRICS = ("wa", "wamp", "gcu", "emptiness_at_clean", "cleaning_cost", "user_writes", "seconds")
+#: Preferred axes: the x axis, then the lines.
+X_PREFERENCE = ("spare", "fill", "logical_pages", "segments", "pages_per_segment", "cache", "window")
+LINE_PREFERENCE = ("policy", "placement", "frontier", "gc", "workload")
+#: Rows of the task table before it is cut (the database holds them all).
+TABLE_LIMIT = 5000
+#: No fetch of any kind: scripts, styles and images are inline.
+CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { font-size: 1.1em; }
+.meta { color: #555; } .fig { width: 100%; height: 460px; }
+table { border-collapse: collapse; font-size: 12px; } th, td { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: right; }
+th { cursor: pointer; background: #f4f4f4; position: sticky; top: 0; } td.t, th.t { text-align: left; }
+.tablewrap { max-height: 480px; overflow: auto; border: 1px solid #ddd; } .fail { color: #a00; }
+"""
+SORT_JS = """
+document.querySelectorAll('table.sortable').forEach(function (t) {
+  t.querySelectorAll('th').forEach(function (th, i) {
+    th.addEventListener('click', function () {
+      var body = t.tBodies[0], rows = Array.from(body.rows), asc = th.dataset.asc !== '1';
+      rows.sort(function (a, b) {
+        var x = a.cells[i].dataset.v, y = b.cells[i].dataset.v, nx = parseFloat(x), ny = parseFloat(y);
+        var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : String(x).localeCompare(String(y));
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+      th.dataset.asc = asc ? '1' : '0';
+    });
+  });
+});
+"""
+
+
+@dataclass
+class ReportSummary:
+    """What a report holds."""
+
+    path: Path
+    sweeps: int = 0
+    tasks: int = 0
+    figures: int = 0
+    figure_files: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class _Group:
+    name: str
+    frame: Any
+    varying: list[str]
+    x: str | None
+    line: str | None
+    facets: list[str]
+
+
+def _groups(con: Any, sweep: str | None) -> list[_Group]:
+    names = [r[0] for r in con.execute("SELECT DISTINCT sweep FROM sweep_tasks ORDER BY sweep").fetchall()]
+    if sweep is not None:
+        if sweep not in names:
+            raise ValueError(f"invalid value for `sweep`: {sweep!r} (expected one of {', '.join(names) or 'no sweep: the database is empty'})")
+        names = [sweep]
+    # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
+    frames = [(n, con.sql("SELECT t.* FROM tasks t JOIN sweep_tasks s USING (key) WHERE s.sweep = $sweep ORDER BY t.key",
+                          params={"sweep": n}).to_arrow_table().to_pandas()) for n in names]
+    if not names:
+        frames = [("all tasks", con.sql("SELECT * FROM tasks ORDER BY key").to_arrow_table().to_pandas())]
+    out = []
+    for name, df in frames:
+        if df.empty:
+            continue
+        # Varying as given (the canonical configuration), not as resolved: `logical_pages` is
+        # also a result (the geometry), which follows from `spare`.
+        configs = [json.loads(c) for c in df["config"]]
+        varying = [c for c in CONFIG_COLUMNS if c != "seed" and c in df and len({json.dumps(x.get(c), sort_keys=True) for x in configs}) > 1]
+        numeric = [c for c in X_PREFERENCE if c in varying] + [c for c in varying if c not in X_PREFERENCE and CONFIG_COLUMNS[c] in ("BIGINT", "DOUBLE")]
+        x = numeric[0] if numeric else (varying[0] if varying else None)
+        rest = [c for c in varying if c != x]
+        lines = [c for c in LINE_PREFERENCE if c in rest] + [c for c in rest if c not in LINE_PREFERENCE]
+        line = lines[0] if lines else None
+        facets = [c for c in rest if c != line]
+        out.append(_Group(name, df, varying, x, line, facets))
+    return out
+
+
+def _label(row: Any, cols: list[str]) -> str:
+    return ", ".join(f"{c} = {row[c]}" for c in cols) if cols else "all"
+
+
+def _wa_figures(g: _Group) -> list[tuple[str, Any, list[dict[str, Any]]]]:
+    """(facet label, figure, the plotted points) per facet."""
+    import plotly.graph_objects as go
+
+    df = g.frame.copy()
+    df["_facet"] = df.apply(lambda r: _label(r, g.facets), axis=1) if g.facets else "all"
+    df["_line"] = df[g.line].astype(str) if g.line else "wa"
+    xcol = g.x or "_one"
+    if g.x is None:
+        df["_one"] = "all"
+    out = []
+    for facet, fd in df.groupby("_facet", sort=True):
+        fig = go.Figure()
+        points = []
+        for line, ld in fd.groupby("_line", sort=True):
+            stats = ld.groupby(xcol, sort=True)["wa"].agg(["mean", "min", "max", "std", "count"]).reset_index()
+            stats["std"] = stats["std"].fillna(0.0)
+            fig.add_trace(go.Scatter(
+                x=stats[xcol].tolist(), y=stats["mean"].tolist(), mode="lines+markers", name=str(line),
+                error_y={"type": "data", "symmetric": False, "array": (stats["max"] - stats["mean"]).tolist(),
+                         "arrayminus": (stats["mean"] - stats["min"]).tolist()},
+                customdata=stats[["count", "std", "min", "max"]].values.tolist(),
+                hovertemplate=f"{g.line or ''} {line}<br>{xcol} = %{{x}}<br>WA = %{{y:.4f}} (mean of %{{customdata[0]}})"
+                              "<br>sd %{customdata[1]:.4f}, range %{customdata[2]:.4f} – %{customdata[3]:.4f}<extra></extra>"))
+            points += [{"line": str(line), "x": r[xcol], "mean": r["mean"], "min": r["min"], "max": r["max"]} for _, r in stats.iterrows()]
+        fig.update_layout(title=f"WA against {xcol} — {facet}", xaxis_title=xcol, yaxis_title="write amplification (WA)",
+                          legend_title=g.line or "", margin={"t": 50, "r": 20}, template="plotly_white")
+        out.append((str(facet), fig, points))
+    return out
+
+
+def _middle(values: list[Any]) -> Any:
+    vs = sorted(set(values), key=lambda v: (isinstance(v, str), v))
+    return vs[len(vs) // 2]
+
+
+def _histogram_figures(g: _Group, facet: str, fd: Any) -> list[Any]:
+    import numpy as np
+    import plotly.graph_objects as go
+
+    at = _middle(fd[g.x].tolist()) if g.x else None
+    sel = fd[fd[g.x] == at] if g.x else fd
+    figs = []
+    for col, title, ytitle in (("victim_valid_histogram", "Valid pages in victims", "share of victims"),
+                               ("segment_valid_histogram", "Valid pages over sealed segments (Van Houdt Fig. 3)", "share of segments")):
+        fig = go.Figure()
+        for line, ld in sel.groupby(g.line if g.line else (lambda _: "all"), sort=True):
+            hists = [np.asarray(h, dtype=float) for h in ld[col] if h is not None and len(h)]
+            if not hists or len({len(h) for h in hists}) != 1:
+                continue
+            h = np.mean([x / x.sum() if x.sum() > 0 else x for x in hists], axis=0)
+            fig.add_trace(go.Scatter(x=list(range(len(h))), y=h.tolist(), mode="lines", name=str(line),
+                                     hovertemplate=f"{line}<br>%{{x}} valid pages: %{{y:.4f}}<extra></extra>"))
+        where = f"{g.x} = {at}, " if g.x else ""
+        fig.update_layout(title=f"{title} — {where}{facet}", xaxis_title="valid pages", yaxis_title=ytitle,
+                          legend_title=g.line or "", margin={"t": 50, "r": 20}, template="plotly_white")
+        figs.append(fig)
+    return figs
+
+
+def _series_figure(con: Any, g: _Group, facet: str, fd: Any) -> Any:
+    import plotly.graph_objects as go
+
+    at = _middle(fd[g.x].tolist()) if g.x else None
+    sel = fd[fd[g.x] == at] if g.x else fd
+    sel = sel[sel["seed"] == sel["seed"].min()]
+    fig = go.Figure()
+    for _, row in sel.sort_values(g.line or "key").iterrows():
+        s = con.execute("SELECT window_index, wa FROM series WHERE key = ? ORDER BY window_index", [row["key"]]).fetchall()
+        if s:
+            name = str(row[g.line]) if g.line else "wa"
+            fig.add_trace(go.Scatter(x=[r[0] for r in s], y=[r[1] for r in s], mode="lines", name=name,
+                                     hovertemplate=f"{name}<br>window %{{x}}: WA %{{y:.4f}}<extra></extra>"))
+    where = f"{g.x} = {at}, " if g.x else ""
+    fig.update_layout(title=f"WA per window of the measured phase — {where}{facet}, seed {int(sel['seed'].min()) if len(sel) else ''}",
+                      xaxis_title="window (user writes / window size)", yaxis_title="WA in the window", legend_title=g.line or "",
+                      margin={"t": 50, "r": 20}, template="plotly_white")
+    return fig
+
+
+def _cell(v: Any) -> tuple[str, str]:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "", ""
+    if isinstance(v, float):
+        return repr(v), f"{v:.6g}"
+    return str(v), str(v)
+
+
+def _table(g: _Group) -> str:
+    cols = [*g.varying, "seed", *TABLE_METRICS, "key"]
+    df = g.frame.sort_values([c for c in [*g.varying, "seed"] if c in g.frame])
+    head = "".join(f'<th class="{"t" if CONFIG_COLUMNS.get(c) == "VARCHAR" or c == "key" else ""}">{html.escape(c)}</th>' for c in cols)
+    rows = []
+    for _, r in df.head(TABLE_LIMIT).iterrows():
+        cells = []
+        for c in cols:
+            v = r[c] if c in r else None
+            if c == "key" and v:
+                v = str(v)[:12]
+            raw, shown = _cell(v)
+            cls = ' class="t"' if CONFIG_COLUMNS.get(c) == "VARCHAR" or c == "key" else ""
+            cells.append(f'<td{cls} data-v="{html.escape(raw)}">{html.escape(shown)}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    more = f"<p class=meta>{len(df) - TABLE_LIMIT:,} more rows in the database.</p>" if len(df) > TABLE_LIMIT else ""
+    return f'<div class="tablewrap"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}'
+
+
+def _figure_files(g: _Group, facet: str, points: list[dict[str, Any]], folder: Path, index: int) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for line in sorted({p["line"] for p in points}):
+        ps = [p for p in points if p["line"] == line]
+        xs, ys = [p["x"] for p in ps], [p["mean"] for p in ps]
+        lo, hi = [p["mean"] - p["min"] for p in ps], [p["max"] - p["mean"] for p in ps]
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=2, label=line)
+    ax.set(xlabel=g.x or "", ylabel="write amplification (WA)", title=f"{g.name}: {facet}")
+    ax.grid(alpha=0.3)
+    if g.line:
+        ax.legend(title=g.line, fontsize=8)
+    fig.tight_layout()
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in f"{g.name}-{index:02d}")
+    out = []
+    for ext in ("png", "svg", "pdf"):
+        p = folder / f"wa-{safe}.{ext}"
+        fig.savefig(p, dpi=150)
+        out.append(p)
+    plt.close(fig)
+    return out
+
+
+def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sweep: str | None = None) -> ReportSummary:
+    """Writes the report of ``db`` to ``out`` (and the paper figures into ``figures``).
+
+    Raises:
+        FileNotFoundError: ``db`` does not exist.
+        ValueError: ``sweep`` is not in the database, or the database holds no task.
+    """
+    from plotly.offline import get_plotlyjs
+
+    out = Path(out)
+    con = _connect(db, read_only=True)
+    summary = ReportSummary(path=out)
+    try:
+        groups = _groups(con, sweep)
+        if not groups:
+            raise ValueError(f"invalid value for `db`: {db} holds no finished task (run a sweep into it first)")
+        engines = [r[0] for r in con.execute("SELECT DISTINCT engine FROM tasks ORDER BY 1").fetchall()]
+        failures = con.execute("SELECT f.sweep, f.point, f.error FROM failures f ORDER BY f.sweep").fetchall()
+        body: list[str] = []
+        scripts: list[str] = []
+        folder = Path(figures) if figures is not None else None
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+
+        def place(fig: Any) -> None:
+            div = f"fig{summary.figures}"
+            summary.figures += 1
+            body.append(f'<div class="fig" id="{div}"></div>')
+            spec = fig.to_plotly_json()
+            scripts.append(f"Plotly.newPlot({json.dumps(div)}, {json.dumps(spec['data'], default=str)}, "
+                           f"{json.dumps(spec['layout'], default=str)}, {{responsive: true, displaylogo: false}});")
+
+        for g in groups:
+            summary.sweeps += 1
+            summary.tasks += len(g.frame)
+            body.append(f"<h2>{html.escape(g.name)}</h2>")
+            seeds = g.frame["seed"].nunique()
+            axes = ", ".join(f"{c} ({g.frame[c].astype(str).nunique()})" for c in g.varying) or "none"
+            body.append(f"<p class=meta>{len(g.frame):,} tasks; varying: {html.escape(axes)}; {seeds} seed(s) each.</p>")
+            for i, (facet, fig, points) in enumerate(_wa_figures(g)):
+                body.append(f"<h3>{html.escape(facet)}</h3>")
+                place(fig)
+                fd = g.frame if not g.facets else g.frame[g.frame.apply(_label, axis=1, args=(g.facets,)) == facet]
+                for h in _histogram_figures(g, facet, fd):
+                    place(h)
+                place(_series_figure(con, g, facet, fd))
+                if folder is not None:
+                    summary.figure_files += _figure_files(g, facet, points, folder, i)
+            body.append("<h3>Every task</h3>")
+            body.append(_table(g))
+        if failures:
+            body.append("<h2>Failed tasks</h2><ul>")
+            body += [f'<li class="fail">{html.escape(s)}: {html.escape(str(p))}: {html.escape(e)}</li>' for s, p, e in failures]
+            body.append("</ul>")
+    finally:
+        con.close()
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>reclaim report — {html.escape(Path(db).name)}</title>
+<style>{STYLE}</style>
+<script>{get_plotlyjs()}</script>
+</head><body>
+<h1>reclaim report</h1>
+<p class=meta>{html.escape(str(db))}: {summary.tasks:,} tasks in {summary.sweeps} sweep(s); engine {html.escape(", ".join(engines))};
+written {now}. Points are means over seeds; bars span the seeds' range.</p>
+{"".join(body)}
+<script>{"".join(scripts)}{SORT_JS}</script>
+</body></html>
+"""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page)
+    return summary

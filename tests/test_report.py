@@ -1,0 +1,83 @@
+"""`reclaim report`: one self-contained HTML page, checked in headless Chromium (Debian's package,
+installed by scripts/setup-test-browser.sh, which `make test` runs)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from browser import check_page
+from reclaim.cli import app
+from reclaim.experiments import load, run
+from typer.testing import CliRunner
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
+#: Where the screenshot stays for a person to look at (the build directory, not committed).
+SCREENSHOT = ROOT / "target" / "test-artifacts" / "report.png"
+#: What the page rendered: figure containers, plotly's drawn SVGs and traces, task table rows.
+RENDERED = ("({figs: document.querySelectorAll('.fig').length, svgs: document.querySelectorAll('.fig .main-svg').length,"
+            " traces: document.querySelectorAll('.fig .scatterlayer .trace').length,"
+            " rows: document.querySelectorAll('table.sortable tbody tr').length})")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    # 4 policies × 5 spare factors × 5 seeds = 100 tasks.
+    d = tmp_path_factory.mktemp("report")
+    f = d / "policies.toml"
+    f.write_text('name = "policies"\nreplications = 5\n[base]\nsegments = 64\npages_per_segment = 32\nwarmup = "fill+2x"\nwrites = "5x"\n'
+                 'workload = "hotcold:r=0.8,f=0.2"\n[axes]\npolicy = ["fifo", "greedy", "d-choices:d=4", "cost-benefit"]\n'
+                 'spare = { start = 0.1, stop = 0.3, step = 0.05 }\n')
+    path = d / "r.duckdb"
+    report = run([load(f)], path, workers=2)
+    assert report.ran == 100
+    return path
+
+
+def test_the_report_opens_in_chromium_without_errors_or_fetches(db, tmp_path):
+    out = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", str(db), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    check = check_page(out, RENDERED, SCREENSHOT)
+    assert check.errors == []
+    assert check.requests == []
+    # One sweep, one facet: WA against spare, two valid-page distributions, one time series.
+    assert check.value["figs"] == 4
+    # plotly draws each figure in its SVG layers, and one trace per policy in each figure.
+    assert check.value["svgs"] >= 4 and check.value["traces"] == 4 * 4
+    assert check.value["rows"] == 100
+    assert SCREENSHOT.stat().st_size > 20_000
+
+
+def test_the_report_fetches_nothing_by_policy(db, tmp_path):
+    out = tmp_path / "report.html"
+    runner.invoke(app, ["report", str(db), "-o", str(out)])
+    text = out.read_text()
+    # Scripts and data inline, and a content security policy that forbids any fetch.
+    assert "default-src 'none'" in text and "<script src" not in text and "<link" not in text
+
+
+def test_paper_figures_in_three_formats(db, tmp_path):
+    res = runner.invoke(app, ["report", str(db), "-o", str(tmp_path / "r.html"), "--figures", str(tmp_path / "figs")])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.suffix for p in (tmp_path / "figs").iterdir()) == [".pdf", ".png", ".svg"]
+
+
+def test_bad_report_arguments_exit_2(db, tmp_path):
+    res = runner.invoke(app, ["report", str(db), "-o", str(tmp_path / "r.html"), "--sweep", "nope"])
+    assert res.exit_code == 2 and "invalid value for `sweep`: 'nope' (expected one of policies)" in res.output
+    res = runner.invoke(app, ["report", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 2 and "no results database there" in res.output
+    empty = tmp_path / "empty.duckdb"
+    from reclaim.experiments import ResultStore
+
+    ResultStore(empty).close()
+    res = runner.invoke(app, ["report", str(empty), "-o", str(tmp_path / "r.html")])
+    assert res.exit_code == 2 and "holds no finished task" in res.output
+
+
+def test_chromium_is_debians(db):
+    # The check runs in the browser a reader of the report has: Debian's chromium package.
+    assert shutil.which("chromium") is not None
