@@ -329,9 +329,10 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize(("argv", "sig", "status", "workers"), [
-    (["validate", "--quick", "--workers", "2", "--plot", "{tmp}/v.png"], signal.SIGINT, 130, 2),
-    (["validate", "--quick", "--workers", "2", "--plot", "{tmp}/v.png"], signal.SIGTERM, 143, 2),
-    (["reproduce", "vanhoudt-table1"], signal.SIGINT, 130, 0),
+    # Each with a database of its own: results kept from an earlier run would leave nothing to stop.
+    (["validate", "--quick", "--workers", "2", "--plot", "{tmp}/v.png", "--db", "{tmp}/r.duckdb"], signal.SIGINT, 130, 2),
+    (["validate", "--quick", "--workers", "2", "--plot", "{tmp}/v.png", "--db", "{tmp}/r.duckdb"], signal.SIGTERM, 143, 2),
+    (["reproduce", "vanhoudt-table1", "--db", "{tmp}/r.duckdb"], signal.SIGINT, 130, 0),
     (["trace", "evaluate", "{trace}"], signal.SIGINT, 130, 0),
 ], ids=["validate-SIGINT", "validate-SIGTERM", "reproduce-SIGINT", "trace-evaluate-SIGINT"])
 def test_a_signal_stops_every_process(argv: list[str], sig: int, status: int, workers: int, tmp_path: Path,
@@ -371,7 +372,7 @@ def test_a_signal_stops_every_process(argv: list[str], sig: int, status: int, wo
 
 
 def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
-    p = subprocess.Popen([*RECLAIM, "validate", "--quick", "--workers", "2", "--plot", str(tmp_path / "v.png")],
+    p = subprocess.Popen([*RECLAIM, "validate", "--quick", "--workers", "2", "--plot", str(tmp_path / "v.png"), "--db", str(tmp_path / "r.duckdb")],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 180

@@ -208,3 +208,20 @@ def test_dask_and_local_give_the_same_metric_columns(tmp_path):
     a, b = query(tmp_path / "local.duckdb", sql), query(tmp_path / "dask.duckdb", sql)
     assert a[0] == b[0] and len(a[1]) == 50
     assert a[1] == b[1]
+
+
+def test_a_reproduction_reruns_from_the_database(tmp_path, monkeypatch):
+    # Acceptance: a second run of a reproduction prints the same table from the database and
+    # runs nothing.
+    db = tmp_path / "r.duckdb"
+    first = runner.invoke(app, ["reproduce", "li-greedy", "--db", str(db), "--json"])
+    assert first.exit_code == 0, first.output
+    assert query(db, "SELECT sweep, count(*) FROM sweep_tasks GROUP BY sweep")[1] == [("reproduce:li-greedy", 2)]
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a simulation ran again")
+
+    monkeypatch.setattr("reclaim.experiments.batch.execute", no_run)
+    second = runner.invoke(app, ["reproduce", "li-greedy", "--db", str(db), "--json"])
+    assert second.exit_code == 0, second.output
+    assert json.loads(second.stdout) == json.loads(first.stdout)

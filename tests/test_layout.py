@@ -125,7 +125,7 @@ def test_reproduce_dyal_draughn_runs_and_writes_figures(tmp_path):
     from reclaim.cli import app
     from typer.testing import CliRunner
 
-    res = CliRunner().invoke(app, ["reproduce", "dyal-draughn", "--figures", str(tmp_path)])
+    res = CliRunner().invoke(app, ["reproduce", "dyal-draughn", "--figures", str(tmp_path), "--db", str(tmp_path / "r.duckdb")])
     assert res.exit_code == 0, res.output
     assert "Tables 2–5" in res.output and "152.3/min bound" in " ".join(res.output.split())
     assert (tmp_path / "dyal_draughn_references.png").read_bytes()[:4] == b"\x89PNG"

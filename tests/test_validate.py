@@ -14,7 +14,7 @@ def test_validate_quick_all_within_tolerance_and_plot_written(tmp_path: Path):
     # Tolerances: Van Houdt 0.2% (model vs simulation); Li et al. 7% (their §5.1 claim);
     # Lomet & Luo FIFO 0.005 absolute in E (eq. 4). Greedy under Lomet's setting is shown, not held.
     plot = tmp_path / "validation.png"
-    res = CliRunner().invoke(app, ["validate", "--quick", "--plot", str(plot), "--json"])
+    res = CliRunner().invoke(app, ["validate", "--quick", "--plot", str(plot), "--json", "--db", str(plot.parent / "r.duckdb")])
     assert res.exit_code == 0, res.output
     import json
 

@@ -81,6 +81,8 @@ out = Console(width=None if sys.stdout.isatty() else 200)
 
 #: Set by ``--debug``: errors show their traceback.
 DEBUG = False
+#: Where sweeps, reproductions and validations keep their results unless `--db` says otherwise.
+DEFAULT_DB = Path("results") / "reclaim.duckdb"
 
 
 def fail(message: str) -> NoReturn:
@@ -242,30 +244,36 @@ def bench(
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy | dyal-draughn")],
+    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy | dyal-draughn | all")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
     figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn: write its figures (PNG) into this folder.")] = None,
+    db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
+    workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
 ) -> None:
-    """Rebuild a seed's table beside the published numbers."""
+    """Rebuild a seed's table beside the published numbers (`all`: every one)."""
     from reclaim.reproduce import REPRODUCTIONS
 
-    if name not in REPRODUCTIONS:
-        fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)})")
-    if figures is not None and name != "dyal-draughn":
+    if name != "all" and name not in REPRODUCTIONS:
+        fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)}, or all)")
+    if figures is not None and name not in ("dyal-draughn", "all"):
         fail(f"`--figures` is for `dyal-draughn` only; `{name}` draws none")
-    repro = REPRODUCTIONS[name]
-    with progress_bar(enabled=sys.stderr.isatty()) as p:
-        rows = repro.run(quick=quick, progress=p)
+    names = list(REPRODUCTIONS) if name == "all" else [name]
+    results: dict[str, Any] = {}
+    for n in names:
+        repro = REPRODUCTIONS[n]
+        with progress_bar(enabled=sys.stderr.isatty()) as p:
+            rows = repro.run(quick=quick, progress=p, db=db, workers=workers)
+        results[n] = rows
+        if not as_json:
+            out.print(repro.table(rows))
     if figures is not None:
         from reclaim.reproduce.dyal_draughn import figures as draw
 
         for path in draw(figures):
             console.print(f"figure: {path}")
     if as_json:
-        print_json(rows)
-        return
-    out.print(repro.table(rows))
+        print_json(results if name == "all" else results[name])
 
 
 @app.command()
@@ -274,12 +282,13 @@ def validate(
     plot_path: Annotated[Path, typer.Option("--plot", help="Where to write the figure (PNG).")] = Path("validation.png"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
     workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
+    db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
 ) -> None:
     """Each analytical model against the simulator, on the seeds' validation settings."""
     from reclaim.validate import plot, run_validation, table
 
     with progress_bar(enabled=sys.stderr.isatty()) as p:
-        rows = run_validation(quick=quick, progress=p, workers=workers)
+        rows = run_validation(quick=quick, progress=p, workers=workers, db=db)
     written = plot(rows, plot_path)
     if as_json:
         print_json(rows)
@@ -297,8 +306,6 @@ app.add_typer(sweep_app, name="sweep")
 results_app = typer.Typer(help="Query and export a results database.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(results_app, name="results")
 
-#: Where results go unless `--db` says otherwise.
-DEFAULT_DB = Path("results") / "reclaim.duckdb"
 _EXPERIMENTS = typer.Argument(exists=True, dir_okay=False, readable=True, help="Experiment files (TOML); see docs/experiments.md.")
 _DB = typer.Option("--db", dir_okay=False, help="The results database (DuckDB; created if missing).")
 

@@ -16,7 +16,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from reclaim import parallel
-from reclaim.api import SimConfig, simulate
+from reclaim.api import SimConfig
+from reclaim.experiments.batch import results
 from reclaim.models import li, lomet, vanhoudt
 from reclaim.reproduce import lomet as lomet_repro
 from reclaim.reproduce import vanhoudt as vh_repro
@@ -95,12 +96,17 @@ def _lomet_cases(quick: bool) -> list[Case]:
     return cases
 
 
-def _run(case: Case) -> tuple[float, float]:
-    return case.model(), float(getattr(simulate(case.config), case.metric))
+def _model(case: Case) -> float:
+    return case.model()
 
 
-def run_validation(quick: bool = False, progress: Progress | None = None, workers: int | None = None) -> list[dict[str, Any]]:
-    """Builds every case, runs the simulations in parallel, returns one row per case.
+def run_validation(quick: bool = False, progress: Progress | None = None, workers: int | None = None,
+                   db: str | Path | None = None) -> list[dict[str, Any]]:
+    """Builds every case, computes the models and runs the simulations in parallel, returns one
+    row per case.
+
+    With ``db``, the simulations are tasks of the sweep ``validate[:quick]`` in that results
+    database: only those not yet there run.
 
     Rows carry ``group``, ``setting``, ``model``, ``simulation``, ``rel`` = (simulation − model) /
     model and ``tolerance`` (∞ where the paper makes no claim: greedy in Lomet & Luo's Table 1,
@@ -108,14 +114,22 @@ def run_validation(quick: bool = False, progress: Progress | None = None, worker
     """
     parallel.workers(workers)  # a bad count fails before any work
     cases = _vh_cases(quick) + _li_cases(quick) + _lomet_cases(quick)
-    task = progress.add_task("validate", total=len(cases)) if progress is not None else None
-    results: list[tuple[float, float]] = [(0.0, 0.0)] * len(cases)
-    for i, value in parallel.imap(_run, cases, workers):
-        results[i] = value
-        if progress is not None and task is not None:
-            progress.advance(task)
+    bar = progress.add_task("models", total=len(cases)) if progress is not None else None
+    models: list[float] = [0.0] * len(cases)
+    for i, value in parallel.imap(_model, cases, workers):
+        models[i] = value
+        if progress is not None and bar is not None:
+            progress.advance(bar)
+    sim_bar = progress.add_task("simulations", total=len(cases)) if progress is not None else None
+
+    def advance(done: int, total: int) -> None:
+        if progress is not None and sim_bar is not None:
+            progress.update(sim_bar, completed=done, total=total)
+
+    sims = results([c.config for c in cases], sweep="validate" + (":quick" if quick else ""), db=db, workers=workers, on_progress=advance)
     rows = []
-    for c, (model, sim) in zip(cases, results):
+    for c, model, s in zip(cases, models, sims):
+        sim = float(getattr(s, c.metric))
         rows.append({"group": c.group, "setting": c.setting, "model": model, "simulation": sim,
                      "rel": (sim - model) / model, "tolerance": c.tolerance})
     return rows

@@ -15,7 +15,7 @@ import json
 import math
 import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,52 +159,62 @@ def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | Non
         if not todo:
             report.seconds = time.perf_counter() - t0
             return report
-        use_dask = scheduler is not None or dask_local is not None
-        if use_dask:
-            executor = dask_executor(scheduler, dask_local)
-            size = chunk or _dask_chunk(todo)
-        else:
-            executor = local_executor(workers)
-            size = chunk or 1
-        by_key = {t.key: t for t in todo}
-        rows: list[dict[str, Any]] = []
-        fails: list[dict[str, Any]] = []
-        last = time.monotonic()
-        done = 0
-
-        def flush() -> None:
-            if not rows and not fails:
-                return
-            store.write(rows, fails)
-            rows.clear()
-            fails.clear()
-            if on_write:
-                on_write(report.ran, len(report.failed), len(todo))
-
-        try:
-            for out in executor(_chunks(todo, size)):
-                for r in out:
-                    done += 1
-                    if r["ok"]:
-                        rows.append(r["row"])
-                        report.ran += 1
-                    else:
-                        task = by_key[r["key"]]
-                        report.failed.append((task, r["error"]))
-                        fails.append({"key": task.key, "sweep": first[task.key], "config": task.canonical, "point": task.point,
-                                      "error": r["error"], "host": r["host"], "at": r["at"]})
-                        if on_failure:
-                            on_failure(task, r["error"])
-                if time.monotonic() - last >= FLUSH_SECONDS:
-                    flush()
-                    last = time.monotonic()
-                if on_progress:
-                    on_progress(done, len(report.failed), len(todo))
-        finally:
-            # Whatever stops the sweep (Ctrl-C, SIGTERM, an error), what arrived is kept.
-            flush()
+        execute(store, todo, first, report, workers=workers, scheduler=scheduler, dask_local=dask_local, chunk=chunk,
+                on_progress=on_progress, on_failure=on_failure, on_write=on_write)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def execute(store: ResultStore, todo: Sequence[Task], sweep_of: Mapping[str, str], report: SweepReport, *,
+            workers: int | None = None, scheduler: str | None = None, dask_local: int | None = None, chunk: int | None = None,
+            on_progress: Callable[[int, int, int], None] | None = None, on_failure: Callable[[Task, str], None] | None = None,
+            on_write: Callable[[int, int, int], None] | None = None) -> None:
+    """Runs ``todo`` on the chosen executor and writes each result into ``store`` as it arrives
+    (one transaction per batch); counts into ``report`` (see :func:`run` for the options)."""
+    use_dask = scheduler is not None or dask_local is not None
+    if use_dask:
+        executor = dask_executor(scheduler, dask_local)
+        size = chunk or _dask_chunk(todo)
+    else:
+        executor = local_executor(workers)
+        size = chunk or 1
+    by_key = {t.key: t for t in todo}
+    rows: list[dict[str, Any]] = []
+    fails: list[dict[str, Any]] = []
+    last = time.monotonic()
+    done = 0
+
+    def flush() -> None:
+        if not rows and not fails:
+            return
+        store.write(rows, fails)
+        rows.clear()
+        fails.clear()
+        if on_write:
+            on_write(report.ran, len(report.failed), len(todo))
+
+    try:
+        for out in executor(_chunks(todo, size)):
+            for r in out:
+                done += 1
+                if r["ok"]:
+                    rows.append(r["row"])
+                    report.ran += 1
+                else:
+                    task = by_key[r["key"]]
+                    report.failed.append((task, r["error"]))
+                    fails.append({"key": task.key, "sweep": sweep_of[task.key], "config": task.canonical, "point": task.point,
+                                  "error": r["error"], "host": r["host"], "at": r["at"]})
+                    if on_failure:
+                        on_failure(task, r["error"])
+            if time.monotonic() - last >= FLUSH_SECONDS:
+                flush()
+                last = time.monotonic()
+            if on_progress:
+                on_progress(done, len(report.failed), len(todo))
+    finally:
+        # Whatever stops the sweep (Ctrl-C, SIGTERM, an error), what arrived is kept.
+        flush()
 
 
 def _dask_chunk(todo: Sequence[Task]) -> int:

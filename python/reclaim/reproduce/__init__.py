@@ -6,15 +6,21 @@ of the seeds, with their sources in each file's first lines).
 
 from __future__ import annotations
 
+import dataclasses
+
 from reclaim.reproduce import dyal_draughn, li, lomet, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
+#: Every reproduction by its name on the command line (and in the results database).
 REPRODUCTIONS: dict[str, Reproduction] = {
-    "vanhoudt-table1": vanhoudt.TABLE1,
-    "vanhoudt-table2": vanhoudt.TABLE2,
-    "lomet-table1": lomet.TABLE1,
-    "li-greedy": li.GREEDY,
-    "dyal-draughn": dyal_draughn.TABLES,
+    name: dataclasses.replace(r, name=name)
+    for name, r in {
+        "vanhoudt-table1": vanhoudt.TABLE1,
+        "vanhoudt-table2": vanhoudt.TABLE2,
+        "lomet-table1": lomet.TABLE1,
+        "li-greedy": li.GREEDY,
+        "dyal-draughn": dyal_draughn.TABLES,
+    }.items()
 }
 
 __all__ = ["REPRODUCTIONS", "Reproduction"]

@@ -6,11 +6,14 @@ import csv
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
 from rich.progress import Progress
 from rich.table import Table
+
+from reclaim.api import SimConfig
 
 Row = dict[str, Any]
 
@@ -26,20 +29,50 @@ def published(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(lines))
 
 
+@dataclass
+class Context:
+    """What a reproduction's rows are computed with: the length, a progress display, and where
+    its simulations go (a results database, so that a second run only reads them back)."""
+
+    name: str
+    quick: bool = False
+    progress: Progress | None = None
+    db: Path | None = None
+    workers: int | None = None
+
+    def simulate(self, configs: Sequence[SimConfig]) -> list[Any]:
+        """The metrics of each configuration (attributes named as in ``SimResult``), in order:
+        run in parallel as tasks of the sweep ``reproduce:NAME[:quick]``, or read from the
+        database when they are there."""
+        from reclaim.experiments.batch import results
+
+        bar = self.progress.add_task(self.name, total=len(configs)) if self.progress is not None else None
+
+        def advance(done: int, total: int) -> None:
+            if self.progress is not None and bar is not None:
+                self.progress.update(bar, completed=done, total=total)
+
+        sweep = f"reproduce:{self.name}" + (":quick" if self.quick else "")
+        return results(configs, sweep=sweep, db=self.db, workers=self.workers, on_progress=advance)
+
+
 @dataclass(frozen=True)
 class Reproduction:
     """A table of a seed: how to compute each row, and how to print them."""
 
     title: str
     source: str
-    compute: Callable[[bool, Progress | None], list[Row]]
+    compute: Callable[[Context], list[Row]]
     columns: Sequence[tuple[str, str, str]]  # (key, heading, format)
     #: Several tables instead of one, for reproductions with more than one table.
     render: Callable[[list[Row]], list[Table]] | None = None
+    #: Its name on the command line (and in the results database).
+    name: str = "reproduction"
 
-    def run(self, quick: bool = False, progress: Progress | None = None) -> list[Row]:
-        """Computes every row; ``quick`` is the reduced length CI runs."""
-        return self.compute(quick, progress)
+    def run(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None, workers: int | None = None) -> list[Row]:
+        """Computes every row; ``quick`` is the reduced length CI runs. With ``db``, the
+        simulations are tasks in that results database: only the missing ones run."""
+        return self.compute(Context(self.name, quick, progress, Path(db) if db is not None else None, workers))
 
     def table(self, rows: list[Row]) -> Table | Group:
         """The rows as a printable table (or group of tables)."""

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress
 from rich.table import Table
 
 from reclaim.layout import des, disk, placement, queueing
-from reclaim.reproduce.common import Reproduction, Row, published
+from reclaim.reproduce.common import Context, Reproduction, Row, published
 
 SEEKS = 8.74
 LATENCY_MS = 17.6 / 2
@@ -199,7 +198,7 @@ def _knees() -> list[Row]:
     return rows
 
 
-def compute(quick: bool, progress: Progress | None) -> list[Row]:
+def compute(ctx: Context) -> list[Row]:
     return _table1() + _seeks() + _mva_rows() + _knees() + _transfer() + _variants()
 
 

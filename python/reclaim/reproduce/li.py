@@ -9,10 +9,8 @@ random tie-breaking as §3.1 specifies (``gra:d=1``), and the trigger of §2.1 (
 
 from __future__ import annotations
 
-from rich.progress import Progress
-
-from reclaim.api import SimConfig, simulate
-from reclaim.reproduce.common import Reproduction, Row, published, rel
+from reclaim.api import SimConfig
+from reclaim.reproduce.common import Context, Reproduction, Row, published, rel
 
 #: The f vectors of Fig. 6(b), as ``published("li_numbers.csv")`` names their settings.
 CASES = (("0.2/0.8", "f=(0.2,0.8)"), ("0.8/0.2", "f=(0.8,0.2) (no skew)"))
@@ -46,11 +44,10 @@ def config(f: str, quick: bool = False, seed: int = 1) -> SimConfig:
     )
 
 
-def compute(quick: bool, progress: Progress | None) -> list[Row]:
+def compute(ctx: Context) -> list[Row]:
     rows = []
-    for f, setting in CASES:
+    for (f, setting), r in zip(CASES, ctx.simulate([config(f, ctx.quick) for f, _ in CASES])):
         paper = paper_cost(setting)
-        r = simulate(config(f, quick))
         rows.append({"f": f, "paper": paper, "ours": float(r.cleaning_cost), "rel": rel(r.cleaning_cost, paper)})
     return rows
 

@@ -8,11 +8,9 @@ eq. 4 gives 0.371); the table shows both, and the simulation is held to eq. 4.
 
 from __future__ import annotations
 
-from rich.progress import Progress
-
-from reclaim.api import SimConfig, simulate
+from reclaim.api import SimConfig
 from reclaim.models.lomet import emptiness
-from reclaim.reproduce.common import Reproduction, Row, published
+from reclaim.reproduce.common import Context, Reproduction, Row, published
 
 FILLS = (0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
 LENGTH = {False: (4_000, "fill+20x", "100x"), True: (1_000, "fill+10x", "20x")}
@@ -43,12 +41,10 @@ def config(fill: float, quick: bool, seed: int = 1) -> SimConfig:
     )
 
 
-def compute(quick: bool, progress: Progress | None) -> list[Row]:
+def compute(ctx: Context) -> list[Row]:
     paper = {round(float(r["F"]), 3): r for r in published("lomet_table1.csv")}
     rows = []
-    task = progress.add_task("Lomet Table 1", total=len(FILLS)) if progress else None
-    for fill in FILLS:
-        r = simulate(config(fill, quick))
+    for fill, r in zip(FILLS, ctx.simulate([config(fill, ctx.quick) for fill in FILLS])):
         e4 = emptiness_eq4(fill)
         printed = float(paper[round(fill, 3)]["E"])
         rows.append(
@@ -62,8 +58,6 @@ def compute(quick: bool, progress: Progress | None) -> list[Row]:
                 "wamp": r.wamp,
             }
         )
-        if progress is not None and task is not None:
-            progress.advance(task)
     return rows
 
 

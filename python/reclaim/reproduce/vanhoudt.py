@@ -9,10 +9,8 @@ multiple of the logical capacity in one long run per row.
 
 from __future__ import annotations
 
-from rich.progress import Progress
-
-from reclaim.api import SimConfig, simulate
-from reclaim.reproduce.common import Reproduction, Row, published, rel
+from reclaim.api import SimConfig
+from reclaim.reproduce.common import Context, Reproduction, Row, published, rel
 
 #: (warm-up, measured writes) for the full-length and the quick (CI) runs.
 LENGTH_TABLE1 = {False: ("fill+20x", "300x"), True: ("fill+10x", "30x")}
@@ -53,35 +51,29 @@ def config_table2(row: dict[str, str], copy: str, quick: bool, seed: int = 1) ->
     )
 
 
-def _run(config: SimConfig, label: str, progress: Progress | None) -> float:
-    if progress is None:
-        return simulate(config).wa
-    task = progress.add_task(label, total=None)
-    r = simulate(config, progress=lambda d, t: progress.update(task, completed=d, total=t))
-    return r.wa
-
-
 def _setting(row: dict[str, str]) -> Row:
     return {k: (int(row[k]) if k in ("b", "d") else float(row[k])) for k in ("b", "spare", "d", "r", "f")}
 
 
-def compute_table1(quick: bool, progress: Progress | None) -> list[Row]:
+def compute_table1(ctx: Context) -> list[Row]:
+    table = published("vanhoudt_table1.csv")
+    sims = ctx.simulate([config_table1(row, ctx.quick) for row in table])
     rows = []
-    for row in published("vanhoudt_table1.csv"):
-        ours = _run(config_table1(row, quick), f"T1 b={row['b']} S={row['spare']} d={row['d']}", progress)
-        paper = float(row["wa_sim"])
+    for row, sim in zip(table, sims):
+        ours, paper = sim.wa, float(row["wa_sim"])
         rows.append({**_setting(row), "ode": float(row["wa_ode"]), "paper": paper, "ours": ours, "rel": rel(ours, paper)})
     return rows
 
 
-def compute_table2(quick: bool, progress: Progress | None) -> list[Row]:
+def compute_table2(ctx: Context) -> list[Row]:
+    table = published("vanhoudt_table2.csv")
+    copies = (("random", "rnd"), ("oldest", "oldest"))
+    sims = iter(ctx.simulate([config_table2(row, copy, ctx.quick) for row in table for copy, _ in copies]))
     rows = []
-    for row in published("vanhoudt_table2.csv"):
+    for row in table:
         out = {**_setting(row), "ode": float(row["wa_ode"])}
-        for copy, col in (("random", "rnd"), ("oldest", "oldest")):
-            label = f"T2 b={row['b']} S={row['spare']} d={row['d']} {copy}"
-            ours = _run(config_table2(row, copy, quick), label, progress)
-            paper = float(row[f"wa_sim_{col}"])
+        for _, col in copies:
+            ours, paper = next(sims).wa, float(row[f"wa_sim_{col}"])
             out |= {f"paper_{col}": paper, f"ours_{col}": ours, f"rel_{col}": rel(ours, paper)}
         rows.append(out)
     return rows
