@@ -29,12 +29,12 @@ test: build lint
 	cargo test --release --workspace --exclude reclaim-py
 	$(BIN)/python -m pytest -q
 
-# rustfmt, clippy (warnings are errors), ruff over the Python package, tests and examples, and
+# rustfmt, clippy (warnings are errors), ruff over the Python package, tests, examples and benchmarks, and
 # mypy over the package (`make test` adds stubtest: the engine's stubs against the built module).
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check python tests examples
+	$(BIN)/ruff check python tests examples benchmarks
 	$(BIN)/mypy python
 
 # Full-length reproductions of the seeds' tables (long).
