@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/sweep_scaling.py [--tasks 40] [--repeats 3]
 
-Each repeat runs the same tasks (about 0.25 s each: greedy, 1024 segments of 64 pages, hot/cold
+Each repeat runs the same tasks (about 0.3 s each: greedy, 4096 segments of 64 pages, hot/cold
 writes) into a fresh database on each executor and worker count, in turn, so that the machine's
 noise falls on all of them alike; it prints the median tasks per second of each and the ratio of
 2 workers to 1. The setup of an executor (process pool, Dask cluster) is inside the timing, as a
@@ -22,7 +22,7 @@ from reclaim.experiments import parse, run
 
 def experiment(tasks: int, repeat: int):
     # A seed per task, offset per repeat: every repeat runs new tasks (none is found done).
-    return parse({"name": f"scaling-{repeat}", "base": {"segments": 1024, "pages_per_segment": 64, "spare": 0.1, "policy": "greedy",
+    return parse({"name": f"scaling-{repeat}", "base": {"segments": 4096, "pages_per_segment": 64, "spare": 0.1, "policy": "greedy",
                                                         "workload": "hotcold:r=0.8,f=0.2", "warmup": "fill+2x", "writes": "8x"},
                   "seeds": list(range(1 + repeat * tasks, 1 + (repeat + 1) * tasks))})
 
