@@ -1347,16 +1347,21 @@ mod tests {
         assert!(e.contains("at most 24 logical pages"), "{e}");
     }
 
+    /// 16 segments of 4 pages at spare 0.25 (48 logical pages): the guards' tests' geometry.
+    fn guard_sim() -> Simulator {
+        let c = SimConfig::from_json(
+            r#"{"segments": 16, "pages_per_segment": 4, "spare": 0.25, "writes": "10x"}"#,
+        )
+        .unwrap();
+        Simulator::new(&c).unwrap()
+    }
+
     /// `Error::NoProgress` is the cleaner's guard against a loop that never frees room. The
     /// geometry check makes it unreachable from a valid configuration, so the guard's limit is
     /// lowered here to reach it: the run must stop with the error and the geometry, not hang.
     #[test]
     fn a_cleaner_without_progress_stops_with_an_error() {
-        let c = SimConfig::from_json(
-            r#"{"segments": 16, "pages_per_segment": 4, "spare": 0.25, "writes": "10x"}"#,
-        )
-        .unwrap();
-        let mut sim = Simulator::new(&c).unwrap();
+        let mut sim = guard_sim();
         sim.streak_limit = 0;
         let e = sim.run().unwrap_err();
         assert!(
@@ -1379,11 +1384,7 @@ mod tests {
     /// where nothing is sealed yet: it must stop with the error and the free and open counts.
     #[test]
     fn a_cleaner_without_sealed_segments_stops_with_an_error() {
-        let c = SimConfig::from_json(
-            r#"{"segments": 16, "pages_per_segment": 4, "spare": 0.25, "writes": "10x"}"#,
-        )
-        .unwrap();
-        let mut sim = Simulator::new(&c).unwrap();
+        let mut sim = guard_sim();
         assert!(sim.store.sealed.is_empty());
         let free = sim.store.free.len();
         let open = sim
