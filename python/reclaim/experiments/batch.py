@@ -50,7 +50,8 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
         RuntimeError: a task failed (the message names its configuration); the others are kept.
     """
     tasks = _tasks(configs)
-    unique = list({t.key: t for t in tasks}.values())
+    by_key = {t.key: t for t in tasks}
+    unique = list(by_key.values())
     report = SweepReport(tasks=len(unique))
     failures: list[tuple[Task, str]] = []
 
@@ -71,7 +72,7 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
                 if r["ok"]:
                     rows[r["key"]] = r["row"]["task"]
                 else:
-                    failures.append((next(t for t in unique if t.key == r["key"]), r["error"]))
+                    failures.append((by_key[r["key"]], r["error"]))
             progress(done, len(failures), len(unique))
     else:
         with ResultStore(db) as store:

@@ -31,7 +31,7 @@ import itertools
 import json
 import math
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,15 +324,3 @@ def make_task(params: Mapping[str, Any], version: str | None = None, digests: di
         ident["trace_sha256"] = _trace_digest(workload, digests)
     key = hashlib.sha256(json.dumps(ident, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     return Task(key=key, params=dict(params), canonical=canonical, point=dict(point or {}))
-
-
-def tasks_of(experiments: Sequence[Experiment]) -> list[Task]:
-    """The tasks of several experiments, each once."""
-    seen: set[str] = set()
-    out = []
-    for e in experiments:
-        for t in e.tasks():
-            if t.key not in seen:
-                seen.add(t.key)
-                out.append(t)
-    return out

@@ -158,15 +158,15 @@ class ResultStore:
                 names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *PROVENANCE]
                 table = pa.table({n: [r["task"].get(n) for r in rows] for n in names}, schema=_arrow_schema(names))
                 c.register("new_tasks", table)
-                casts = ", ".join('config::JSON' if n == "config" else f'"{n}"' for n in names)
-                c.execute(f"INSERT INTO tasks ({', '.join(chr(34) + n + chr(34) for n in names)}) SELECT {casts} FROM new_tasks ON CONFLICT DO NOTHING")
+                casts = ", ".join("config::JSON" if n == "config" else _q(n) for n in names)
+                c.execute(f"INSERT INTO tasks ({', '.join(map(_q, names))}) SELECT {casts} FROM new_tasks ON CONFLICT DO NOTHING")
                 c.unregister("new_tasks")
                 series = [s for r in rows for s in r["series"]]
                 if series:
                     snames = ["key", "window_index", "window", *SERIES]
                     stable = pa.table({n: [s.get(n) for s in series] for n in snames}, schema=_arrow_schema(snames, series=True))
                     c.register("new_series", stable)
-                    c.execute(f"INSERT INTO series SELECT {', '.join(chr(34) + n + chr(34) for n in snames)} FROM new_series ON CONFLICT DO NOTHING")
+                    c.execute(f"INSERT INTO series SELECT {', '.join(map(_q, snames))} FROM new_series ON CONFLICT DO NOTHING")
                     c.unregister("new_series")
                 keys = [r["task"]["key"] for r in rows]
                 c.execute("DELETE FROM failures WHERE key IN (SELECT unnest($1))", [keys])
@@ -186,6 +186,11 @@ class ResultStore:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _q(name: str) -> str:
+    """A column name quoted for SQL (``window`` and others are keywords)."""
+    return f'"{name}"'
 
 
 def _arrow_type(kind: str) -> Any:

@@ -244,16 +244,10 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
     workers, is the estimate."""
     from reclaim import _core
 
-    everything: list[Task] = []
-    seen: set[str] = set()
-    per: list[tuple[str, int]] = []
-    for e in experiments:
-        ts = e.tasks()
-        per.append((e.name, len(ts)))
-        for t in ts:
-            if t.key not in seen:
-                seen.add(t.key)
-                everything.append(t)
+    listed = [(e.name, e.tasks()) for e in experiments]
+    per = [(name, len(ts)) for name, ts in listed]
+    # Each task once, in the order of first appearance.
+    everything = list({t.key: t for _, ts in listed for t in ts}.values())
     done: set[str] = set()
     if db is not None and Path(db).is_file():
         from reclaim.experiments.store import query
@@ -264,23 +258,20 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
         return Plan(len(everything), len(everything) - len(todo), per, 0.0 if not todo else None, "")
     # Total user writes of each pending task, from the engine (one construction per config
     # without its seed: the seed does not change the count).
+    ident = {t.key: json.dumps({k: v for k, v in json.loads(t.canonical).items() if k != "seed"}, sort_keys=True) for t in todo}
     totals: dict[str, int] = {}
-    writes = 0
     for t in todo:
-        c = json.loads(t.canonical)
-        c.pop("seed", None)
-        ident = json.dumps(c, sort_keys=True)
-        if ident not in totals:
-            totals[ident] = _core.Simulator(t.canonical).progress()[1]
-        writes += totals[ident]
-    biggest = max(todo, key=lambda t: totals[json.dumps({k: v for k, v in json.loads(t.canonical).items() if k != "seed"}, sort_keys=True)])
+        if ident[t.key] not in totals:
+            totals[ident[t.key]] = _core.Simulator(t.canonical).progress()[1]
+    writes = sum(totals[ident[t.key]] for t in todo)
+    biggest = max(todo, key=lambda t: totals[ident[t.key]])
     probe = {**biggest.params, "warmup": "fill+1x", "writes": "1x"}
     if isinstance(probe.get("workload"), str) and probe["workload"].startswith("trace:"):
         probe["writes"] = "1p"
     start = time.perf_counter()
     r = simulate(probe)
     seconds = time.perf_counter() - start
-    probe_writes = _core.Simulator(json.dumps({k: v for k, v in probe.items()})).progress()[1]
+    probe_writes = _core.Simulator(json.dumps(probe)).progress()[1]
     rate = probe_writes / max(seconds, 1e-9)
     n = parallel.workers(workers)
     estimate = writes / rate / min(n, len(todo))
