@@ -188,7 +188,7 @@ impl Tie {
             Some(v) => Err(Error::param(
                 &format!("{}.tie", spec.param),
                 format!("`{v}`"),
-                "`oldest` or `random`",
+                "`random`, `oldest` or `fifo`",
             )),
         }
     }
@@ -235,6 +235,191 @@ pub enum PolicySpec {
     },
     /// `cost-benefit`: largest (1 − u)·age/(1 + u).
     CostBenefit,
+    /// `age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]`:
+    /// greedy among segments older than AT (Menon & Stockmeyer; Stockmeyer §2.3).
+    AgeThreshold(LsaSelection),
+    /// `fitness[:at=N|nat=X,buckets=B|exact,sort=fifo|tree,age=all|tw]`: largest A·(1 − u)²/u
+    /// (Butterworth; Stockmeyer eq. 1), optionally with an age threshold (§9).
+    Fitness(LsaSelection),
+}
+
+/// Number of utilization buckets of Stockmeyer's selection (`CdmBucketCount`, §2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BucketCount {
+    /// `exact`: one bucket per valid count, so that bucket heads are exact.
+    Exact,
+    /// `B` buckets of equal utilization range, 1 ≤ B ≤ 65,536 (the report uses 10).
+    Count(u32),
+}
+
+impl fmt::Display for BucketCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BucketCount::Exact => f.write_str("exact"),
+            BucketCount::Count(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// Order inside a bucket (Stockmeyer §2.3's `Sorting`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BucketOrder {
+    /// `fifo`: a queue a segment joins when it enters the bucket.
+    Fifo,
+    /// `tree`: sorted by age, the oldest at the head.
+    Tree,
+}
+
+impl fmt::Display for BucketOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BucketOrder::Fifo => "fifo",
+            BucketOrder::Tree => "tree",
+        })
+    }
+}
+
+/// Which sealed segments must wait for the age threshold (Stockmeyer Note 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgeRule {
+    /// `all`: every sealed segment (the all-age version, Stockmeyer's simulator).
+    All,
+    /// `tw`: only segments sealed from a destage (user) stream (the TW-age version).
+    Tw,
+}
+
+impl fmt::Display for AgeRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AgeRule::All => "all",
+            AgeRule::Tw => "tw",
+        })
+    }
+}
+
+/// The age threshold AT [destage sequence numbers].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Threshold {
+    /// `at=N`: N segments closed from a destage stream.
+    At(u64),
+    /// `nat=X`: the normalized threshold, AT = round(X · segments), 0 ≤ X ≤ 1.
+    Nat(f64),
+    /// `nat=heuristic`: NAT = 0.5·(1 − ASU), ASU = logical pages / physical pages (Menon &
+    /// Stockmeyer §18; Stockmeyer §3's age-thr-nat.10 at ASU 0.8).
+    Heuristic,
+}
+
+impl Threshold {
+    /// AT on a geometry.
+    pub fn resolve(&self, g: &Geometry) -> u64 {
+        let nat = match *self {
+            Threshold::At(n) => return n,
+            Threshold::Nat(x) => x,
+            Threshold::Heuristic => {
+                0.5 * (1.0 - g.logical_pages as f64 / g.physical_pages() as f64)
+            }
+        };
+        (nat * f64::from(g.segments)).round().max(0.0) as u64
+    }
+}
+
+impl fmt::Display for Threshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Threshold::At(n) => write!(f, "at={n}"),
+            Threshold::Nat(x) => write!(f, "nat={x}"),
+            Threshold::Heuristic => f.write_str("nat=heuristic"),
+        }
+    }
+}
+
+/// The selection parameters shared by `age-threshold` and `fitness` (Stockmeyer §2.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LsaSelection {
+    /// Age threshold.
+    pub threshold: Threshold,
+    /// `CdmBucketCount`.
+    pub buckets: BucketCount,
+    /// `Sorting`.
+    pub sort: BucketOrder,
+    /// All-age or TW-age.
+    pub age: AgeRule,
+}
+
+impl LsaSelection {
+    fn parse(spec: &Spec<'_>, threshold: Threshold, sort: BucketOrder) -> Result<Self> {
+        spec.only(&["at", "nat", "buckets", "sort", "age"])?;
+        let threshold = match (spec.get("at"), spec.get("nat")) {
+            (Some(_), Some(_)) => {
+                return Err(spec.bad("one of `at=N` and `nat=X`, not both"));
+            }
+            (Some(_), None) => Threshold::At(spec.num("at", None, "a whole number ≥ 0")?),
+            (None, Some("heuristic")) => Threshold::Heuristic,
+            (None, Some(_)) => {
+                let x: f64 = spec.num("nat", None, "a number in [0, 1] or `heuristic`")?;
+                check_range(&format!("{}.nat", spec.param), x, 0.0, 1.0, false, false)?;
+                Threshold::Nat(x)
+            }
+            (None, None) => threshold,
+        };
+        let buckets = match spec.get("buckets") {
+            None | Some("exact") => BucketCount::Exact,
+            Some(_) => {
+                let range = "a whole number in [1, 65536] or `exact`";
+                let b: u32 = spec.num("buckets", None, range)?;
+                if !(1..=65_536).contains(&b) {
+                    return Err(Error::param(&format!("{}.buckets", spec.param), b, range));
+                }
+                BucketCount::Count(b)
+            }
+        };
+        let sort = match spec.get("sort") {
+            None => sort,
+            Some("fifo") => BucketOrder::Fifo,
+            Some("tree") => BucketOrder::Tree,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.sort", spec.param),
+                    format!("`{v}`"),
+                    "`fifo` or `tree`",
+                ))
+            }
+        };
+        let age = match spec.get("age") {
+            None | Some("all") => AgeRule::All,
+            Some("tw") => AgeRule::Tw,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.age", spec.param),
+                    format!("`{v}`"),
+                    "`all` or `tw`",
+                ))
+            }
+        };
+        Ok(LsaSelection {
+            threshold,
+            buckets,
+            sort,
+            age,
+        })
+    }
+}
+
+impl fmt::Display for LsaSelection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{},buckets={},sort={},age={}",
+            self.threshold, self.buckets, self.sort, self.age
+        )
+    }
+}
+
+impl PolicySpec {
+    /// Whether the policy reads segments' destage sequence numbers.
+    pub fn needs_destage_numbers(&self) -> bool {
+        matches!(self, PolicySpec::AgeThreshold(_) | PolicySpec::Fitness(_))
+    }
 }
 
 impl Default for PolicySpec {
@@ -277,10 +462,21 @@ impl FromStr for PolicySpec {
                 spec.only(&[])?;
                 PolicySpec::CostBenefit
             }
+            "age-threshold" => PolicySpec::AgeThreshold(LsaSelection::parse(
+                &spec,
+                Threshold::Heuristic,
+                BucketOrder::Fifo,
+            )?),
+            "fitness" => PolicySpec::Fitness(LsaSelection::parse(
+                &spec,
+                Threshold::At(0),
+                BucketOrder::Tree,
+            )?),
             _ => {
                 return Err(spec.bad(
-                    "one of `fifo`, `greedy[:tie=random|oldest]`, `random`, `d-choices:d=D`, `gra:d=D`, \
-                     `windowed:w=W[,tie=…]`, `cost-benefit`",
+                    "one of `fifo`, `greedy[:tie=random|oldest|fifo]`, `random`, `d-choices:d=D`, `gra:d=D`, \
+                     `windowed:w=W[,tie=…]`, `cost-benefit`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
+                     `fitness[:at=N,buckets=B,sort=fifo|tree,age=all|tw]`",
                 ))
             }
         })
@@ -297,6 +493,8 @@ impl fmt::Display for PolicySpec {
             PolicySpec::Gra { d } => write!(f, "gra:d={d}"),
             PolicySpec::Windowed { w, tie } => write!(f, "windowed:w={w},tie={tie}"),
             PolicySpec::CostBenefit => write!(f, "cost-benefit"),
+            PolicySpec::AgeThreshold(b) => write!(f, "age-threshold:{b}"),
+            PolicySpec::Fitness(b) => write!(f, "fitness:{b}"),
         }
     }
 }

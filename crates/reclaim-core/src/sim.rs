@@ -265,7 +265,7 @@ impl Simulator {
             + if sort == SortKey::Written { 8 } else { 0 };
         limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
         let mut store = Store::new(&geometry);
-        if sort == SortKey::Dseq {
+        if sort == SortKey::Dseq || config.policy.needs_destage_numbers() {
             store.keep_destage_numbers();
         }
         let logical = geometry.logical_pages;
@@ -293,7 +293,7 @@ impl Simulator {
         let mut sim = Simulator {
             store,
             policies: (0..regions)
-                .map(|_| Policy::new(&config.policy, n, pps))
+                .map(|_| Policy::new(&config.policy, &geometry))
                 .collect(),
             seg_region: if regions > 1 {
                 vec![0; n as usize]
@@ -742,11 +742,14 @@ impl Simulator {
                 st.dseq
             };
         }
+        let r = self.region_of(st.seg);
         if st.user {
             self.clocks.destage += 1;
+            for p in &mut self.policies {
+                p.on_destage(self.clocks.destage, &self.store);
+            }
         }
-        let r = self.region_of(st.seg);
-        self.policies[r].on_seal(st.seg, &self.store);
+        self.policies[r].on_seal(st.seg, st.user, &self.store);
     }
 
     /// Gives stream `s` a segment from the pool (its region has a free one).
@@ -1188,6 +1191,8 @@ mod tests {
             "gra:d=4",
             "windowed:w=8",
             "cost-benefit",
+            "age-threshold:nat=0.05,buckets=4,sort=fifo",
+            "fitness:buckets=4,sort=tree,nat=0.02,age=tw",
         ] {
             for frontier in ["single", "double:copy=random", "double:copy=oldest"] {
                 for gc in ["frontier", "one-free", "batch:low=4,victims=3"] {

@@ -24,6 +24,10 @@ const POLICIES: &[&str] = &[
     "windowed:w=5",
     "windowed:w=5,tie=fifo",
     "cost-benefit",
+    "age-threshold:nat=0.05",
+    "age-threshold:nat=0.05,buckets=3,sort=tree,age=tw",
+    "fitness",
+    "fitness:buckets=3,sort=fifo,at=2",
 ];
 /// Placements, each with its streams leaving holes or acting as a cache (`double` only leaves
 /// holes).
@@ -162,6 +166,8 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
         "cost-benefit",
         "random",
         "d-choices:d=4",
+        "age-threshold:nat=0.05,buckets=10",
+        "fitness:buckets=10,sort=fifo",
     ] {
         for &(placement, streams) in PLACEMENTS {
             for gc in GCS {
@@ -214,9 +220,9 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
             }
         }
     }
-    // 7 policies × 8 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
+    // 9 policies × 8 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
     // 2 × 2 × 8 × 2 × 4 regions runs of the two policies that draw from the global sealed set.
-    assert_eq!(ran, 7 * 8 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
+    assert_eq!(ran, 9 * 8 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
 }
 
 /// The cache's hit ratio on a hand-computed sequence, through the whole engine: capacity 3 over

@@ -86,7 +86,7 @@ impl CostBenefit {
 
 impl VictimPolicy for CostBenefit {
     #[inline]
-    fn on_seal(&mut self, seg: u32, store: &Store) {
+    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         self.push(seg, store.valid[seg as usize], store.stamp[seg as usize]);
     }
 
@@ -188,7 +188,7 @@ mod tests {
                     };
                     // A segment that invalidated its own page while open is still sealed whole.
                     store.seal(seg, stamp);
-                    policy.on_seal(seg, &store);
+                    policy.on_seal(seg, true, &store);
                 }
                 // Select and clean a victim.
                 2 if store.free.len() < 4 => {

@@ -30,7 +30,7 @@ impl Fifo {
 }
 
 impl VictimPolicy for Fifo {
-    fn on_seal(&mut self, seg: u32, _store: &Store) {
+    fn on_seal(&mut self, seg: u32, _user: bool, _store: &Store) {
         self.queue.push_back(seg);
     }
 

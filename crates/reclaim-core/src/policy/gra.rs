@@ -32,7 +32,7 @@ impl Gra {
 
 impl VictimPolicy for Gra {
     #[inline]
-    fn on_seal(&mut self, seg: u32, store: &Store) {
+    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         self.buckets.insert(seg, store.valid[seg as usize]);
     }
 

@@ -36,7 +36,7 @@ impl Greedy {
 
 impl VictimPolicy for Greedy {
     #[inline]
-    fn on_seal(&mut self, seg: u32, store: &Store) {
+    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         self.buckets.insert(seg, store.valid[seg as usize]);
     }
 

@@ -1,10 +1,13 @@
 //! Victim policies: which sealed segment the cleaner reclaims next. One file per policy, each
 //! citing its source.
 
+pub mod age_threshold;
+pub mod aged_buckets;
 pub mod buckets;
 pub mod cost_benefit;
 pub mod d_choices;
 pub mod fifo;
+pub mod fitness;
 pub mod gra;
 pub mod greedy;
 pub mod random;
@@ -12,14 +15,19 @@ pub mod windowed;
 
 use crate::clocks::Clocks;
 use crate::config::PolicySpec;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
 /// A victim policy keeps whatever index it needs, told of every seal and of every invalidation
 /// in a sealed segment, and picks victims among sealed segments.
 pub trait VictimPolicy {
-    /// `seg` was sealed (its valid count and stamps are set in `store`).
-    fn on_seal(&mut self, _seg: u32, _store: &Store) {}
+    /// The destage clock ticked to `now` (a segment was sealed from a user stream; called
+    /// before that segment's [`Self::on_seal`]).
+    fn on_destage(&mut self, _now: u64, _store: &Store) {}
+    /// `seg` was sealed, from a user (destage) stream or not (its valid count, stamps and
+    /// destage number are set in `store`).
+    fn on_seal(&mut self, _seg: u32, _user: bool, _store: &Store) {}
     /// `seg`, sealed, lost the valid page in `slot` (`store.valid[seg]` is already the new count;
     /// `store.reverse[slot]` is already `NONE`).
     fn on_invalidate(&mut self, _seg: u32, _slot: u32, _store: &Store) {}
@@ -53,23 +61,42 @@ pub enum Policy {
     Windowed(windowed::Windowed),
     /// See [`cost_benefit::CostBenefit`].
     CostBenefit(cost_benefit::CostBenefit),
+    /// See [`age_threshold::AgeThreshold`].
+    AgeThreshold(age_threshold::AgeThreshold),
+    /// See [`fitness::Fitness`].
+    Fitness(fitness::Fitness),
 }
 
 impl Policy {
-    /// The policy of a spec for a store of `segments` segments of `pps` pages.
-    pub fn new(spec: &PolicySpec, segments: u32, pps: u32) -> Self {
-        match *spec {
+    /// The policy of a spec for a store of the given geometry.
+    pub fn new(spec: &PolicySpec, geometry: &Geometry) -> Self {
+        let (segments, pps) = (geometry.segments, geometry.pages_per_segment);
+        let aged = |b: &crate::config::LsaSelection| {
+            aged_buckets::AgedBuckets::new(
+                segments,
+                pps,
+                b.buckets,
+                b.sort,
+                b.threshold.resolve(geometry),
+                b.age,
+            )
+        };
+        match spec {
             PolicySpec::Fifo => Policy::Fifo(fifo::Fifo::new(segments)),
-            PolicySpec::Greedy { tie } => Policy::Greedy(greedy::Greedy::new(segments, pps, tie)),
+            PolicySpec::Greedy { tie } => Policy::Greedy(greedy::Greedy::new(segments, pps, *tie)),
             PolicySpec::Random => Policy::Random(random::RandomPolicy),
-            PolicySpec::DChoices { d } => Policy::DChoices(d_choices::DChoices::new(d)),
-            PolicySpec::Gra { d } => Policy::Gra(gra::Gra::new(segments, pps, d)),
+            PolicySpec::DChoices { d } => Policy::DChoices(d_choices::DChoices::new(*d)),
+            PolicySpec::Gra { d } => Policy::Gra(gra::Gra::new(segments, pps, *d)),
             PolicySpec::Windowed { w, tie } => {
-                Policy::Windowed(windowed::Windowed::new(segments, pps, w, tie))
+                Policy::Windowed(windowed::Windowed::new(segments, pps, *w, *tie))
             }
             PolicySpec::CostBenefit => {
                 Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps))
             }
+            PolicySpec::AgeThreshold(b) => {
+                Policy::AgeThreshold(age_threshold::AgeThreshold::new(aged(b)))
+            }
+            PolicySpec::Fitness(b) => Policy::Fitness(fitness::Fitness::new(aged(b))),
         }
     }
 }
@@ -84,14 +111,20 @@ macro_rules! dispatch {
             Policy::Gra($p) => $e,
             Policy::Windowed($p) => $e,
             Policy::CostBenefit($p) => $e,
+            Policy::AgeThreshold($p) => $e,
+            Policy::Fitness($p) => $e,
         }
     };
 }
 
 impl VictimPolicy for Policy {
     #[inline]
-    fn on_seal(&mut self, seg: u32, store: &Store) {
-        dispatch!(self, p => p.on_seal(seg, store));
+    fn on_destage(&mut self, now: u64, store: &Store) {
+        dispatch!(self, p => p.on_destage(now, store));
+    }
+    #[inline]
+    fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
+        dispatch!(self, p => p.on_seal(seg, user, store));
     }
     #[inline]
     fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {

@@ -52,7 +52,7 @@ impl Windowed {
 }
 
 impl VictimPolicy for Windowed {
-    fn on_seal(&mut self, seg: u32, store: &Store) {
+    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         self.order.push_back((seg, store.sealed_at[seg as usize]));
         self.fill_window(store);
     }

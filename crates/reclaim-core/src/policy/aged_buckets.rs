@@ -1,0 +1,383 @@
+//! The candidate index of Stockmeyer's simulator (§2.3, after Menon & Stockmeyer): sealed
+//! segments wait until their age exceeds the age threshold AT, then join a bucket by utilization,
+//! kept in Fifo or Tree order; a selection looks only at the head of each bucket. Shared by
+//! [`super::age_threshold`] (the head of the lowest non-empty bucket) and [`super::fitness`] (the
+//! head of largest fitness).
+//!
+//! L. Stockmeyer, "Simulations of the Age-Threshold and Fitness Free Space Collection Algorithms
+//! on a Long Trace", IBM Research Report, §2.3 (parameters `CdmBucketCount`, `Sorting`,
+//! `Threshold`) and Note 1 (all-age and TW-age versions).
+//!
+//! - **Age** of a segment: the destage sequence counter now less the segment's destage sequence
+//!   number (`Store::dseq`, kept whenever one of these policies runs). A segment is a candidate
+//!   once its age exceeds AT; before that it waits, in a queue ordered by destage number, and is
+//!   moved to its bucket when the counter ticks past it (all-age), or, in the TW-age version,
+//!   only segments sealed from a destage (user) stream wait.
+//! - **Buckets**: `CdmBucketCount` = B buckets split utilization [0, 1] into equal sub-ranges;
+//!   a segment with v of b pages valid is in bucket ⌊v·B/b⌋, the full segment in the last one.
+//!   `exact` keeps one bucket per valid count (b + 1), which makes the heads exact: Tree order
+//!   then gives the exact versions of greedy (oldest among the least valid) and of fitness
+//!   (among segments of equal utilization the oldest has the largest fitness).
+//! - **Order** inside a bucket: Fifo, a queue a segment joins at the tail when it enters the
+//!   bucket (becoming a candidate, or losing a page that takes it below the bucket's range;
+//!   a page lost within the range leaves it in place); Tree, sorted by age, oldest at the head
+//!   (ties of equal destage number in the order they entered).
+//!
+//! One choice the report does not spell out: when the cleaner needs a victim and every sealed
+//! segment is still younger than AT (a threshold larger than the store's free space allows),
+//! the oldest waiting segment becomes a candidate at once, so that a run never stalls; the report
+//! keeps AT below that level (NAT ≤ 0.175 at ASU 0.8, §5).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::config::{AgeRule, BucketCount, BucketOrder};
+use crate::store::{Store, NONE};
+
+/// `where_` of a segment that is waiting for its age to exceed AT.
+const WAITING: u32 = NONE - 1;
+
+/// Tree-order heap entry: destage number, entry number, segment.
+type TreeEntry = Reverse<(u64, u64, u32)>;
+
+/// Sealed segments: waiting, or in a utilization bucket.
+#[derive(Clone, Debug)]
+pub struct AgedBuckets {
+    /// Bucket of each valid count 0..=b.
+    bucket_of: Vec<u32>,
+    order: BucketOrder,
+    threshold: u64,
+    tw_age: bool,
+    /// The destage sequence counter, as last told.
+    now: u64,
+    /// Per segment: its bucket, [`WAITING`], or `NONE` when not a candidate.
+    where_: Vec<u32>,
+    /// Per segment: its entry number (Tree order ties, and staleness of heap entries).
+    entry: Vec<u64>,
+    entries: u64,
+    /// Segments waiting, youngest destage number last; an entry is stale when its entry number
+    /// is no longer its segment's.
+    waiting: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Fifo order: per bucket head and tail, per segment next and previous (`NONE` ends).
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// Tree order: per bucket a min-heap of (destage number, entry); stale entries dropped lazily.
+    trees: Vec<BinaryHeap<TreeEntry>>,
+    /// Segments per bucket.
+    count: Vec<usize>,
+    /// No non-empty bucket below this index.
+    low: usize,
+    candidates: usize,
+}
+
+impl AgedBuckets {
+    /// An empty index for `segments` segments of `pps` pages.
+    pub fn new(
+        segments: u32,
+        pps: u32,
+        buckets: BucketCount,
+        order: BucketOrder,
+        threshold: u64,
+        age: AgeRule,
+    ) -> Self {
+        let bucket_of: Vec<u32> = match buckets {
+            BucketCount::Exact => (0..=pps).collect(),
+            BucketCount::Count(b) => (0..=pps)
+                .map(|v| ((u64::from(v) * u64::from(b)) / u64::from(pps)).min(u64::from(b) - 1) as u32)
+                .collect(),
+        };
+        let nb = bucket_of[pps as usize] as usize + 1;
+        let n = segments as usize;
+        let fifo = order == BucketOrder::Fifo;
+        AgedBuckets {
+            bucket_of,
+            order,
+            threshold,
+            tw_age: age == AgeRule::Tw,
+            now: 0,
+            where_: vec![NONE; n],
+            entry: vec![0; n],
+            entries: 0,
+            waiting: BinaryHeap::new(),
+            head: vec![NONE; if fifo { nb } else { 0 }],
+            tail: vec![NONE; if fifo { nb } else { 0 }],
+            next: vec![NONE; if fifo { n } else { 0 }],
+            prev: vec![NONE; if fifo { n } else { 0 }],
+            trees: vec![BinaryHeap::new(); if fifo { 0 } else { nb }],
+            count: vec![0; nb],
+            low: nb,
+            candidates: 0,
+        }
+    }
+
+    /// The age threshold AT [destage sequence numbers].
+    pub fn threshold(&self) -> u64 {
+        self.threshold
+    }
+
+    /// The destage counter as last told.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn age_exceeds(&self, dseq: u64) -> bool {
+        self.now.saturating_sub(dseq) > self.threshold
+    }
+
+    fn enter(&mut self, seg: u32, store: &Store) {
+        let s = seg as usize;
+        let b = self.bucket_of[store.valid[s] as usize];
+        self.entries += 1;
+        self.entry[s] = self.entries;
+        self.where_[s] = b;
+        let bi = b as usize;
+        match self.order {
+            BucketOrder::Fifo => {
+                self.next[s] = NONE;
+                self.prev[s] = self.tail[bi];
+                if self.tail[bi] == NONE {
+                    self.head[bi] = seg;
+                } else {
+                    self.next[self.tail[bi] as usize] = seg;
+                }
+                self.tail[bi] = seg;
+            }
+            BucketOrder::Tree => {
+                self.trees[bi].push(Reverse((store.dseq[s], self.entries, seg)));
+                if self.trees[bi].len() > 2 * self.count[bi] + 64 {
+                    self.compact(bi);
+                }
+            }
+        }
+        self.count[bi] += 1;
+        self.candidates += 1;
+        self.low = self.low.min(bi);
+    }
+
+    /// Drops the stale entries of tree `b`.
+    fn compact(&mut self, b: usize) {
+        let (where_, entry) = (&self.where_, &self.entry);
+        let live = std::mem::take(&mut self.trees[b])
+            .into_vec()
+            .into_iter()
+            .filter(|Reverse((_, e, s))| where_[*s as usize] == b as u32 && entry[*s as usize] == *e)
+            .collect::<Vec<_>>();
+        self.trees[b] = BinaryHeap::from(live);
+    }
+
+    fn leave(&mut self, seg: u32) {
+        let s = seg as usize;
+        let b = self.where_[s] as usize;
+        if self.order == BucketOrder::Fifo {
+            let (p, n) = (self.prev[s], self.next[s]);
+            if p == NONE {
+                self.head[b] = n;
+            } else {
+                self.next[p as usize] = n;
+            }
+            if n == NONE {
+                self.tail[b] = p;
+            } else {
+                self.prev[n as usize] = p;
+            }
+        }
+        // Tree order: the heap entry goes stale (its segment's `where_` or entry changes).
+        self.where_[s] = NONE;
+        self.count[b] -= 1;
+        self.candidates -= 1;
+    }
+
+    /// The destage counter ticked to `now`: segments whose age now exceeds AT become candidates.
+    pub fn on_destage(&mut self, now: u64, store: &Store) {
+        self.now = now;
+        while let Some(&Reverse((dseq, e, seg))) = self.waiting.peek() {
+            if !self.age_exceeds(dseq) {
+                break;
+            }
+            self.waiting.pop();
+            let s = seg as usize;
+            if self.where_[s] == WAITING && self.entry[s] == e {
+                self.where_[s] = NONE;
+                self.enter(seg, store);
+            }
+        }
+    }
+
+    /// `seg` was sealed, from a user (destage) stream or not.
+    pub fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
+        let s = seg as usize;
+        let dseq = store.dseq[s];
+        if (self.tw_age && !user) || self.age_exceeds(dseq) {
+            self.enter(seg, store);
+        } else {
+            self.entries += 1;
+            self.entry[s] = self.entries;
+            self.where_[s] = WAITING;
+            self.waiting.push(Reverse((dseq, self.entries, seg)));
+        }
+    }
+
+    /// `seg` lost a valid page: it moves to the tail of a lower bucket when its utilization
+    /// leaves its bucket's range.
+    #[inline]
+    pub fn on_invalidate(&mut self, seg: u32, store: &Store) {
+        let s = seg as usize;
+        let w = self.where_[s];
+        if w >= WAITING {
+            return;
+        }
+        if self.bucket_of[store.valid[s] as usize] != w {
+            self.leave(seg);
+            self.enter(seg, store);
+        }
+    }
+
+    /// `seg` leaves the candidates (it emptied and was freed).
+    pub fn on_remove(&mut self, seg: u32) {
+        let s = seg as usize;
+        match self.where_[s] {
+            NONE => {}
+            WAITING => self.where_[s] = NONE,
+            _ => self.leave(seg),
+        }
+    }
+
+    /// The head of bucket `b` (non-empty).
+    fn head_of(&mut self, b: usize) -> u32 {
+        match self.order {
+            BucketOrder::Fifo => self.head[b],
+            BucketOrder::Tree => loop {
+                let &Reverse((_, e, seg)) = self.trees[b].peek().expect("a non-empty bucket");
+                if self.where_[seg as usize] == b as u32 && self.entry[seg as usize] == e {
+                    return seg;
+                }
+                self.trees[b].pop();
+            },
+        }
+    }
+
+    /// Makes the oldest waiting segment a candidate, when there is none (see the module note).
+    fn ensure_candidate(&mut self, store: &Store) -> bool {
+        while self.candidates == 0 {
+            let Some(Reverse((_, e, seg))) = self.waiting.pop() else {
+                return false;
+            };
+            let s = seg as usize;
+            if self.where_[s] == WAITING && self.entry[s] == e {
+                self.where_[s] = NONE;
+                self.enter(seg, store);
+            }
+        }
+        true
+    }
+
+    /// The heads of the non-empty buckets, lowest utilization first, as `(bucket, segment)`;
+    /// empty when no segment is held at all.
+    pub fn heads(&mut self, store: &Store, out: &mut Vec<(usize, u32)>) {
+        out.clear();
+        if !self.ensure_candidate(store) {
+            return;
+        }
+        for b in self.low..self.count.len() {
+            if self.count[b] > 0 {
+                let seg = self.head_of(b);
+                out.push((b, seg));
+            }
+        }
+    }
+
+    /// The head of the lowest non-empty bucket.
+    pub fn lowest_head(&mut self, store: &Store) -> Option<u32> {
+        if !self.ensure_candidate(store) {
+            return None;
+        }
+        while self.count[self.low] == 0 {
+            self.low += 1;
+        }
+        Some(self.head_of(self.low))
+    }
+
+    /// Takes `seg`, a candidate, out as the victim.
+    pub fn take(&mut self, seg: u32) {
+        self.leave(seg);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Geometry;
+
+    fn store(segments: u32, pps: u32) -> Store {
+        let mut s = Store::new(&Geometry {
+            segments,
+            pages_per_segment: pps,
+            logical_pages: u64::from(segments * pps / 2),
+        });
+        s.keep_destage_numbers();
+        s
+    }
+
+    /// CdmBucketCount = 10 over 20 pages: valid counts 0–1 in bucket 0, 2–3 in bucket 1, …,
+    /// 18–20 in bucket 9 (utilization 0.9 ≤ u ≤ 1).
+    #[test]
+    fn ten_buckets_split_utilization_evenly() {
+        let b = AgedBuckets::new(4, 20, BucketCount::Count(10), BucketOrder::Fifo, 0, AgeRule::All);
+        assert_eq!(&b.bucket_of[..4], &[0, 0, 1, 1]);
+        assert_eq!(&b.bucket_of[18..], &[9, 9, 9]);
+    }
+
+    /// A segment younger than AT waits; it becomes a candidate when the counter passes
+    /// dseq + AT. Hand-worked: AT = 2, segment sealed with dseq 5 when the counter is 6 (age 1):
+    /// waiting at counters 6 and 7 (ages 1, 2), a candidate at 8 (age 3 > 2).
+    #[test]
+    fn segments_wait_until_their_age_exceeds_the_threshold() {
+        let mut st = store(4, 4);
+        let mut b = AgedBuckets::new(4, 4, BucketCount::Exact, BucketOrder::Fifo, 2, AgeRule::All);
+        st.dseq[1] = 5;
+        st.valid[1] = 2;
+        b.on_destage(6, &st);
+        b.on_seal(1, true, &st);
+        assert_eq!(b.candidates, 0);
+        b.on_destage(7, &st);
+        assert_eq!(b.candidates, 0);
+        b.on_destage(8, &st);
+        assert_eq!(b.lowest_head(&st), Some(1));
+        // TW-age: a segment sealed from an FSC stream is a candidate at once.
+        let mut tw = AgedBuckets::new(4, 4, BucketCount::Exact, BucketOrder::Fifo, 2, AgeRule::Tw);
+        tw.on_destage(6, &st);
+        tw.on_seal(1, false, &st);
+        assert_eq!(tw.lowest_head(&st), Some(1));
+    }
+
+    /// Fifo keeps entry order in a bucket and moves a segment only when it leaves the bucket's
+    /// range; Tree keeps the oldest (smallest destage number) at the head.
+    #[test]
+    fn fifo_and_tree_heads() {
+        let mut st = store(4, 20);
+        for (seg, (dseq, valid)) in [(9, 19), (3, 18), (7, 11)].into_iter().enumerate() {
+            st.dseq[seg] = dseq;
+            st.valid[seg] = valid;
+        }
+        let mut heads = Vec::new();
+        for order in [BucketOrder::Fifo, BucketOrder::Tree] {
+            let mut b = AgedBuckets::new(4, 20, BucketCount::Count(10), order, 0, AgeRule::All);
+            b.on_destage(10, &st);
+            for seg in 0..3 {
+                b.on_seal(seg, true, &st);
+            }
+            // Segment 0 loses a page: 19 → 18 stays in bucket 9 (and in place).
+            st.valid[0] = 18;
+            b.on_invalidate(0, &st);
+            b.heads(&st, &mut heads);
+            let expect = match order {
+                BucketOrder::Fifo => [(5, 2), (9, 0)],
+                BucketOrder::Tree => [(5, 2), (9, 1)],
+            };
+            assert_eq!(heads, expect, "{order:?}");
+            st.valid[0] = 19;
+        }
+    }
+}
