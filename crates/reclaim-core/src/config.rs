@@ -644,6 +644,151 @@ pub enum PlacementSpec {
         /// The spare allocation.
         spare: RegionSpare,
     },
+    /// `age-sorted[:dtg_exp=4,fsc_exp=4,dtg_sort=4,fsc_sort=4,dtg_decay=10,fsc_decay=10,
+    /// decay_rule=exp2|reciprocal,split=median|mean]`: Butterworth's destage and FSC streams fed by binary
+    /// decision trees that sort tracks by age (Stockmeyer §2.3).
+    AgeSorted(AgeSortedSpec),
+}
+
+/// How a decay parameter weighs a track's age into a sorting node's average.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecayRule {
+    /// `exp2`: weight 2^-decay (the default reading of "fixed at 10").
+    Exp2,
+    /// `reciprocal`: weight 1/decay.
+    Reciprocal,
+}
+
+impl fmt::Display for DecayRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DecayRule::Exp2 => "exp2",
+            DecayRule::Reciprocal => "reciprocal",
+        })
+    }
+}
+
+/// How a sorting node of `age-sorted` moves its boundary (see `placement::age_sorted`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// `median`: a boundary that sends half the tracks each way (equal stream rates).
+    Median,
+    /// `mean`: the exponential average of the ages.
+    Mean,
+}
+
+impl fmt::Display for SplitRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SplitRule::Median => "median",
+            SplitRule::Mean => "mean",
+        })
+    }
+}
+
+/// Parameters of `age-sorted` (Stockmeyer §2.3, named after his).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AgeSortedSpec {
+    /// `DtgStreamExp`: log₂ of the destage streams, 0 ≤ · ≤ 10.
+    pub dtg_exp: u32,
+    /// `FscStreamExp`: log₂ of the FSC streams, 0 ≤ · ≤ 10.
+    pub fsc_exp: u32,
+    /// `DtgSortExp`: levels of the destage tree that sort by age, 0 ≤ · ≤ `dtg_exp`.
+    pub dtg_sort: u32,
+    /// `FscSortExp`: levels of the FSC tree that sort by age, 0 ≤ · ≤ `fsc_exp`.
+    pub fsc_sort: u32,
+    /// `DtgDecay`, > 0.
+    pub dtg_decay: f64,
+    /// `FscDecay`, > 0.
+    pub fsc_decay: f64,
+    /// How a decay becomes a weight.
+    pub decay_rule: DecayRule,
+    /// How a sorting node moves its boundary.
+    pub split: SplitRule,
+}
+
+impl AgeSortedSpec {
+    fn parse(spec: &Spec<'_>) -> Result<Self> {
+        spec.only(&[
+            "dtg_exp",
+            "fsc_exp",
+            "dtg_sort",
+            "fsc_sort",
+            "dtg_decay",
+            "fsc_decay",
+            "decay_rule",
+        ])?;
+        let exp = |key: &str| -> Result<u32> {
+            let range = "a whole number in [0, 10]";
+            let e: u32 = spec.num(key, Some(4), range)?;
+            if e > 10 {
+                return Err(Error::param(&format!("{}.{key}", spec.param), e, range));
+            }
+            Ok(e)
+        };
+        let (dtg_exp, fsc_exp) = (exp("dtg_exp")?, exp("fsc_exp")?);
+        let sort = |key: &str, max: u32| -> Result<u32> {
+            let range = format!("a whole number in [0, {max}] (at most the tree's levels)");
+            let e: u32 = spec.num(key, Some(max), &range)?;
+            if e > max {
+                return Err(Error::param(&format!("{}.{key}", spec.param), e, range));
+            }
+            Ok(e)
+        };
+        let decay = |key: &str| -> Result<f64> {
+            let d: f64 = spec.num(key, Some(10.0), "a number > 0")?;
+            check_range(&format!("{}.{key}", spec.param), d, 0.0, 1e6, true, false)?;
+            Ok(d)
+        };
+        let decay_rule = match spec.get("decay_rule") {
+            None | Some("exp2") => DecayRule::Exp2,
+            Some("reciprocal") => DecayRule::Reciprocal,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.decay_rule", spec.param),
+                    format!("`{v}`"),
+                    "`exp2` or `reciprocal`",
+                ))
+            }
+        };
+        let split = match spec.get("split") {
+            None | Some("median") => SplitRule::Median,
+            Some("mean") => SplitRule::Mean,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.split", spec.param),
+                    format!("`{v}`"),
+                    "`median` or `mean`",
+                ))
+            }
+        };
+        let a = AgeSortedSpec {
+            split,
+            dtg_exp,
+            fsc_exp,
+            dtg_sort: sort("dtg_sort", dtg_exp)?,
+            fsc_sort: sort("fsc_sort", fsc_exp)?,
+            dtg_decay: decay("dtg_decay")?,
+            fsc_decay: decay("fsc_decay")?,
+            decay_rule,
+        };
+        if a.decay_rule == DecayRule::Reciprocal && (a.dtg_decay < 1.0 || a.fsc_decay < 1.0) {
+            return Err(
+                spec.bad("decays ≥ 1 with `decay_rule=reciprocal` (a weight 1/decay of at most 1)")
+            );
+        }
+        Ok(a)
+    }
+}
+
+impl fmt::Display for AgeSortedSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "age-sorted:dtg_exp={},fsc_exp={},dtg_sort={},fsc_sort={},dtg_decay={},fsc_decay={},decay_rule={},split={}",
+            self.dtg_exp, self.fsc_exp, self.dtg_sort, self.fsc_sort, self.dtg_decay, self.fsc_decay, self.decay_rule, self.split
+        )
+    }
 }
 
 impl From<FrontierSpec> for PlacementSpec {
@@ -667,6 +812,7 @@ impl PlacementSpec {
             PlacementSpec::Single => 1,
             PlacementSpec::Double { .. } => 2,
             PlacementSpec::Oracle | PlacementSpec::Regions { .. } => classes,
+            PlacementSpec::AgeSorted(a) => (1 << a.dtg_exp) + (1 << a.fsc_exp),
         }
     }
 }
@@ -706,7 +852,8 @@ impl FromStr for PlacementSpec {
                 };
                 Ok(PlacementSpec::Regions { spare })
             }
-            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle` or `regions:spare=B1/B2/…|optimal`")),
+            "age-sorted" => Ok(PlacementSpec::AgeSorted(AgeSortedSpec::parse(&spec)?)),
+            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle`, `regions:spare=B1/B2/…|optimal` or `age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal]`")),
         }
     }
 }
@@ -723,6 +870,7 @@ impl fmt::Display for PlacementSpec {
             PlacementSpec::Regions {
                 spare: RegionSpare::Shares(b),
             } => write!(f, "regions:spare={}", join(b)),
+            PlacementSpec::AgeSorted(a) => write!(f, "{a}"),
         }
     }
 }
@@ -1643,6 +1791,7 @@ impl SimConfig {
         let (reserve, regions) = match placement {
             PlacementSpec::Oracle => (u64::from(classes) - 1, 1),
             PlacementSpec::Regions { .. } => (0, u64::from(classes)),
+            PlacementSpec::AgeSorted(a) => ((1u64 << a.fsc_exp) - 1, 1),
             _ => (0, 1),
         };
         streams + reserve + regions * u64::from(self.gc.min_free()) + 1

@@ -265,7 +265,8 @@ impl Simulator {
             + if sort == SortKey::Written { 8 } else { 0 };
         limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
         let mut store = Store::new(&geometry);
-        if sort == SortKey::Dseq || config.policy.needs_destage_numbers() {
+        if sort == SortKey::Dseq || config.policy.needs_destage_numbers() || placement.needs_ages()
+        {
             store.keep_destage_numbers();
         }
         let logical = geometry.logical_pages;
@@ -661,7 +662,15 @@ impl Simulator {
         if !self.placement.pending.is_empty() {
             return self.store_write_pending(write);
         }
-        let s = self.placement.scheme.user_stream(&write);
+        let age = if self.placement.needs_ages() {
+            self.track_age(self.store.page_map[write.page as usize])
+        } else {
+            0
+        };
+        let s = self
+            .placement
+            .scheme
+            .user_stream(&write, age, &mut self.rng);
         if self.placement.streams[s].seg == NONE {
             self.open_stream(s)?;
         }
@@ -686,6 +695,39 @@ impl Simulator {
             self.open_stream(s)?;
         }
         Ok(())
+    }
+
+    /// The age on the destage clock of the copy of a page at `old` that a write replaces
+    /// (Stockmeyer §2.3; see `placement::age_sorted` for a copy in an open stream and a first
+    /// write).
+    fn track_age(&self, old: u32) -> u64 {
+        let now = self.clocks.destage;
+        if old == NONE {
+            return now;
+        }
+        let stream_age = |t: usize| {
+            let st = &self.placement.streams[t];
+            if st.user {
+                0
+            } else {
+                now.saturating_sub(st.dseq)
+            }
+        };
+        if old >= self.pending_base {
+            return stream_age(((old - self.pending_base) / self.store.pps) as usize);
+        }
+        let seg = self.store.segment_of(old);
+        if self.store.state[seg as usize] == crate::store::SegState::Sealed {
+            now.saturating_sub(self.store.dseq[seg as usize])
+        } else {
+            let t = self
+                .placement
+                .streams
+                .iter()
+                .position(|st| st.seg == seg)
+                .expect("an open segment belongs to a stream");
+            stream_age(t)
+        }
     }
 
     /// The per-page metadata a user write updates, where kept: its class and its time.
@@ -732,6 +774,7 @@ impl Simulator {
     fn seal(&mut self, s: usize) {
         let st = self.placement.streams[s];
         self.placement.streams[s] = Stream::closed(st.user, st.region);
+        self.placement.seals[s] += 1;
         self.store.seal(st.seg, st.stamp);
         if !self.store.dseq.is_empty() {
             // Stockmeyer §2.3: a segment closed from a destage stream takes the counter; one
@@ -842,9 +885,17 @@ impl Simulator {
     /// when a page arrives and finds it full, user and relocated pages alike.
     #[inline(never)]
     fn store_write_pending(&mut self, write: Write) -> Result<()> {
-        let s = self.placement.scheme.user_stream(&write);
         let page = write.page;
         let old = self.store.page_map[page as usize];
+        let age = if self.placement.needs_ages() {
+            self.track_age(old)
+        } else {
+            0
+        };
+        let s = self
+            .placement
+            .scheme
+            .user_stream(&write, age, &mut self.rng);
         if old != NONE {
             if old >= self.pending_base {
                 self.unpend(old);
@@ -1090,7 +1141,11 @@ impl Simulator {
                     .get(batch[i].page as usize)
                     .copied()
                     .unwrap_or(0);
-                let s = self.placement.scheme.gc_stream(&batch[i], &victim, class);
+                let age = self.clocks.destage.saturating_sub(victim.dseq);
+                let s =
+                    self.placement
+                        .scheme
+                        .gc_stream(&batch[i], &victim, class, age, &mut self.rng);
                 self.append_run(s, &batch[i..=i], &victim).map(|()| 1)
             };
             match step {

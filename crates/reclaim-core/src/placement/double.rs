@@ -32,12 +32,19 @@ impl Double {
 
 impl Scheme for Double {
     #[inline]
-    fn user_stream(&mut self, _write: &Write) -> usize {
+    fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
         0
     }
 
     #[inline]
-    fn gc_stream(&mut self, _page: &Gathered, _victim: &Victim, _class: u16) -> usize {
+    fn gc_stream(
+        &mut self,
+        _page: &Gathered,
+        _victim: &Victim,
+        _class: u16,
+        _age: u64,
+        _rng: &mut SimRng,
+    ) -> usize {
         1
     }
 

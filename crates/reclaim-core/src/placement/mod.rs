@@ -10,6 +10,7 @@
 //! Adding a scheme: a file here with a type implementing [`Scheme`], a variant of
 //! [`PlacementSpec`] parsed in `config`, and one arm in [`Placement::new`] and in `dispatch!`.
 
+pub mod age_sorted;
 pub mod double;
 pub mod oracle;
 pub mod regions;
@@ -86,11 +87,20 @@ pub struct Gathered {
 
 /// What a scheme decides.
 pub trait Scheme {
-    /// The stream of a user write.
-    fn user_stream(&mut self, write: &Write) -> usize;
+    /// The stream of a user write; `age` is the age of the copy it replaces on the destage
+    /// clock where the placement reads ages ([`Placement::needs_ages`]), else 0.
+    fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize;
     /// The stream of a relocated page; `class` is the page's class where the placement keeps
-    /// classes per page ([`Placement::needs_page_class`]), else 0.
-    fn gc_stream(&mut self, page: &Gathered, victim: &Victim, class: u16) -> usize;
+    /// classes per page ([`Placement::needs_page_class`]), else 0; `age` is its victim's age on
+    /// the destage clock where the placement reads ages, else 0.
+    fn gc_stream(
+        &mut self,
+        page: &Gathered,
+        victim: &Victim,
+        class: u16,
+        age: u64,
+        rng: &mut SimRng,
+    ) -> usize;
     /// The stream of every relocated page of `victim`, when it does not depend on the page;
     /// `None` makes the cleaner ask [`Self::gc_stream`] page by page.
     fn victim_stream(&self, _victim: &Victim) -> Option<usize> {
@@ -118,6 +128,8 @@ pub enum Schemes {
     Oracle(oracle::Oracle),
     /// See [`regions::Regions`].
     Regions(regions::Regions),
+    /// See [`age_sorted::AgeSorted`].
+    AgeSorted(age_sorted::AgeSorted),
 }
 
 macro_rules! dispatch {
@@ -127,18 +139,26 @@ macro_rules! dispatch {
             Schemes::Double($s) => $e,
             Schemes::Oracle($s) => $e,
             Schemes::Regions($s) => $e,
+            Schemes::AgeSorted($s) => $e,
         }
     };
 }
 
 impl Scheme for Schemes {
     #[inline]
-    fn user_stream(&mut self, write: &Write) -> usize {
-        dispatch!(self, s => s.user_stream(write))
+    fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize {
+        dispatch!(self, s => s.user_stream(write, age, rng))
     }
     #[inline]
-    fn gc_stream(&mut self, page: &Gathered, victim: &Victim, class: u16) -> usize {
-        dispatch!(self, s => s.gc_stream(page, victim, class))
+    fn gc_stream(
+        &mut self,
+        page: &Gathered,
+        victim: &Victim,
+        class: u16,
+        age: u64,
+        rng: &mut SimRng,
+    ) -> usize {
+        dispatch!(self, s => s.gc_stream(page, victim, class, age, rng))
     }
     #[inline]
     fn victim_stream(&self, victim: &Victim) -> Option<usize> {
@@ -163,6 +183,8 @@ pub struct Placement {
     /// a segment only when a segment's worth has gathered); empty when pages take their slots as
     /// they are written.
     pub pending: Vec<Vec<u32>>,
+    /// Segments sealed from each stream since the start of the run.
+    pub seals: Vec<u64>,
 }
 
 impl Placement {
@@ -182,18 +204,20 @@ impl Placement {
                 gc_streams,
             }]
         };
-        Ok(match spec {
+        let mut placement = match spec {
             PlacementSpec::Single => Placement {
                 scheme: Schemes::Single(single::Single),
                 streams: vec![Stream::closed(true, 0)],
                 regions: whole(1),
                 pending: Vec::new(),
+                seals: Vec::new(),
             },
             PlacementSpec::Double { copy } => Placement {
                 scheme: Schemes::Double(double::Double::new(*copy)),
                 streams: vec![Stream::closed(true, 0), Stream::closed(false, 0)],
                 regions: whole(1),
                 pending: Vec::new(),
+                seals: Vec::new(),
             },
             PlacementSpec::Oracle => Placement {
                 scheme: Schemes::Oracle(oracle::Oracle),
@@ -202,7 +226,36 @@ impl Placement {
                     .collect(),
                 regions: whole(classes.len() as u32),
                 pending: Vec::new(),
+                seals: Vec::new(),
             },
+            PlacementSpec::AgeSorted(a) => {
+                let dtg = age_sorted::DecisionTree::new(
+                    a.dtg_exp,
+                    a.dtg_sort,
+                    a.dtg_decay,
+                    a.decay_rule,
+                    a.split,
+                );
+                let fsc = age_sorted::DecisionTree::new(
+                    a.fsc_exp,
+                    a.fsc_sort,
+                    a.fsc_decay,
+                    a.decay_rule,
+                    a.split,
+                );
+                let scheme = age_sorted::AgeSorted::new(dtg, fsc);
+                let (d, f) = (scheme.destage_streams(), scheme.fsc_streams());
+                Placement {
+                    scheme: Schemes::AgeSorted(scheme),
+                    streams: (0..d)
+                        .map(|_| Stream::closed(true, 0))
+                        .chain((0..f).map(|_| Stream::closed(false, 0)))
+                        .collect(),
+                    regions: whole(f as u32),
+                    pending: Vec::new(),
+                    seals: Vec::new(),
+                }
+            }
             PlacementSpec::Regions { spare } => {
                 let quotas = regions::quotas(spare, segments, pps, classes, min_free)?;
                 Placement {
@@ -218,9 +271,18 @@ impl Placement {
                         })
                         .collect(),
                     pending: Vec::new(),
+                    seals: Vec::new(),
                 }
             }
-        })
+        };
+        placement.seals = vec![0; placement.streams.len()];
+        Ok(placement)
+    }
+
+    /// Whether the scheme routes pages by their age on the destage clock (which then keeps a
+    /// destage number per segment).
+    pub fn needs_ages(&self) -> bool {
+        matches!(self.scheme, Schemes::AgeSorted(_))
     }
 
     /// Whether relocation needs each page's class (kept per page, from its last user write).

@@ -8,6 +8,7 @@
 
 use super::{Gathered, Scheme, Victim};
 use crate::workload::Write;
+use crate::SimRng;
 
 /// One stream per class.
 #[derive(Clone, Copy, Debug)]
@@ -15,12 +16,19 @@ pub struct Oracle;
 
 impl Scheme for Oracle {
     #[inline]
-    fn user_stream(&mut self, write: &Write) -> usize {
+    fn user_stream(&mut self, write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
         usize::from(write.class)
     }
 
     #[inline]
-    fn gc_stream(&mut self, _page: &Gathered, _victim: &Victim, class: u16) -> usize {
+    fn gc_stream(
+        &mut self,
+        _page: &Gathered,
+        _victim: &Victim,
+        class: u16,
+        _age: u64,
+        _rng: &mut SimRng,
+    ) -> usize {
         usize::from(class)
     }
 }

@@ -23,6 +23,7 @@ use super::{Gathered, Scheme, Victim};
 use crate::config::RegionSpare;
 use crate::error::{Error, Result};
 use crate::workload::{ClassShare, Write};
+use crate::SimRng;
 
 /// One stream per region; relocated pages stay in their victim's region.
 #[derive(Clone, Copy, Debug)]
@@ -30,12 +31,19 @@ pub struct Regions;
 
 impl Scheme for Regions {
     #[inline]
-    fn user_stream(&mut self, write: &Write) -> usize {
+    fn user_stream(&mut self, write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
         usize::from(write.class)
     }
 
     #[inline]
-    fn gc_stream(&mut self, _page: &Gathered, victim: &Victim, _class: u16) -> usize {
+    fn gc_stream(
+        &mut self,
+        _page: &Gathered,
+        victim: &Victim,
+        _class: u16,
+        _age: u64,
+        _rng: &mut SimRng,
+    ) -> usize {
         usize::from(victim.region)
     }
 

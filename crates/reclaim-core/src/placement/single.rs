@@ -4,6 +4,7 @@
 
 use super::{Gathered, Scheme, Victim};
 use crate::workload::Write;
+use crate::SimRng;
 
 /// Single stream.
 #[derive(Clone, Copy, Debug)]
@@ -11,12 +12,19 @@ pub struct Single;
 
 impl Scheme for Single {
     #[inline]
-    fn user_stream(&mut self, _write: &Write) -> usize {
+    fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
         0
     }
 
     #[inline]
-    fn gc_stream(&mut self, _page: &Gathered, _victim: &Victim, _class: u16) -> usize {
+    fn gc_stream(
+        &mut self,
+        _page: &Gathered,
+        _victim: &Victim,
+        _class: u16,
+        _age: u64,
+        _rng: &mut SimRng,
+    ) -> usize {
         0
     }
 

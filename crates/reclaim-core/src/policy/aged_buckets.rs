@@ -85,7 +85,9 @@ impl AgedBuckets {
         let bucket_of: Vec<u32> = match buckets {
             BucketCount::Exact => (0..=pps).collect(),
             BucketCount::Count(b) => (0..=pps)
-                .map(|v| ((u64::from(v) * u64::from(b)) / u64::from(pps)).min(u64::from(b) - 1) as u32)
+                .map(|v| {
+                    ((u64::from(v) * u64::from(b)) / u64::from(pps)).min(u64::from(b) - 1) as u32
+                })
                 .collect(),
         };
         let nb = bucket_of[pps as usize] as usize + 1;
@@ -162,7 +164,9 @@ impl AgedBuckets {
         let live = std::mem::take(&mut self.trees[b])
             .into_vec()
             .into_iter()
-            .filter(|Reverse((_, e, s))| where_[*s as usize] == b as u32 && entry[*s as usize] == *e)
+            .filter(|Reverse((_, e, s))| {
+                where_[*s as usize] == b as u32 && entry[*s as usize] == *e
+            })
             .collect::<Vec<_>>();
         self.trees[b] = BinaryHeap::from(live);
     }
@@ -320,11 +324,18 @@ mod tests {
         s
     }
 
-    /// CdmBucketCount = 10 over 20 pages: valid counts 0–1 in bucket 0, 2–3 in bucket 1, …,
+    /// `CdmBucketCount` = 10 over 20 pages: valid counts 0–1 in bucket 0, 2–3 in bucket 1, …,
     /// 18–20 in bucket 9 (utilization 0.9 ≤ u ≤ 1).
     #[test]
     fn ten_buckets_split_utilization_evenly() {
-        let b = AgedBuckets::new(4, 20, BucketCount::Count(10), BucketOrder::Fifo, 0, AgeRule::All);
+        let b = AgedBuckets::new(
+            4,
+            20,
+            BucketCount::Count(10),
+            BucketOrder::Fifo,
+            0,
+            AgeRule::All,
+        );
         assert_eq!(&b.bucket_of[..4], &[0, 0, 1, 1]);
         assert_eq!(&b.bucket_of[18..], &[9, 9, 9]);
     }

@@ -80,7 +80,9 @@ impl VictimPolicy for Fitness {
     }
 }
 
+// The brute force computes the very same expression, so the scores must be equal to the bit.
 #[cfg(test)]
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
     use crate::config::{AgeRule, BucketCount, BucketOrder};
@@ -100,7 +102,14 @@ mod tests {
         });
         store.keep_destage_numbers();
         let mut rng = crate::SimRng::seed_from_u64(11);
-        let index = AgedBuckets::new(n, pps, BucketCount::Exact, BucketOrder::Tree, 0, AgeRule::All);
+        let index = AgedBuckets::new(
+            n,
+            pps,
+            BucketCount::Exact,
+            BucketOrder::Tree,
+            0,
+            AgeRule::All,
+        );
         let mut policy = Fitness::new(index);
         let mut held = Vec::new();
         for seg in 0..n {
@@ -126,7 +135,11 @@ mod tests {
                 .map(|&s| fitness(now - store.dseq[s as usize], store.valid[s as usize], pps))
                 .fold(f64::NEG_INFINITY, f64::max);
             let got = policy.select(&store, &clocks, &mut rng).unwrap();
-            let f = fitness(now - store.dseq[got as usize], store.valid[got as usize], pps);
+            let f = fitness(
+                now - store.dseq[got as usize],
+                store.valid[got as usize],
+                pps,
+            );
             assert_eq!(f, best, "step {step}");
             held.retain(|&s| s != got);
         }
