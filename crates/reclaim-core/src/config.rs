@@ -717,6 +717,7 @@ impl AgeSortedSpec {
             "dtg_decay",
             "fsc_decay",
             "decay_rule",
+            "split",
         ])?;
         let exp = |key: &str| -> Result<u32> {
             let range = "a whole number in [0, 10]";
@@ -1993,10 +1994,31 @@ mod tests {
             "windowed:w=500,tie=oldest",
             "cost-benefit",
             "random",
+            "age-threshold",
+            "age-threshold:nat=0.1,buckets=10,sort=fifo,age=tw",
+            "fitness:at=12,buckets=exact,sort=tree",
+            "fitness:nat=heuristic",
         ] {
             let p: PolicySpec = s.parse().unwrap();
             assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
         }
+        for s in [
+            "single",
+            "double:copy=oldest",
+            "oracle",
+            "regions:spare=0.4/0.6",
+            "age-sorted",
+            "age-sorted:dtg_exp=2,fsc_exp=3,dtg_sort=1,fsc_sort=0,dtg_decay=5,decay_rule=reciprocal,split=mean",
+        ] {
+            let p: PlacementSpec = s.parse().unwrap();
+            assert_eq!(p.to_string().parse::<PlacementSpec>().unwrap(), p, "{s}");
+        }
+        // The defaults of Stockmeyer §2.3: exponents 4, full sorting, decays 10.
+        let PlacementSpec::AgeSorted(a) = "age-sorted".parse().unwrap() else {
+            unreachable!()
+        };
+        assert_eq!((a.dtg_exp, a.fsc_exp, a.dtg_sort, a.fsc_sort), (4, 4, 4, 4));
+        assert!((a.dtg_decay - 10.0).abs() < 1e-12 && (a.fsc_decay - 10.0).abs() < 1e-12);
         let w: WorkloadSpec = "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8".parse().unwrap();
         assert_eq!(
             w,
