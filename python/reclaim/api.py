@@ -142,13 +142,19 @@ class SimConfig:
         fill: Fill factor ρ = logical/physical pages, in (0, 1); instead of ``spare``.
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
         policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``,
-            ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``.
+            ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``,
+            ``age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``
+            (Menon & Stockmeyer), ``fitness[:at=N,buckets=…,sort=…,age=…]`` (Butterworth,
+            Stockmeyer eq. 1).
         frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``; an alias of
             ``placement`` for these two.
         placement: Where written pages go: ``single``, ``double:copy=random|oldest`` (Van
             Houdt §2.3), ``oracle`` (one stream per class of the workload), or
             ``regions:spare=B1/B2|optimal`` (Li et al. §4: one region per class with a share
-            of the spare; ``optimal`` is Theorem 5's b_c*, from :mod:`reclaim.models.li`).
+            of the spare; ``optimal`` is Theorem 5's b_c*, from :mod:`reclaim.models.li`), or
+            ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,…]``
+            (Butterworth's destage and FSC streams fed by age-sorting decision trees,
+            Stockmeyer §2.3).
         streams: ``hole`` (default): a rewrite of a page still in an open stream leaves an invalid
             slot; ``cache``: pages wait in their stream until a segment's worth has gathered, a
             rewrite takes a waiting page out, and every sealed segment is full (Stockmeyer §2.3,

@@ -41,6 +41,14 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("max-empty:k=8", {"gc": "max-empty:k=8"}),
     ("greedy:tie=fifo", {"policy": "greedy:tie=fifo"}),
     ("free_empty", {"free_empty": True}),
+    ("age-threshold:nat=0.1,buckets=10", {"policy": "age-threshold:nat=0.1,buckets=10"}),
+    ("fitness (exact)", {"policy": "fitness"}),
+    ("age-sorted 16+16 streams", {"placement": "age-sorted"}),
+    # Stockmeyer's fitness-tree configuration (§2.3): 16 + 16 age-sorted streams acting as a
+    # cache, 10 buckets in Tree order, a 320-track LRU cache, MaxEmpty 1, emptied segments freed.
+    ("fitness-tree, 16+16 cache streams, cache 320", {
+        "policy": "fitness:buckets=10,sort=tree", "placement": "age-sorted", "streams": "cache",
+        "cache": 320, "gc": "max-empty:k=1", "free_empty": True}),
 )
 TB_PAGES = 1 << 28  # 1 TiB / 4 KiB
 TB_PAGES_PER_SEGMENT = 64

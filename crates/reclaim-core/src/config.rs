@@ -1463,13 +1463,13 @@ pub fn parameters() -> Vec<Parameter> {
           "a whole number in [1, physical pages less those kept open or free)",
           "from spare".into(), "Logical pages, instead of spare or fill."),
         p("policy", Kind::Spec, "",
-          "fifo | greedy[:tie=random|oldest|fifo] | random | d-choices:d=D | gra:d=D | windowed:w=W[,tie=…] | cost-benefit",
+          "fifo | greedy[:tie=random|oldest|fifo] | random | d-choices:d=D | gra:d=D | windowed:w=W[,tie=…] | cost-benefit | age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw] | fitness[:at=N|nat=X,buckets=…,sort=…,age=…]",
           d.policy.to_string(), "Victim policy: which sealed segment is cleaned next."),
         p("frontier", Kind::Spec, "", "single | double:copy=random|oldest",
           d.frontier.to_string(),
           "Van Houdt's write frontiers (§2.3); an alias of placement for these two."),
         p("placement", Kind::Spec, "",
-          "single | double:copy=random|oldest | oracle | regions:spare=B1/B2/…|optimal",
+          "single | double:copy=random|oldest | oracle | regions:spare=B1/B2/…|optimal | age-sorted[:dtg_exp=4,fsc_exp=4,dtg_sort=4,fsc_sort=4,dtg_decay=10,fsc_decay=10,decay_rule=exp2|reciprocal,split=median|mean]",
           "from frontier (single)".into(),
           "Where user and relocated pages go: streams, classes, regions (Li et al. §4)."),
         p("streams", Kind::Spec, "", "hole | cache", d.streams.to_string(),
@@ -1869,7 +1869,7 @@ impl SimConfig {
             return Err(Error::param(
                 "policy",
                 &self.policy,
-                "with `regions`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed` or `cost-benefit`",
+                "with `regions`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed`, `cost-benefit`, `age-threshold` or `fitness`",
             ));
         }
         Ok(())
