@@ -7,6 +7,7 @@ __all__ = [
     "TraceConverter",
     "write_page_trace",
     "check_trace",
+    "stand_in_pages",
     "canonical_config",
     "geometry",
     "parameters",
@@ -34,6 +35,11 @@ def class_shares(config_json: str) -> dict[str, Any]:
 
 def write_page_trace(path: str, pages: Any, source: str) -> str:
     """Writes page ids as a converted trace; returns its metadata as JSON."""
+
+def stand_in_pages(
+    tracks: int, writes: int, p_repeat: float, p_near: float, near: int, alpha: float, beta: float, seed: int
+) -> Any:
+    """The stand-in for Stockmeyer's snake trace: a uint32 array of the track of each write."""
 
 def check_trace(path: str, data: bytes) -> tuple[str, int, int, int]:
     """Checks a converted trace's bytes; returns its header (JSON) and the arrays' byte offsets."""

@@ -502,6 +502,22 @@ def trace_convert(
           {k: v for k, v in meta.items() if k != "report"}, f"{path.name} → {output}")
 
 
+@trace_app.command("stand-in")
+def trace_stand_in(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the generator.")] = 1,
+    tracks: Annotated[int, typer.Option(min=1, help="Distinct tracks written (the snake: 36,607).")] = 36_607,
+    writes: Annotated[int, typer.Option(min=1, help="Track writes (the snake: 6.76M).")] = 6_760_000,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Write the stand-in for Stockmeyer's "snake" trace: LRU hit ratios 0.223 (1 track) and 0.950
+    (320 tracks), as his §2.3 reports (docs/validation.md)."""
+    from reclaim import traces
+
+    meta = traces.stand_in(output, seed=seed, tracks=tracks, writes=writes)
+    _emit(as_json, {k: v for k, v in meta.items() if k != "report"}, f"stand-in → {output}")
+
+
 @trace_app.command("stats")
 def trace_stats(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace, or a text trace with --format.")],

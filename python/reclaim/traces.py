@@ -122,6 +122,28 @@ def write_pages(pages: Sequence[int] | np.ndarray, out: str | Path, source: str 
     return json.loads(_core.write_page_trace(str(out), arr, source))
 
 
+#: Stockmeyer's snake trace as his report describes it (§2.1, §2.3): written tracks, track
+#: writes, LRU hit ratios with 1 and with 320 tracks; and the stand-in's own tail exponents.
+SNAKE = {"tracks": 36_607, "writes": 6_760_000, "p_repeat": 0.223, "p_near": 0.950, "near": 320,
+         "alpha": 1.0, "beta": 1.0}
+
+
+def stand_in(out: str | Path, seed: int = 1, **model: Any) -> dict[str, Any]:
+    """Writes the stand-in for Stockmeyer's "snake" trace (not public) as a converted trace of
+    single-track writes: an LRU stack-distance generator calibrated to the report's figures
+    (:data:`SNAKE`; any of them may be overridden), documented in
+    ``crates/reclaim-core/src/trace/stand_in.rs``. Returns the trace's metadata.
+    """
+    unknown = set(model) - set(SNAKE)
+    if unknown:
+        raise ValueError(f"invalid stand-in parameter(s) {sorted(unknown)} (expected some of {sorted(SNAKE)})")
+    m = SNAKE | model
+    pages = _core.stand_in_pages(int(m["tracks"]), int(m["writes"]), float(m["p_repeat"]), float(m["p_near"]),
+                                 int(m["near"]), float(m["alpha"]), float(m["beta"]), int(seed))
+    src = "stand-in:snake " + ",".join(f"{k}={m[k]}" for k in SNAKE) + f",seed={seed}"
+    return write_pages(pages, out, source=src)
+
+
 def volume(meta: dict[str, Any]) -> int:
     """The volume in pages as Li et al. §6.1 take it: the largest address rounded up to a whole
     GiB. A page-id list (page size 1: ids, not bytes) has no GiB to round to; its volume is its

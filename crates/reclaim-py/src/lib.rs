@@ -265,6 +265,36 @@ fn write_page_trace(
     Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
 }
 
+/// The stand-in for Stockmeyer's "snake" trace: the track of each write, drawn from the LRU
+/// stack-distance model (`reclaim_core::trace::stand_in`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the model's parameters, each named as in the Rust struct
+fn stand_in_pages<'py>(
+    py: Python<'py>,
+    tracks: u32,
+    writes: u64,
+    p_repeat: f64,
+    p_near: f64,
+    near: u32,
+    alpha: f64,
+    beta: f64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let model = reclaim_core::trace::stand_in::StackModel {
+        tracks,
+        writes,
+        p_repeat,
+        p_near,
+        near,
+        alpha,
+        beta,
+    };
+    let pages = py
+        .allow_threads(|| reclaim_core::trace::stand_in::generate(&model, seed))
+        .map_err(map_err)?;
+    Ok(PyArray1::from_vec(py, pages))
+}
+
 /// Checks the bytes of a converted trace; returns its header as JSON and the byte offsets of
 /// its page ids, request sizes and times.
 #[pyfunction]
@@ -285,6 +315,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTraceConverter>()?;
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;
     m.add_function(wrap_pyfunction!(check_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(stand_in_pages, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
     m.add_function(wrap_pyfunction!(parameters, m)?)?;

@@ -14,6 +14,7 @@ pub mod mqsim;
 pub mod msr;
 pub mod pages;
 pub mod spc;
+pub mod stand_in;
 
 use std::collections::BTreeMap;
 use std::fmt;
