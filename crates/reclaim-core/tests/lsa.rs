@@ -5,9 +5,19 @@ use reclaim_core::config::{Amount, SimConfig, WarmupSpec};
 use reclaim_core::metrics::SimResult;
 use reclaim_core::sim::Simulator;
 
-fn run(policy: &str, placement: &str, gc: &str, workload: &str, seed: u64) -> SimResult {
-    let config = SimConfig {
-        segments: Some(400),
+/// A configuration on 20 pages per segment at spare 0.2 (Stockmeyer's ASU 0.8), fill and a 2×
+/// warm-up, then `writes` × the logical pages measured.
+fn config(
+    segments: u32,
+    policy: &str,
+    placement: &str,
+    gc: &str,
+    workload: &str,
+    writes: f64,
+    seed: u64,
+) -> SimConfig {
+    SimConfig {
+        segments: Some(segments),
         pages_per_segment: 20,
         spare: Some(0.2),
         policy: policy.parse().unwrap(),
@@ -19,11 +29,15 @@ fn run(policy: &str, placement: &str, gc: &str, workload: &str, seed: u64) -> Si
             multiple: 2.0,
             trace_share: 0.0,
         },
-        writes: Some(Amount::Multiple(5.0)),
+        writes: Some(Amount::Multiple(writes)),
         seed,
         ..SimConfig::default()
-    };
-    Simulator::new(&config).unwrap().run().unwrap()
+    }
+}
+
+fn run(policy: &str, placement: &str, gc: &str, workload: &str, seed: u64) -> SimResult {
+    let c = config(400, policy, placement, gc, workload, 5.0, seed);
+    Simulator::new(&c).unwrap().run().unwrap()
 }
 
 fn same(a: &SimResult, b: &SimResult) -> bool {
@@ -156,27 +170,14 @@ fn age_threshold_lets_segments_empty() {
     );
 }
 
+/// Stockmeyer's setting: `MaxEmpty` 1, emptied segments freed at once.
 fn sim(policy: &str, placement: &str, streams: &str, workload: &str, writes: f64) -> Simulator {
-    let config = SimConfig {
-        segments: Some(600),
-        pages_per_segment: 20,
-        spare: Some(0.2),
-        policy: policy.parse().unwrap(),
-        placement: Some(placement.parse().unwrap()),
+    let c = SimConfig {
         streams: streams.parse().unwrap(),
         free_empty: true,
-        gc: "max-empty:k=1".parse().unwrap(),
-        workload: workload.parse().unwrap(),
-        warmup: WarmupSpec {
-            fill: true,
-            multiple: 2.0,
-            trace_share: 0.0,
-        },
-        writes: Some(Amount::Multiple(writes)),
-        seed: 9,
-        ..SimConfig::default()
+        ..config(600, policy, placement, "max-empty:k=1", workload, writes, 9)
     };
-    Simulator::new(&config).unwrap()
+    Simulator::new(&c).unwrap()
 }
 
 /// One destage and one FSC stream (both exponents 0) is the double frontier, bit for bit: the

@@ -10,7 +10,7 @@
 //! (Menon & Stockmeyer §18, Stockmeyer §3). With `buckets=exact` and AT = 0 this is exact greedy
 //! with Fifo (or, with `sort=tree`, oldest-first) ties.
 
-use super::aged_buckets::AgedBuckets;
+use super::aged_buckets::{aged_hooks, AgedBuckets};
 use super::VictimPolicy;
 use crate::clocks::Clocks;
 use crate::store::Store;
@@ -30,22 +30,7 @@ impl AgeThreshold {
 }
 
 impl VictimPolicy for AgeThreshold {
-    fn on_destage(&mut self, now: u64, store: &Store) {
-        self.index.on_destage(now, store);
-    }
-
-    fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
-        self.index.on_seal(seg, user, store);
-    }
-
-    #[inline]
-    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
-        self.index.on_invalidate(seg, store);
-    }
-
-    fn on_remove(&mut self, seg: u32, _store: &Store) {
-        self.index.on_remove(seg);
-    }
+    aged_hooks!();
 
     fn select(&mut self, store: &Store, _clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         let seg = self.index.lowest_head(store)?;

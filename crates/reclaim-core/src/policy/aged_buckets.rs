@@ -34,6 +34,30 @@ use std::collections::BinaryHeap;
 use crate::config::{AgeRule, BucketCount, BucketOrder};
 use crate::store::{Store, NONE};
 
+/// The [`super::VictimPolicy`] hooks of a policy whose candidates are an [`AgedBuckets`] field
+/// `index`: every one is forwarded, only `select` differs.
+macro_rules! aged_hooks {
+    () => {
+        fn on_destage(&mut self, now: u64, store: &Store) {
+            self.index.on_destage(now, store);
+        }
+
+        fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
+            self.index.on_seal(seg, user, store);
+        }
+
+        #[inline]
+        fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
+            self.index.on_invalidate(seg, store);
+        }
+
+        fn on_remove(&mut self, seg: u32, _store: &Store) {
+            self.index.on_remove(seg);
+        }
+    };
+}
+pub(crate) use aged_hooks;
+
 /// `where_` of a segment that is waiting for its age to exceed AT.
 const WAITING: u32 = NONE - 1;
 

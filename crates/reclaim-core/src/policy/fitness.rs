@@ -10,7 +10,7 @@
 //! §9's fit-age-nat.10) makes young segments wait as for [`super::age_threshold`]. Ties of equal
 //! fitness go to the lower utilization.
 
-use super::aged_buckets::AgedBuckets;
+use super::aged_buckets::{aged_hooks, AgedBuckets};
 use super::VictimPolicy;
 use crate::clocks::Clocks;
 use crate::store::Store;
@@ -44,22 +44,7 @@ impl Fitness {
 }
 
 impl VictimPolicy for Fitness {
-    fn on_destage(&mut self, now: u64, store: &Store) {
-        self.index.on_destage(now, store);
-    }
-
-    fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
-        self.index.on_seal(seg, user, store);
-    }
-
-    #[inline]
-    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
-        self.index.on_invalidate(seg, store);
-    }
-
-    fn on_remove(&mut self, seg: u32, _store: &Store) {
-        self.index.on_remove(seg);
-    }
+    aged_hooks!();
 
     fn select(&mut self, store: &Store, _clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         let mut heads = std::mem::take(&mut self.heads);
