@@ -40,6 +40,11 @@ const PLACEMENTS: &[(&str, &str)] = &[
     ("oracle", "cache"),
     ("regions:spare=0.5/0.5", "hole"),
     ("regions:spare=0.5/0.5", "cache"),
+    ("age-sorted:dtg_exp=2,fsc_exp=2", "hole"),
+    (
+        "age-sorted:dtg_exp=2,fsc_exp=1,dtg_sort=1,split=mean",
+        "cache",
+    ),
 ];
 const GCS: &[&str] = &[
     "frontier",
@@ -220,9 +225,9 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
             }
         }
     }
-    // 9 policies × 8 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
+    // 9 policies × 10 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
     // 2 × 2 × 8 × 2 × 4 regions runs of the two policies that draw from the global sealed set.
-    assert_eq!(ran, 9 * 8 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
+    assert_eq!(ran, 9 * 10 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
 }
 
 /// The cache's hit ratio on a hand-computed sequence, through the whole engine: capacity 3 over
