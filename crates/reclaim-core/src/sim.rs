@@ -662,15 +662,7 @@ impl Simulator {
         if !self.placement.pending.is_empty() {
             return self.store_write_pending(write);
         }
-        let age = if self.placement.needs_ages() {
-            self.track_age(self.store.page_map[write.page as usize])
-        } else {
-            0
-        };
-        let s = self
-            .placement
-            .scheme
-            .user_stream(&write, age, &mut self.rng);
+        let s = self.route_user(write, self.store.page_map[write.page as usize]);
         if self.placement.streams[s].seg == NONE {
             self.open_stream(s)?;
         }
@@ -695,6 +687,20 @@ impl Simulator {
             self.open_stream(s)?;
         }
         Ok(())
+    }
+
+    /// The stream of a user write whose page's copy is at `old`, with the copy's age where the
+    /// placement reads ages.
+    #[inline]
+    fn route_user(&mut self, write: Write, old: u32) -> usize {
+        let age = if self.placement.needs_ages() {
+            self.track_age(old)
+        } else {
+            0
+        };
+        self.placement
+            .scheme
+            .user_stream(&write, age, &mut self.rng)
     }
 
     /// The age on the destage clock of the copy of a page at `old` that a write replaces
@@ -887,15 +893,7 @@ impl Simulator {
     fn store_write_pending(&mut self, write: Write) -> Result<()> {
         let page = write.page;
         let old = self.store.page_map[page as usize];
-        let age = if self.placement.needs_ages() {
-            self.track_age(old)
-        } else {
-            0
-        };
-        let s = self
-            .placement
-            .scheme
-            .user_stream(&write, age, &mut self.rng);
+        let s = self.route_user(write, old);
         if old != NONE {
             if old >= self.pending_base {
                 self.unpend(old);
