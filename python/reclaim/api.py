@@ -251,7 +251,9 @@ class SimResult:
         segment_valid_histogram: Fraction of sealed segments by valid-page count, averaged
             over cleaning epochs (Van Houdt Fig. 3).
         series: Per-window arrays ``user_writes``, ``gc_writes``, ``erases``, ``wa``,
-            ``cache_hit_ratio`` (empty without a cache) and ``window``.
+            ``cache_hit_ratio`` (empty without a cache), Stockmeyer's ``collected``, ``emptied``,
+            ``gcu``, ``work_rd_live`` and ``work_rd_all`` (§2.2 per window, e.g. per quarter of a
+            pass, §8), and ``window``.
         logical_pages: Logical pages of the geometry.
         seconds: Wall-clock seconds of the measured phase.
         user_writes_per_second: User writes per second in the measured phase.

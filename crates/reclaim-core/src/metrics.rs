@@ -66,6 +66,8 @@ pub struct Metrics {
     base_erase_counts: Vec<u32>,
     series_base: Counters,
     series: Series,
+    /// Pages per segment (Stockmeyer's `SegTrkCount`), for the per-window work.
+    pps: u32,
 }
 
 /// Per-window time series of the measured phase.
@@ -83,6 +85,18 @@ pub struct Series {
     pub wa: Vec<f64>,
     /// Write-cache hit ratio of each window (empty without a cache).
     pub cache_hit_ratio: Vec<f64>,
+    /// Segments collected in each window, empty ones included (Stockmeyer's `CltdCount` per
+    /// quarter of a pass, §8).
+    pub collected: Vec<u64>,
+    /// Segments collected empty in each window (`EmptyCount`).
+    pub emptied: Vec<u64>,
+    /// GCU of each window: its GC writes over its collected segments' capacity (NaN when none
+    /// was collected).
+    pub gcu: Vec<f64>,
+    /// `WorkRdLive` of each window (Stockmeyer §2.2).
+    pub work_rd_live: Vec<f64>,
+    /// `WorkRdAll` of each window (Stockmeyer §2.2).
+    pub work_rd_all: Vec<f64>,
 }
 
 /// The result of a run: the measured phase only.
@@ -138,6 +152,30 @@ pub struct SimResult {
     pub config: SimConfig,
 }
 
+/// GCU, `WorkRdLive` and `WorkRdAll` of counters taken over some span (Stockmeyer §2.2):
+/// GCU = G / (`CltdCount` × `SegTrkCount`), an empty collection counting as utilization 0;
+/// `WorkRdLive` = 2 × `SegTrkCount` × GCU × `CltdCount`;
+/// `WorkRdAll` = `SegTrkCount` × GCU × `CltdCount` + `SegTrkCount` × (`CltdCount` − `EmptyCount`).
+fn stockmeyer_work(c: &Counters, pps: u32) -> (f64, f64, f64) {
+    let b = f64::from(pps);
+    let n = c.collected as f64;
+    let gcu = if c.collected > 0 {
+        c.gc_writes as f64 / (n * b)
+    } else {
+        f64::NAN
+    };
+    // With nothing collected, no work was done (GCU alone is undefined).
+    let (live, all) = if c.collected > 0 {
+        (
+            2.0 * b * gcu * n,
+            b * gcu * n + b * (c.collected - c.emptied) as f64,
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    (gcu, live, all)
+}
+
 impl Metrics {
     /// Empty metrics for `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32) -> Self {
@@ -152,6 +190,7 @@ impl Metrics {
             base_erase_counts: vec![0; segments as usize],
             series_base: Counters::default(),
             series: Series::default(),
+            pps,
         }
     }
 
@@ -183,6 +222,12 @@ impl Metrics {
         self.series
             .wa
             .push((d.user_writes + d.gc_writes) as f64 / d.user_writes as f64);
+        let (gcu, live, all) = stockmeyer_work(&d, self.pps);
+        self.series.collected.push(d.collected);
+        self.series.emptied.push(d.emptied);
+        self.series.gcu.push(gcu);
+        self.series.work_rd_live.push(live);
+        self.series.work_rd_all.push(all);
         self.series_base = self.counters.clone();
     }
 
@@ -198,12 +243,7 @@ impl Metrics {
         let c = self.counters.minus(&self.base);
         let u = c.user_writes as f64;
         let g = c.gc_writes as f64;
-        let b = f64::from(pps);
-        let gcu = if c.collected > 0 {
-            g / (c.collected as f64 * b)
-        } else {
-            f64::NAN
-        };
+        let (gcu, work_rd_live, work_rd_all) = stockmeyer_work(&c, pps);
         let erase_counts: Vec<u32> = erase_counts
             .iter()
             .zip(&self.base_erase_counts)
@@ -235,8 +275,8 @@ impl Metrics {
             gcu,
             collected: c.collected,
             emptied: c.emptied,
-            work_rd_live: 2.0 * b * gcu * c.collected as f64,
-            work_rd_all: b * gcu * c.collected as f64 + b * (c.collected - c.emptied) as f64,
+            work_rd_live,
+            work_rd_all,
             wear_leveling_index: wli,
             cache_hit_ratio: c.hit_ratio(),
             erase_counts,

@@ -287,3 +287,40 @@ fn decision_trees_share_tracks_evenly() {
         }
     }
 }
+
+/// Statistics per window (Stockmeyer §8's quarters of a pass) add up to the run's: `CltdCount`,
+/// `EmptyCount` and both work measures are sums over collections (§2.2), so the windows'
+/// values sum to the whole run's, and each window's GCU is its GC writes over its collected
+/// capacity.
+#[test]
+fn window_statistics_add_up_to_the_run() {
+    let mut c = config(
+        400,
+        "fitness:buckets=10",
+        "age-sorted",
+        "max-empty:k=1",
+        "hotcold:r=0.9,f=0.1",
+        4.0,
+        3,
+    );
+    c.free_empty = true;
+    c.window = Some(1_600);
+    let r = Simulator::new(&c).unwrap().run().unwrap();
+    let s = &r.series;
+    assert_eq!(s.collected.len(), s.wa.len());
+    assert!(s.collected.len() >= 4, "{} windows", s.collected.len());
+    assert_eq!(s.collected.iter().sum::<u64>(), r.collected);
+    assert_eq!(s.emptied.iter().sum::<u64>(), r.emptied);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.max(1.0);
+    assert!(close(s.work_rd_live.iter().sum(), r.work_rd_live));
+    assert!(close(s.work_rd_all.iter().sum(), r.work_rd_all));
+    for i in 0..s.gcu.len() {
+        let expect = s.gc_writes[i] as f64 / (s.collected[i] as f64 * 20.0);
+        assert!(
+            close(s.gcu[i], expect),
+            "window {i}: {} vs {expect}",
+            s.gcu[i]
+        );
+        assert!(close(s.work_rd_live[i], 2.0 * s.gc_writes[i] as f64));
+    }
+}

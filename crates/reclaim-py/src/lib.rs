@@ -184,6 +184,14 @@ impl PySimulator {
             "cache_hit_ratio",
             PyArray1::from_vec(py, r.series.cache_hit_ratio),
         )?;
+        s.set_item("collected", PyArray1::from_vec(py, r.series.collected))?;
+        s.set_item("emptied", PyArray1::from_vec(py, r.series.emptied))?;
+        s.set_item("gcu", PyArray1::from_vec(py, r.series.gcu))?;
+        s.set_item(
+            "work_rd_live",
+            PyArray1::from_vec(py, r.series.work_rd_live),
+        )?;
+        s.set_item("work_rd_all", PyArray1::from_vec(py, r.series.work_rd_all))?;
         d.set_item("series", s)?;
         d.set_item("config", r.config.to_json())?;
         Ok(d.into_any().unbind())

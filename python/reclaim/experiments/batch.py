@@ -18,7 +18,7 @@ from typing import Any
 
 from reclaim.api import SimConfig
 from reclaim.experiments.spec import Task, engine_version, make_task
-from reclaim.experiments.store import ResultStore, query
+from reclaim.experiments.store import SERIES, ResultStore, query
 from reclaim.experiments.sweep import SweepReport, execute, local_executor
 
 #: A metrics row: the ``tasks`` columns as attributes (``r.wa``, ``r.cleaning_cost``, …).
@@ -36,7 +36,7 @@ def _tasks(configs: Sequence[SimConfig | Mapping[str, Any]]) -> list[Task]:
 
 
 def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db: str | Path | None = None, workers: int | None = None,
-            on_progress: Callable[[int, int], None] | None = None) -> list[Metrics]:
+            on_progress: Callable[[int, int], None] | None = None, series: bool = False) -> list[Metrics]:
     """The metrics of each configuration, in order.
 
     Args:
@@ -45,6 +45,8 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
         db: The results database; ``None`` runs every task and keeps nothing.
         workers: Local worker processes (one per core by default).
         on_progress: Called as ``(done, total)`` as tasks finish.
+        series: Also give each row its time series, ``r.series``: a dict of per-window lists
+            named as the ``series`` table's columns, in window order.
 
     Raises:
         RuntimeError: a task failed (the message names its configuration); the others are kept.
@@ -62,6 +64,7 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
     def failure(task: Task, error: str) -> None:
         failures.append((task, error))
 
+    windows: dict[str, list[dict[str, Any]]] = {}
     if db is None:
         rows: dict[str, dict[str, Any]] = {}
         run = local_executor(workers)
@@ -71,6 +74,7 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
                 done += 1
                 if r["ok"]:
                     rows[r["key"]] = r["row"]["task"]
+                    windows[r["key"]] = r["row"]["series"]
                 else:
                     failures.append((by_key[r["key"]], r["error"]))
             progress(done, len(failures), len(unique))
@@ -90,11 +94,17 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
         listed = ", ".join(f"'{k}'" for k in keys)
         cols, found = query(db, f"SELECT * EXCLUDE (config) FROM tasks WHERE key IN ({listed})")
         rows = {r[0]: dict(zip(cols, r)) for r in found}
+        if series:
+            scols, srows = query(db, f"SELECT * FROM series WHERE key IN ({listed}) ORDER BY key, window_index")
+            for r in srows:
+                windows.setdefault(r[0], []).append(dict(zip(scols, r)))
     if failures:
         task, error = failures[0]
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
         raise RuntimeError(f"a simulation of {sweep} failed{more}: {json.loads(task.canonical)}: {error}")
-    return [Metrics(**rows[t.key]) for t in tasks]
+    if not series:
+        return [Metrics(**rows[t.key]) for t in tasks]
+    return [Metrics(**rows[t.key], series={n: [w[n] for w in windows.get(t.key, [])] for n in SERIES}) for t in tasks]
 
 
 __all__ = ["Metrics", "results"]

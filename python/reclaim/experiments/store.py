@@ -62,6 +62,11 @@ SERIES: dict[str, str] = {
     "erases": "BIGINT",
     "wa": "DOUBLE",
     "cache_hit_ratio": "DOUBLE",
+    "collected": "BIGINT",
+    "emptied": "BIGINT",
+    "gcu": "DOUBLE",
+    "work_rd_live": "DOUBLE",
+    "work_rd_all": "DOUBLE",
 }
 #: Provenance of a row.
 PROVENANCE: dict[str, str] = {
@@ -123,6 +128,10 @@ class ResultStore:
                 c.execute(f'ALTER TABLE tasks ADD COLUMN "{name}" {kind}')
         cols = ", ".join(f'"{k}" {v}' for k, v in SERIES.items())
         c.execute(f"CREATE TABLE IF NOT EXISTS series (key VARCHAR, window_index INTEGER, \"window\" BIGINT, {cols}, PRIMARY KEY (key, window_index))")
+        have = {r[0] for r in c.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'series'").fetchall()}
+        for name, kind in SERIES.items():
+            if name not in have:
+                c.execute(f'ALTER TABLE series ADD COLUMN "{name}" {kind}')
         c.execute("CREATE TABLE IF NOT EXISTS sweep_tasks (sweep VARCHAR, key VARCHAR, point JSON, PRIMARY KEY (sweep, key))")
         c.execute("CREATE TABLE IF NOT EXISTS failures (key VARCHAR PRIMARY KEY, sweep VARCHAR, config JSON, point JSON, error VARCHAR, "
                   "host VARCHAR, failed_at TIMESTAMP WITH TIME ZONE)")

@@ -40,10 +40,10 @@ class Context:
     db: Path | None = None
     workers: int | None = None
 
-    def simulate(self, configs: Sequence[SimConfig]) -> list[Any]:
+    def simulate(self, configs: Sequence[SimConfig], series: bool = False) -> list[Any]:
         """The metrics of each configuration (attributes named as in ``SimResult``), in order:
         run in parallel as tasks of the sweep ``reproduce:NAME[:quick]``, or read from the
-        database when they are there."""
+        database when they are there. ``series``: each also carries its time series."""
         from reclaim.experiments.batch import results
 
         bar = self.progress.add_task(self.name, total=len(configs)) if self.progress is not None else None
@@ -53,7 +53,7 @@ class Context:
                 self.progress.update(bar, completed=done, total=total)
 
         sweep = f"reproduce:{self.name}" + (":quick" if self.quick else "")
-        return results(configs, sweep=sweep, db=self.db, workers=self.workers, on_progress=advance)
+        return results(configs, sweep=sweep, db=self.db, workers=self.workers, on_progress=advance, series=series)
 
 
 @dataclass(frozen=True)
