@@ -34,7 +34,7 @@ test: build lint
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check python tests examples benchmarks
+	$(BIN)/ruff check python tests examples benchmarks scripts
 	$(BIN)/mypy python
 
 # Full-length reproductions of the seeds' tables (long).

@@ -6,7 +6,8 @@ from importlib import resources
 
 import pytest
 
-NAMES = ["vanhoudt_table1.csv", "vanhoudt_table2.csv", "lomet_table1.csv", "lomet_table2.csv", "li_numbers.csv", "dyal_draughn_tables.csv"]
+NAMES = ["vanhoudt_table1.csv", "vanhoudt_table2.csv", "lomet_table1.csv", "lomet_table2.csv", "li_numbers.csv", "dyal_draughn_tables.csv",
+         "stockmeyer_figure1.csv"]
 
 
 @pytest.mark.parametrize("name", NAMES)

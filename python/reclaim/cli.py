@@ -244,10 +244,12 @@ def bench(
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy | dyal-draughn | all")],
+    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | li-greedy | dyal-draughn | stockmeyer | all")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
-    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn: write its figures (PNG) into this folder.")] = None,
+    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, stockmeyer: write their figures (PNG) into this folder.")] = None,
+    trace: Annotated[Path | None, typer.Option(dir_okay=False, help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
+                                               "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in.")] = None,
     db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
     workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
 ) -> None:
@@ -256,21 +258,29 @@ def reproduce(
 
     if name != "all" and name not in REPRODUCTIONS:
         fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)}, or all)")
-    if figures is not None and name not in ("dyal-draughn", "all"):
-        fail(f"`--figures` is for `dyal-draughn` only; `{name}` draws none")
+    if figures is not None and name not in ("dyal-draughn", "stockmeyer", "all"):
+        fail(f"`--figures` is for `dyal-draughn` and `stockmeyer` only; `{name}` draws none")
+    if trace is not None and name != "stockmeyer":
+        fail(f"`--trace` is for `stockmeyer` only; `{name}` runs on its paper's workloads")
     names = list(REPRODUCTIONS) if name == "all" else [name]
     results: dict[str, Any] = {}
     for n in names:
         repro = REPRODUCTIONS[n]
         with progress_bar(enabled=sys.stderr.isatty()) as p:
-            rows = repro.run(quick=quick, progress=p, db=db, workers=workers)
+            try:
+                rows = repro.run(quick=quick, progress=p, db=db, workers=workers, trace=trace)
+            except ValueError as e:
+                fail(str(e))
         results[n] = rows
         if not as_json:
             out.print(repro.table(rows))
     if figures is not None:
-        from reclaim.reproduce.dyal_draughn import figures as draw
+        from reclaim.reproduce import dyal_draughn, stockmeyer
 
-        for path in draw(figures):
+        drawn = dyal_draughn.figures(figures) if "dyal-draughn" in results else []
+        if "stockmeyer" in results:
+            drawn += stockmeyer.figures(results["stockmeyer"], figures)
+        for path in drawn:
             console.print(f"figure: {path}")
     if as_json:
         print_json(results if name == "all" else results[name])

@@ -96,8 +96,8 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
         rows = {r[0]: dict(zip(cols, r)) for r in found}
         if series:
             scols, srows = query(db, f"SELECT * FROM series WHERE key IN ({listed}) ORDER BY key, window_index")
-            for r in srows:
-                windows.setdefault(r[0], []).append(dict(zip(scols, r)))
+            for w in srows:
+                windows.setdefault(w[0], []).append(dict(zip(scols, w)))
     if failures:
         task, error = failures[0]
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""

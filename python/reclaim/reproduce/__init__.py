@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reclaim.reproduce import dyal_draughn, li, lomet, vanhoudt
+from reclaim.reproduce import dyal_draughn, li, lomet, stockmeyer, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
 #: Every reproduction by its name on the command line (and in the results database).
@@ -20,6 +20,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         "lomet-table1": lomet.TABLE1,
         "li-greedy": li.GREEDY,
         "dyal-draughn": dyal_draughn.TABLES,
+        "stockmeyer": stockmeyer.STOCKMEYER,
     }.items()
 }
 

@@ -39,6 +39,8 @@ class Context:
     progress: Progress | None = None
     db: Path | None = None
     workers: int | None = None
+    #: The trace to run on, for reproductions that take one (``stockmeyer``).
+    trace: Path | None = None
 
     def simulate(self, configs: Sequence[SimConfig], series: bool = False) -> list[Any]:
         """The metrics of each configuration (attributes named as in ``SimResult``), in order:
@@ -69,10 +71,13 @@ class Reproduction:
     #: Its name on the command line (and in the results database).
     name: str = "reproduction"
 
-    def run(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None, workers: int | None = None) -> list[Row]:
+    def run(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None, workers: int | None = None,
+            trace: str | Path | None = None) -> list[Row]:
         """Computes every row; ``quick`` is the reduced length CI runs. With ``db``, the
-        simulations are tasks in that results database: only the missing ones run."""
-        return self.compute(Context(self.name, quick, progress, Path(db) if db is not None else None, workers))
+        simulations are tasks in that results database: only the missing ones run. ``trace``:
+        the trace of a reproduction that takes one."""
+        return self.compute(Context(self.name, quick, progress, Path(db) if db is not None else None, workers,
+                                    Path(trace) if trace is not None else None))
 
     def table(self, rows: list[Row]) -> Table | Group:
         """The rows as a printable table (or group of tables)."""
