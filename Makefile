@@ -43,6 +43,7 @@ reproduce: build
 	$(BIN)/reclaim reproduce vanhoudt-table2
 	$(BIN)/reclaim reproduce lomet-table1
 	$(BIN)/reclaim reproduce li-greedy
+	$(BIN)/reclaim reproduce stockmeyer --figures results/figures
 
 # Every analytical model against the simulator (full length), with a figure.
 validate: build
