@@ -119,6 +119,32 @@ impl Cache {
         }
     }
 
+    /// The pages `near`-th and `far`-th (`near` < `far`) from the least recently used one:
+    /// those that misses will evict next, unless hits move them first. For prefetching.
+    #[inline]
+    pub fn lru_pages(&self, near: usize, far: usize) -> (Option<u32>, Option<u32>) {
+        if self.nodes.len() < self.capacity {
+            // Nothing is evicted until the cache is full.
+            return (None, None);
+        }
+        let mut i = self.tail;
+        let mut found = (None, None);
+        for k in 0..=far {
+            if i == END {
+                break;
+            }
+            let node = &self.nodes[i as usize];
+            if k == near {
+                found.0 = Some(node.write.page);
+            }
+            if k == far {
+                found.1 = Some(node.write.page);
+            }
+            i = node.prev;
+        }
+        found
+    }
+
     /// A write through the cache.
     pub fn access(&mut self, write: Write) -> Access {
         if let Some(&i) = self.index.get(&write.page) {
@@ -180,6 +206,25 @@ mod tests {
         assert_eq!(evicted, vec![2, 3, 1, 4, 2]);
         assert_eq!(c.len(), 3);
         assert!(c.contains(3) && c.contains(1) && c.contains(5) && !c.contains(2));
+    }
+
+    /// The pages named for prefetching are those the next misses evict, in LRU order.
+    #[test]
+    fn lru_pages_name_the_next_evictions() {
+        let mut c = Cache::new(3);
+        c.access(w(1));
+        c.access(w(2));
+        assert_eq!(
+            c.lru_pages(0, 1),
+            (None, None),
+            "nothing is evicted before the cache fills"
+        );
+        c.access(w(3));
+        c.access(w(1)); // [1 3 2]: 2, then 3, then 1 go next
+        assert_eq!(c.lru_pages(0, 2), (Some(2), Some(1)));
+        assert_eq!(c.lru_pages(1, 5), (Some(3), None));
+        assert_eq!(c.access(w(4)), Access::Miss(Some(w(2))));
+        assert_eq!(c.access(w(5)), Access::Miss(Some(w(3))));
     }
 
     #[test]

@@ -215,6 +215,8 @@ pub struct Simulator {
     gc: GcSpec,
     /// Live pages of the current cleaning batch and their victims.
     batch: Vec<Gathered>,
+    /// Scratch: the streams of a victim's run of pages (`route_victim_run`).
+    run_streams: Vec<u32>,
     victims: Vec<Victim>,
     clocks: Clocks,
     /// Workload writes issued (fill included): the run's progress.
@@ -329,6 +331,7 @@ impl Simulator {
             rng,
             gc: config.gc,
             batch: Vec::with_capacity(pps as usize),
+            run_streams: Vec::with_capacity(pps as usize),
             victims: Vec::new(),
             clocks: Clocks::default(),
             issued: 0,
@@ -585,23 +588,39 @@ impl Simulator {
 
     fn workload_writes(&mut self, n: u64) -> Result<()> {
         for _ in 0..n {
-            // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
-            // page-map lookup is the hot loop's main cache miss.
+            // Writes are drawn a few ahead and the page-map entries of the pages that will reach
+            // the store prefetched: the page-map lookup is the hot loop's main cache miss.
+            // Without a write cache those are the writes drawn; with one, the cache's least
+            // recently used pages, which its misses evict in that order.
             while self.ahead.len() < AHEAD {
                 let w = self.workload.next(&mut self.workload_rng);
-                prefetch(&self.store.page_map[w.page as usize]);
+                if self.cache.is_none() {
+                    prefetch(&self.store.page_map[w.page as usize]);
+                }
                 self.ahead.push_back(w);
             }
+            let (near, far) = match &self.cache {
+                None => (Some(self.ahead[AHEAD / 2].page), None),
+                Some(cache) => cache.lru_pages(AHEAD / 2, AHEAD),
+            };
+            if let Some(page) = far {
+                prefetch(&self.store.page_map[page as usize]);
+            }
             // Second stage: a page whose page-map entry has arrived by now has its old slot's
-            // reverse-map entry, its segment's valid count and the policy's index entry
-            // prefetched: the other misses of a user write (the invalidation).
-            let slot = self.store.page_map[self.ahead[AHEAD / 2].page as usize];
-            // Past the slots: not written, or waiting in a stream (`streams = cache`).
-            if (slot as usize) < self.store.reverse.len() {
-                prefetch(&self.store.reverse[slot as usize]);
-                let seg = self.store.segment_of(slot);
-                prefetch(&self.store.valid[seg as usize]);
-                self.policies[self.region_of(seg)].prefetch(seg);
+            // reverse-map entry, its segment's valid count and state and the policy's index
+            // entry prefetched: the other misses of a user write (the invalidation).
+            if let Some(page) = near {
+                let slot = self.store.page_map[page as usize];
+                // Past the slots: not written, or waiting in a stream (`streams = cache`).
+                if (slot as usize) < self.store.reverse.len() {
+                    prefetch(&self.store.reverse[slot as usize]);
+                    let seg = self.store.segment_of(slot);
+                    prefetch(&self.store.valid[seg as usize]);
+                    if !self.store.dseq.is_empty() {
+                        prefetch(&self.store.dseq[seg as usize]);
+                    }
+                    self.policies[self.region_of(seg)].prefetch(seg);
+                }
             }
             let w = self.ahead.pop_front().expect("filled above");
             self.user_write(w)?;
@@ -1126,35 +1145,53 @@ impl Simulator {
         let mut i = 0;
         while i < batch.len() {
             let victim = self.victims[batch[i].victim as usize];
+            let run = batch[i..]
+                .iter()
+                .take_while(|g| g.victim == batch[i].victim)
+                .count();
+            let pages = &batch[i..i + run];
             let step = if let Some(s) = self.placement.scheme.victim_stream(&victim) {
-                let run = batch[i..]
-                    .iter()
-                    .take_while(|g| g.victim == batch[i].victim)
-                    .count();
-                self.append_run(s, &batch[i..i + run], &victim)
-                    .map(|()| run)
+                self.append_run(s, pages, &victim)
             } else {
-                let class = self
-                    .page_class
-                    .get(batch[i].page as usize)
-                    .copied()
-                    .unwrap_or(0);
-                let age = self.clocks.destage.saturating_sub(victim.dseq);
-                let s =
-                    self.placement
-                        .scheme
-                        .gc_stream(&batch[i], &victim, class, age, &mut self.rng);
-                self.append_run(s, &batch[i..=i], &victim).map(|()| 1)
+                self.route_pages(pages, &victim)
             };
-            match step {
-                Ok(n) => i += n,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
+            if let Err(e) = step {
+                result = Err(e);
+                break;
             }
+            i += run;
         }
         self.batch = batch;
+        result
+    }
+
+    /// Relocates `pages`, all of `victim`, routing them as a run where the scheme can (see
+    /// [`Scheme::gc_streams`]) and page by page otherwise.
+    fn route_pages(&mut self, pages: &[Gathered], victim: &Victim) -> Result<()> {
+        let age = self.clocks.destage.saturating_sub(victim.dseq);
+        let mut streams = std::mem::take(&mut self.run_streams);
+        let result = if pages.len() > 1
+            && self.placement.scheme.gc_streams(
+                victim,
+                age,
+                pages.len(),
+                &mut streams,
+                &mut self.rng,
+            ) {
+            pages.iter().zip(&streams).try_for_each(|(g, &s)| {
+                self.append_run(s as usize, std::slice::from_ref(g), victim)
+            })
+        } else {
+            pages.iter().try_for_each(|g| {
+                let class = self.page_class.get(g.page as usize).copied().unwrap_or(0);
+                let s = self
+                    .placement
+                    .scheme
+                    .gc_stream(g, victim, class, age, &mut self.rng);
+                self.append_run(s, std::slice::from_ref(g), victim)
+            })
+        };
+        self.run_streams = streams;
         result
     }
 

@@ -101,6 +101,19 @@ pub trait Scheme {
         age: u64,
         rng: &mut SimRng,
     ) -> usize;
+    /// The streams of `n` relocated pages of `victim`, in order, into `out`, when the scheme
+    /// routes a victim's pages together with the same result as page by page (`age` as for
+    /// [`Self::gc_stream`]); false to be asked page by page.
+    fn gc_streams(
+        &mut self,
+        _victim: &Victim,
+        _age: u64,
+        _n: usize,
+        _out: &mut Vec<u32>,
+        _rng: &mut SimRng,
+    ) -> bool {
+        false
+    }
     /// The stream of every relocated page of `victim`, when it does not depend on the page;
     /// `None` makes the cleaner ask [`Self::gc_stream`] page by page.
     fn victim_stream(&self, _victim: &Victim) -> Option<usize> {
@@ -129,7 +142,7 @@ pub enum Schemes {
     /// See [`regions::Regions`].
     Regions(regions::Regions),
     /// See [`age_sorted::AgeSorted`].
-    AgeSorted(age_sorted::AgeSorted),
+    AgeSorted(Box<age_sorted::AgeSorted>),
 }
 
 macro_rules! dispatch {
@@ -159,6 +172,17 @@ impl Scheme for Schemes {
         rng: &mut SimRng,
     ) -> usize {
         dispatch!(self, s => s.gc_stream(page, victim, class, age, rng))
+    }
+    #[inline]
+    fn gc_streams(
+        &mut self,
+        victim: &Victim,
+        age: u64,
+        n: usize,
+        out: &mut Vec<u32>,
+        rng: &mut SimRng,
+    ) -> bool {
+        dispatch!(self, s => s.gc_streams(victim, age, n, out, rng))
     }
     #[inline]
     fn victim_stream(&self, victim: &Victim) -> Option<usize> {
@@ -246,7 +270,7 @@ impl Placement {
                 let scheme = age_sorted::AgeSorted::new(dtg, fsc);
                 let (d, f) = (scheme.destage_streams(), scheme.fsc_streams());
                 Placement {
-                    scheme: Schemes::AgeSorted(scheme),
+                    scheme: Schemes::AgeSorted(Box::new(scheme)),
                     streams: (0..d)
                         .map(|_| Stream::closed(true, 0))
                         .chain((0..f).map(|_| Stream::closed(false, 0)))
