@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from reclaim.bench import PLACEMENTS, compare_revisions, measure_placements
+from reclaim.bench import FITNESS_TREE, PLACEMENTS, compare_revisions, measure_placements, measure_share
 
 
 def test_every_placement_row_runs_and_amplifies():
@@ -20,3 +20,12 @@ def test_compare_names_a_bad_revision():
         compare_revisions("no-such-revision-anywhere", runs=1, show=False)
     with pytest.raises(ValueError, match="`runs`"):
         compare_revisions("HEAD", runs=0, show=False)
+
+
+def test_the_share_of_greedy_names_its_row_and_bounds_its_median():
+    share = measure_share(runs=3, writes="0.2x")
+    assert share["row"] == FITNESS_TREE and FITNESS_TREE in dict(PLACEMENTS)
+    assert share["pairs"] == 3
+    assert 0 < share["low"] <= share["median"] <= share["high"]
+    with pytest.raises(ValueError, match="`runs`"):
+        measure_share(runs=0, writes="0.2x")

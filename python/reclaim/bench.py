@@ -50,6 +50,8 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
         "policy": "fitness:buckets=10,sort=tree", "placement": "age-sorted", "streams": "cache",
         "cache": 320, "gc": "max-empty:k=1", "free_empty": True}),
 )
+#: The row whose speed is also reported as a share of greedy's, measured in interleaved pairs.
+FITNESS_TREE = "fitness-tree, 16+16 cache streams, cache 320"
 TB_PAGES = 1 << 28  # 1 TiB / 4 KiB
 TB_PAGES_PER_SEGMENT = 64
 
@@ -111,6 +113,21 @@ def measure_placements(runs: int, writes: str) -> dict[str, Any]:
     for name, overrides in PLACEMENTS:
         out[name] = _medians([simulate(speed_config("greedy", writes, seed), **overrides) for seed in range(1, runs + 1)])
     return out
+
+
+def measure_share(runs: int, writes: str, row: str = FITNESS_TREE) -> dict[str, Any]:
+    """A placement row's page writes/s as a share of plain greedy's, from ``runs`` pairs of runs
+    (greedy, then the row, same seed) one right after the other: the machines are shared and
+    their speed drifts over minutes, which a ratio of separate medians would absorb. The median
+    of the pairs' ratios, with the lowest and highest."""
+    _check_runs(runs)
+    overrides = dict(PLACEMENTS)[row]
+    ratios = []
+    for seed in range(1, runs + 1):
+        greedy = simulate(speed_config("greedy", writes, seed)).page_writes_per_second
+        other = simulate(speed_config("greedy", writes, seed), **overrides).page_writes_per_second
+        ratios.append(other / greedy)
+    return {"row": row, "pairs": runs, "median": statistics.median(ratios), "low": min(ratios), "high": max(ratios)}
 
 
 def _repository() -> Path:
@@ -280,6 +297,7 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
         report["policies"][policy] = _medians([simulate(speed_config(policy, writes, seed)) for seed in range(1, runs + 1)])
     if placements:
         report["placements"] = measure_placements(runs, writes)
+        report["share_of_greedy"] = measure_share(runs, writes)
     if memory:
         report |= measure_memory()
     if models:
@@ -292,6 +310,9 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
         if placements:
             c.print(_speed_table("greedy with one placement scheme or option changed", "placement / option",
                                  report["placements"]))
+            sh = report["share_of_greedy"]
+            c.print(f"{sh['row']}: {sh['median']:.3f} × greedy's page writes/s "
+                    f"(median of {sh['pairs']} interleaved pairs, {sh['low']:.3f}–{sh['high']:.3f})")
         if memory:
             c.print(
                 f"1 TB geometry ({report['tb_physical_pages']:,} pages of 4 KiB, {report['tb_segments']:,} segments): "

@@ -8,27 +8,121 @@
 //! used page, whose write is the one the store sees. Pages still in the cache when the run ends
 //! are not written to the store.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use crate::workload::Write;
 
-/// Multiplicative hashing of a page id (the keys are plain integers; `SipHash` would cost more
-/// than the rest of a cache access).
-#[derive(Default)]
-struct PageHasher(u64);
+/// Page → node index of the cached pages: open addressing with linear probing at a load of at
+/// most one half, and backward-shift deletion (no tombstones, so probes stay short however many
+/// pages pass through). A general-purpose map costs more than the rest of a cache access.
+#[derive(Clone, Debug)]
+struct Index {
+    /// (page, node); `page == FREE` for an empty slot.
+    slots: Vec<(u32, u32)>,
+    /// `slots.len() − 1`, a power of two less one.
+    mask: usize,
+    /// log2 `slots.len()`.
+    bits: u32,
+    /// Pages held.
+    len: usize,
+}
 
-impl Hasher for PageHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// An empty slot (no page has this id: it is the page map's "no slot" mark).
+const FREE: u32 = u32::MAX;
+
+impl Index {
+    /// Room for `pages` without growing (at most 2^20 set aside up front; it doubles as it fills).
+    fn new(pages: usize) -> Self {
+        let len = (2 * pages.min(1 << 20)).next_power_of_two().max(2);
+        Index {
+            slots: vec![(FREE, 0); len],
+            mask: len - 1,
+            bits: len.trailing_zeros(),
+            len: 0,
         }
     }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+
+    /// Twice the slots, every entry placed again.
+    #[cold]
+    fn grow(&mut self) {
+        let old = std::mem::replace(self, Index::new(0));
+        let len = 2 * old.slots.len();
+        *self = Index {
+            slots: vec![(FREE, 0); len],
+            mask: len - 1,
+            bits: len.trailing_zeros(),
+            len: 0,
+        };
+        for (page, node) in old.slots {
+            if page != FREE {
+                self.insert(page, node);
+            }
+        }
+    }
+
+    /// The slot a page's probe starts at (Fibonacci hashing).
+    #[inline]
+    fn home(&self, page: u32) -> usize {
+        (u64::from(page).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// The slot holding `page`, or the empty slot where it would go.
+    #[inline]
+    fn probe(&self, page: u32) -> usize {
+        let mut i = self.home(page);
+        loop {
+            let k = self.slots[i].0;
+            if k == page || k == FREE {
+                return i;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    #[inline]
+    fn get(&self, page: u32) -> Option<u32> {
+        let (k, v) = self.slots[self.probe(page)];
+        (k == page).then_some(v)
+    }
+
+    #[inline]
+    fn insert(&mut self, page: u32, node: u32) {
+        debug_assert_ne!(page, FREE);
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let i = self.probe(page);
+        if self.slots[i].0 == FREE {
+            self.len += 1;
+        }
+        self.slots[i] = (page, node);
+    }
+
+    /// Removes `page` (cached): later entries of its probe run move back over the hole, so
+    /// that every entry stays reachable from its home slot.
+    #[inline]
+    fn remove(&mut self, page: u32) {
+        let mut hole = self.probe(page);
+        debug_assert_eq!(self.slots[hole].0, page);
+        let mut j = hole;
+        loop {
+            j = (j + 1) & self.mask;
+            let k = self.slots[j].0;
+            if k == FREE {
+                break;
+            }
+            // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
+            let h = self.home(k);
+            let stays = if hole <= j {
+                hole < h && h <= j
+            } else {
+                hole < h || h <= j
+            };
+            if !stays {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+        }
+        self.slots[hole].0 = FREE;
+        self.len -= 1;
     }
 }
 
@@ -57,7 +151,7 @@ pub enum Access {
 pub struct Cache {
     capacity: usize,
     nodes: Vec<Node>,
-    index: HashMap<u32, u32, BuildHasherDefault<PageHasher>>,
+    index: Index,
     /// Most recently used.
     head: u32,
     /// Least recently used.
@@ -68,11 +162,10 @@ impl Cache {
     /// An empty cache of `capacity` ≥ 1 pages.
     pub fn new(capacity: usize) -> Self {
         assert!(capacity >= 1, "the cache size is validated to be ≥ 1");
-        let reserve = capacity.min(1 << 20);
         Cache {
             capacity,
-            nodes: Vec::with_capacity(reserve),
-            index: HashMap::with_capacity_and_hasher(reserve, BuildHasherDefault::default()),
+            nodes: Vec::with_capacity(capacity.min(1 << 20)),
+            index: Index::new(capacity),
             head: END,
             tail: END,
         }
@@ -90,7 +183,7 @@ impl Cache {
 
     /// True when `page` is cached.
     pub fn contains(&self, page: u32) -> bool {
-        self.index.contains_key(&page)
+        self.index.get(page).is_some()
     }
 
     fn unlink(&mut self, i: u32) {
@@ -147,7 +240,7 @@ impl Cache {
 
     /// A write through the cache.
     pub fn access(&mut self, write: Write) -> Access {
-        if let Some(&i) = self.index.get(&write.page) {
+        if let Some(i) = self.index.get(write.page) {
             // The newest record replaces the cached one (its class may differ).
             self.nodes[i as usize].write = write;
             if self.head != i {
@@ -169,7 +262,7 @@ impl Cache {
         }
         let i = self.tail;
         let evicted = self.nodes[i as usize].write;
-        self.index.remove(&evicted.page);
+        self.index.remove(evicted.page);
         self.unlink(i);
         self.nodes[i as usize].write = write;
         self.index.insert(write.page, i);
@@ -225,6 +318,41 @@ mod tests {
         assert_eq!(c.lru_pages(1, 5), (Some(3), None));
         assert_eq!(c.access(w(4)), Access::Miss(Some(w(2))));
         assert_eq!(c.access(w(5)), Access::Miss(Some(w(3))));
+    }
+
+    /// The index agrees with a standard map through a long random mix of inserts and removals
+    /// over a small key space (long probe runs, wrap-around, backward shifts) and through growth.
+    #[test]
+    fn the_index_agrees_with_a_map() {
+        use rand::{Rng, SeedableRng};
+        use std::collections::HashMap;
+        let mut rng = crate::SimRng::seed_from_u64(5);
+        for start in [4, 64] {
+            let mut index = Index::new(start);
+            let mut model: HashMap<u32, u32> = HashMap::new();
+            for step in 0..200_000u32 {
+                let page = rng.random_range(0..300);
+                let limit = if step < 100_000 { 40 } else { 250 };
+                if model.contains_key(&page) && (model.len() >= limit || rng.random::<bool>()) {
+                    index.remove(page);
+                    model.remove(&page);
+                } else if model.len() < limit {
+                    index.insert(page, step);
+                    model.insert(page, step);
+                }
+                if step % 997 == 0 {
+                    for p in 0..300 {
+                        assert_eq!(
+                            index.get(p),
+                            model.get(&p).copied(),
+                            "page {p} at step {step}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(index.len, model.len());
+            assert!(index.slots.len() >= 2 * model.len());
+        }
     }
 
     #[test]

@@ -591,7 +591,9 @@ impl Simulator {
             // Writes are drawn a few ahead and the page-map entries of the pages that will reach
             // the store prefetched: the page-map lookup is the hot loop's main cache miss.
             // Without a write cache those are the writes drawn; with one, the cache's least
-            // recently used pages, which its misses evict in that order.
+            // recently used pages, which its misses evict in that order: one and two evictions
+            // ahead, as a write through a cache (hits, then a destage with its cleaning) takes
+            // longer than the few writes of lead the plain loop needs.
             while self.ahead.len() < AHEAD {
                 let w = self.workload.next(&mut self.workload_rng);
                 if self.cache.is_none() {
@@ -601,7 +603,7 @@ impl Simulator {
             }
             let (near, far) = match &self.cache {
                 None => (Some(self.ahead[AHEAD / 2].page), None),
-                Some(cache) => cache.lru_pages(AHEAD / 2, AHEAD),
+                Some(cache) => cache.lru_pages(1, 2),
             };
             if let Some(page) = far {
                 prefetch(&self.store.page_map[page as usize]);
