@@ -587,47 +587,68 @@ impl Simulator {
     }
 
     fn workload_writes(&mut self, n: u64) -> Result<()> {
+        if self.cache.is_some() {
+            return self.workload_writes_cached(n);
+        }
         for _ in 0..n {
-            // Writes are drawn a few ahead and the page-map entries of the pages that will reach
-            // the store prefetched: the page-map lookup is the hot loop's main cache miss.
-            // Without a write cache those are the writes drawn; with one, the cache's least
-            // recently used pages, which its misses evict in that order: one and two evictions
-            // ahead, as a write through a cache (hits, then a destage with its cleaning) takes
-            // longer than the few writes of lead the plain loop needs.
+            // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
+            // page-map lookup is the hot loop's main cache miss.
             while self.ahead.len() < AHEAD {
                 let w = self.workload.next(&mut self.workload_rng);
-                if self.cache.is_none() {
-                    prefetch(&self.store.page_map[w.page as usize]);
-                }
+                prefetch(&self.store.page_map[w.page as usize]);
                 self.ahead.push_back(w);
             }
-            let (near, far) = match &self.cache {
-                None => (Some(self.ahead[AHEAD / 2].page), None),
-                Some(cache) => cache.lru_pages(1, 2),
-            };
-            if let Some(page) = far {
-                prefetch(&self.store.page_map[page as usize]);
-            }
             // Second stage: a page whose page-map entry has arrived by now has its old slot's
-            // reverse-map entry, its segment's valid count and state and the policy's index
-            // entry prefetched: the other misses of a user write (the invalidation).
-            if let Some(page) = near {
-                let slot = self.store.page_map[page as usize];
-                // Past the slots: not written, or waiting in a stream (`streams = cache`).
-                if (slot as usize) < self.store.reverse.len() {
-                    prefetch(&self.store.reverse[slot as usize]);
-                    let seg = self.store.segment_of(slot);
-                    prefetch(&self.store.valid[seg as usize]);
-                    if !self.store.dseq.is_empty() {
-                        prefetch(&self.store.dseq[seg as usize]);
-                    }
-                    self.policies[self.region_of(seg)].prefetch(seg);
-                }
-            }
+            // reverse-map entry, its segment's valid count and the policy's index entry
+            // prefetched: the other misses of a user write (the invalidation).
+            self.prefetch_old_copy(self.ahead[AHEAD / 2].page);
             let w = self.ahead.pop_front().expect("filled above");
             self.user_write(w)?;
         }
         Ok(())
+    }
+
+    /// [`Self::workload_writes`] through a write cache. The pages that reach the store are the
+    /// cache's least recently used, which its misses evict in that order; their page-map
+    /// entries are prefetched one and two evictions ahead (a write through a cache, hits and
+    /// then a destage with its cleaning, takes longer than the few writes of lead the plain
+    /// loop needs), then their old copies' entries as above.
+    fn workload_writes_cached(&mut self, n: u64) -> Result<()> {
+        let ages = !self.store.dseq.is_empty();
+        for _ in 0..n {
+            let w = self.workload.next(&mut self.workload_rng);
+            let (near, far) = self
+                .cache
+                .as_ref()
+                .expect("called with a cache")
+                .lru_pages(1, 2);
+            if let Some(page) = far {
+                prefetch(&self.store.page_map[page as usize]);
+            }
+            if let Some(page) = near {
+                let slot = self.prefetch_old_copy(page);
+                if ages && (slot as usize) < self.store.reverse.len() {
+                    prefetch(&self.store.dseq[self.store.segment_of(slot) as usize]);
+                }
+            }
+            self.user_write(w)?;
+        }
+        Ok(())
+    }
+
+    /// Prefetches what rewriting `page` touches of its current copy (past the slots: not
+    /// written, or waiting in a stream): its reverse-map entry, its segment's valid count and
+    /// the policy's index entry. Returns the copy's slot.
+    #[inline]
+    fn prefetch_old_copy(&self, page: u32) -> u32 {
+        let slot = self.store.page_map[page as usize];
+        if (slot as usize) < self.store.reverse.len() {
+            prefetch(&self.store.reverse[slot as usize]);
+            let seg = self.store.segment_of(slot);
+            prefetch(&self.store.valid[seg as usize]);
+            self.policies[self.region_of(seg)].prefetch(seg);
+        }
+        slot
     }
 
     /// One workload write, through the write cache if there is one.
