@@ -215,7 +215,7 @@ pub struct Simulator {
     gc: GcSpec,
     /// Live pages of the current cleaning batch and their victims.
     batch: Vec<Gathered>,
-    /// Scratch: the streams of a victim's run of pages (`route_victim_run`).
+    /// Scratch: the streams of a victim's run of pages (`route_pages`).
     run_streams: Vec<u32>,
     victims: Vec<Victim>,
     clocks: Clocks,
@@ -601,7 +601,14 @@ impl Simulator {
             // Second stage: a page whose page-map entry has arrived by now has its old slot's
             // reverse-map entry, its segment's valid count and the policy's index entry
             // prefetched: the other misses of a user write (the invalidation).
-            self.prefetch_old_copy(self.ahead[AHEAD / 2].page);
+            let slot = self.store.page_map[self.ahead[AHEAD / 2].page as usize];
+            // Past the slots: not written, or waiting in a stream (`streams = cache`).
+            if (slot as usize) < self.store.reverse.len() {
+                prefetch(&self.store.reverse[slot as usize]);
+                let seg = self.store.segment_of(slot);
+                prefetch(&self.store.valid[seg as usize]);
+                self.policies[self.region_of(seg)].prefetch(seg);
+            }
             let w = self.ahead.pop_front().expect("filled above");
             self.user_write(w)?;
         }
@@ -612,7 +619,8 @@ impl Simulator {
     /// cache's least recently used, which its misses evict in that order; their page-map
     /// entries are prefetched one and two evictions ahead (a write through a cache, hits and
     /// then a destage with its cleaning, takes longer than the few writes of lead the plain
-    /// loop needs), then their old copies' entries as above.
+    /// loop needs), then their old copies' entries as in the plain loop, with the destage
+    /// number where the placement reads ages.
     fn workload_writes_cached(&mut self, n: u64) -> Result<()> {
         let ages = !self.store.dseq.is_empty();
         for _ in 0..n {
@@ -626,29 +634,20 @@ impl Simulator {
                 prefetch(&self.store.page_map[page as usize]);
             }
             if let Some(page) = near {
-                let slot = self.prefetch_old_copy(page);
-                if ages && (slot as usize) < self.store.reverse.len() {
-                    prefetch(&self.store.dseq[self.store.segment_of(slot) as usize]);
+                let slot = self.store.page_map[page as usize];
+                if (slot as usize) < self.store.reverse.len() {
+                    prefetch(&self.store.reverse[slot as usize]);
+                    let seg = self.store.segment_of(slot);
+                    prefetch(&self.store.valid[seg as usize]);
+                    if ages {
+                        prefetch(&self.store.dseq[seg as usize]);
+                    }
+                    self.policies[self.region_of(seg)].prefetch(seg);
                 }
             }
             self.user_write(w)?;
         }
         Ok(())
-    }
-
-    /// Prefetches what rewriting `page` touches of its current copy (past the slots: not
-    /// written, or waiting in a stream): its reverse-map entry, its segment's valid count and
-    /// the policy's index entry. Returns the copy's slot.
-    #[inline]
-    fn prefetch_old_copy(&self, page: u32) -> u32 {
-        let slot = self.store.page_map[page as usize];
-        if (slot as usize) < self.store.reverse.len() {
-            prefetch(&self.store.reverse[slot as usize]);
-            let seg = self.store.segment_of(slot);
-            prefetch(&self.store.valid[seg as usize]);
-            self.policies[self.region_of(seg)].prefetch(seg);
-        }
-        slot
     }
 
     /// One workload write, through the write cache if there is one.
@@ -1190,6 +1189,8 @@ impl Simulator {
 
     /// Relocates `pages`, all of `victim`, routing them as a run where the scheme can (see
     /// [`Scheme::gc_streams`]) and page by page otherwise.
+    // Once per victim; kept out of `clean`, whose loop is plain greedy's hot path.
+    #[inline(never)]
     fn route_pages(&mut self, pages: &[Gathered], victim: &Victim) -> Result<()> {
         let age = self.clocks.destage.saturating_sub(victim.dseq);
         let mut streams = std::mem::take(&mut self.run_streams);
