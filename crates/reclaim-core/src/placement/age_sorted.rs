@@ -171,6 +171,8 @@ impl DecisionTree {
     /// only on the tracks that reach it, in their order, so each node can take its tracks in
     /// one pass with its state held in registers. The random lower levels draw for each track
     /// in turn, after its sorting levels, as `route` does.
+    // Once per victim; out of line keeps its loops' state in registers.
+    #[inline(never)]
     pub fn route_run(&mut self, age: u64, n: usize, out: &mut Vec<u32>, rng: &mut SimRng) {
         out.clear();
         if self.fresh > 0 || n < 2 {
@@ -239,7 +241,9 @@ impl DecisionTree {
 
     /// Passes the tracks `tracks` (all of fixed-point age `a`) through node `node` in order with
     /// `step`; leaves the left-goers first in `tracks`, in order, then the right-goers, and
-    /// returns how many went left.
+    /// returns how many went left. Tracks of one age mostly all go the way the first went (a
+    /// boundary moves by a small step per track), so that prefix is stepped without moving
+    /// any track.
     #[inline]
     fn split_group(
         &mut self,
@@ -250,15 +254,38 @@ impl DecisionTree {
         right: &mut Vec<u32>,
         step: fn(&mut Node, i64, Weight) -> bool,
     ) -> usize {
+        let n = tracks.len();
         let mut st = self.nodes[node];
+        let first = step(&mut st, a, w);
+        let mut k = 1; // tracks stepped the way the first went
+        let mut turned = false;
+        while k < n {
+            if step(&mut st, a, w) != first {
+                turned = true;
+                break;
+            }
+            k += 1;
+        }
+        if !turned {
+            self.nodes[node] = st;
+            return if first { 0 } else { n };
+        }
+        // Tracks 0..k went `first`, track k the other way (already stepped); the rest in turn.
         right.clear();
-        let mut left = 0;
-        for k in 0..tracks.len() {
-            let t = tracks[k];
+        let mut left = if first {
+            right.extend_from_slice(&tracks[..k]);
+            tracks[0] = tracks[k];
+            1
+        } else {
+            right.push(tracks[k]);
+            k
+        };
+        for j in k + 1..n {
+            let track = tracks[j];
             if step(&mut st, a, w) {
-                right.push(t);
+                right.push(track);
             } else {
-                tracks[left] = t;
+                tracks[left] = track;
                 left += 1;
             }
         }
