@@ -1202,9 +1202,25 @@ impl Simulator {
                 &mut streams,
                 &mut self.rng,
             ) {
-            pages.iter().zip(&streams).try_for_each(|(g, &s)| {
-                self.append_run(s as usize, std::slice::from_ref(g), victim)
-            })
+            if self.placement.pending.is_empty() {
+                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
+                    self.append_run(s as usize, std::slice::from_ref(g), victim)
+                })
+            } else {
+                // `append_pending` page by page, without its calls.
+                let pps = self.store.pps as usize;
+                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
+                    let s = s as usize;
+                    if self.placement.pending[s].len() == pps {
+                        self.flush_gc(s)?;
+                    }
+                    let f = &mut self.placement.streams[s];
+                    f.stamp = f.stamp.max(victim.stamp);
+                    f.dseq = f.dseq.max(victim.dseq);
+                    self.pend(s, g.page);
+                    Ok(())
+                })
+            }
         } else {
             pages.iter().try_for_each(|g| {
                 let class = self.page_class.get(g.page as usize).copied().unwrap_or(0);
