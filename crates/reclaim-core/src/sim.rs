@@ -1038,16 +1038,21 @@ impl Simulator {
     /// written out when a page arrives and finds it full, not as it fills: a full victim's
     /// pages, moved whole, then need one segment, the victim's own.
     fn append_pending(&mut self, s: usize, pages: &[Gathered], victim: &Victim) -> Result<()> {
-        let pps = self.store.pps as usize;
-        for g in pages {
-            if self.placement.pending[s].len() == pps {
-                self.flush_gc(s)?;
-            }
-            let f = &mut self.placement.streams[s];
-            f.stamp = f.stamp.max(victim.stamp);
-            f.dseq = f.dseq.max(victim.dseq);
-            self.pend(s, g.page);
+        pages
+            .iter()
+            .try_for_each(|g| self.pend_relocated(s, g.page, victim))
+    }
+
+    /// One relocated page of `victim` into cache stream `s`, which is written out first if full.
+    #[inline]
+    fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
+        if self.placement.pending[s].len() == self.store.pps as usize {
+            self.flush_gc(s)?;
         }
+        let f = &mut self.placement.streams[s];
+        f.stamp = f.stamp.max(victim.stamp);
+        f.dseq = f.dseq.max(victim.dseq);
+        self.pend(s, page);
         Ok(())
     }
 
@@ -1207,19 +1212,10 @@ impl Simulator {
                     self.append_run(s as usize, std::slice::from_ref(g), victim)
                 })
             } else {
-                // `append_pending` page by page, without its calls.
-                let pps = self.store.pps as usize;
-                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
-                    let s = s as usize;
-                    if self.placement.pending[s].len() == pps {
-                        self.flush_gc(s)?;
-                    }
-                    let f = &mut self.placement.streams[s];
-                    f.stamp = f.stamp.max(victim.stamp);
-                    f.dseq = f.dseq.max(victim.dseq);
-                    self.pend(s, g.page);
-                    Ok(())
-                })
+                pages
+                    .iter()
+                    .zip(&streams)
+                    .try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim))
             }
         } else {
             pages.iter().try_for_each(|g| {
