@@ -31,7 +31,11 @@ const FREE: u32 = u32::MAX;
 impl Index {
     /// Room for `pages` without growing (at most 2^20 set aside up front; it doubles as it fills).
     fn new(pages: usize) -> Self {
-        let len = (2 * pages.min(1 << 20)).next_power_of_two().max(2);
+        Self::with_slots((2 * pages.min(1 << 20)).next_power_of_two().max(2))
+    }
+
+    /// Empty, with `len` slots (a power of two).
+    fn with_slots(len: usize) -> Self {
         Index {
             slots: vec![(FREE, 0); len],
             mask: len - 1,
@@ -43,14 +47,7 @@ impl Index {
     /// Twice the slots, every entry placed again.
     #[cold]
     fn grow(&mut self) {
-        let old = std::mem::replace(self, Index::new(0));
-        let len = 2 * old.slots.len();
-        *self = Index {
-            slots: vec![(FREE, 0); len],
-            mask: len - 1,
-            bits: len.trailing_zeros(),
-            len: 0,
-        };
+        let old = std::mem::replace(self, Self::with_slots(2 * self.slots.len()));
         for (page, node) in old.slots {
             if page != FREE {
                 self.insert(page, node);
