@@ -124,9 +124,59 @@ impl DecisionTree {
             out.extend((0..n).map(|_| (base + self.route(age, rng)) as u32));
             return;
         }
-        match self.split {
-            SplitRule::Mean => self.run_with(age, n, base, out, rng, Self::step_mean),
-            SplitRule::Median => self.run_with(age, n, base, out, rng, Self::step_median),
+        match (self.split, self.sort) {
+            (SplitRule::Mean, 1) => self.run_path::<1>(age, n, base, out, rng, Self::step_mean),
+            (SplitRule::Mean, 2) => self.run_path::<2>(age, n, base, out, rng, Self::step_mean),
+            (SplitRule::Mean, 3) => self.run_path::<3>(age, n, base, out, rng, Self::step_mean),
+            (SplitRule::Mean, 4) => self.run_path::<4>(age, n, base, out, rng, Self::step_mean),
+            (SplitRule::Median, 1) => self.run_path::<1>(age, n, base, out, rng, Self::step_median),
+            (SplitRule::Median, 2) => self.run_path::<2>(age, n, base, out, rng, Self::step_median),
+            (SplitRule::Median, 3) => self.run_path::<3>(age, n, base, out, rng, Self::step_median),
+            (SplitRule::Median, 4) => self.run_path::<4>(age, n, base, out, rng, Self::step_median),
+            (SplitRule::Mean, _) => self.run_with(age, n, base, out, rng, Self::step_mean),
+            (SplitRule::Median, _) => self.run_with(age, n, base, out, rng, Self::step_median),
+        }
+    }
+
+    /// [`Self::route_run`] for trees of `S` sorting levels: the node a track passes at each
+    /// level is held in registers while the tracks of the run keep passing it (they mostly
+    /// take one path, their ages being equal), and goes back to the tree when a track turns
+    /// elsewhere at that level or the run ends.
+    #[inline]
+    fn run_path<const S: usize>(
+        &mut self,
+        age: u64,
+        n: usize,
+        base: usize,
+        out: &mut Vec<u32>,
+        rng: &mut SimRng,
+        step: impl Fn(&mut Node, f64, f64) -> bool,
+    ) {
+        let (a, w) = (age as f64, self.weight);
+        let leaves = self.leaves();
+        let mut path = [0usize; S];
+        let mut held = [self.nodes[1]; S];
+        path[0] = 1;
+        for level in 1..S {
+            path[level] = path[level - 1] * 2;
+            held[level] = self.nodes[path[level]];
+        }
+        for _ in 0..n {
+            let mut node = 1usize;
+            for level in 0..S {
+                if node != path[level] {
+                    self.nodes[path[level]] = held[level];
+                    (path[level], held[level]) = (node, self.nodes[node]);
+                }
+                node = 2 * node + usize::from(step(&mut held[level], a, w));
+            }
+            for _ in self.sort..self.exp {
+                node = 2 * node + usize::from(rng.random::<bool>());
+            }
+            out.push((base + node - leaves) as u32);
+        }
+        for level in 0..S {
+            self.nodes[path[level]] = held[level];
         }
     }
 
@@ -314,7 +364,7 @@ mod tests {
     #[test]
     fn a_run_routes_as_its_tracks_one_by_one() {
         for split in [SplitRule::Median, SplitRule::Mean] {
-            for (exp, sort) in [(4, 4), (5, 2), (3, 1)] {
+            for (exp, sort) in [(4, 4), (5, 2), (3, 1), (6, 3), (7, 6)] {
                 let mut one = DecisionTree::new(exp, sort, 3.0, DecayRule::Exp2, split);
                 let mut run = one.clone();
                 let (mut r1, mut r2) = (SimRng::seed_from_u64(4), SimRng::seed_from_u64(4));
