@@ -78,6 +78,31 @@ impl Index {
         }
     }
 
+    /// The node of `page`, or the empty slot where it would go.
+    #[inline]
+    fn find(&self, page: u32) -> Result<u32, usize> {
+        let i = self.probe(page);
+        let (k, v) = self.slots[i];
+        if k == page {
+            Ok(v)
+        } else {
+            Err(i)
+        }
+    }
+
+    /// Puts `page` (not held) in `slot`, the empty slot [`Self::find`] gave for it with the
+    /// index unchanged since: a miss probes once, not twice.
+    #[inline]
+    fn put(&mut self, slot: usize, page: u32, node: u32) {
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.insert(page, node);
+        } else {
+            debug_assert_eq!(self.slots[slot].0, FREE);
+            self.slots[slot] = (page, node);
+            self.len += 1;
+        }
+    }
+
     #[inline]
     fn get(&self, page: u32) -> Option<u32> {
         let (k, v) = self.slots[self.probe(page)];
@@ -241,15 +266,18 @@ impl Cache {
 
     /// A write through the cache.
     pub fn access(&mut self, write: Write) -> Access {
-        if let Some(i) = self.index.get(write.page) {
-            // The newest record replaces the cached one (its class may differ).
-            self.nodes[i as usize].write = write;
-            if self.head != i {
-                self.unlink(i);
-                self.push_front(i);
+        let slot = match self.index.find(write.page) {
+            Ok(i) => {
+                // The newest record replaces the cached one (its class may differ).
+                self.nodes[i as usize].write = write;
+                if self.head != i {
+                    self.unlink(i);
+                    self.push_front(i);
+                }
+                return Access::Hit;
             }
-            return Access::Hit;
-        }
+            Err(slot) => slot,
+        };
         if self.nodes.len() < self.capacity {
             let i = self.nodes.len() as u32;
             self.nodes.push(Node {
@@ -257,16 +285,18 @@ impl Cache {
                 prev: END,
                 next: END,
             });
-            self.index.insert(write.page, i);
+            self.index.put(slot, write.page, i);
             self.push_front(i);
             return Access::Miss(None);
         }
+        // The new page goes into the slot found for it before the evicted page leaves: the
+        // removal's backward shift then moves it like any other entry.
         let i = self.tail;
         let evicted = self.nodes[i as usize].write;
+        self.index.put(slot, write.page, i);
         self.index.remove(evicted.page);
         self.unlink(i);
         self.nodes[i as usize].write = write;
-        self.index.insert(write.page, i);
         self.push_front(i);
         Access::Miss(Some(evicted))
     }
