@@ -161,20 +161,23 @@ impl DecisionTree {
             path[level] = path[level - 1] * 2;
             held[level] = self.nodes[path[level]];
         }
-        for _ in 0..n {
-            let mut node = 1usize;
-            for level in 0..S {
+        let random = self.exp - self.sort;
+        let nodes = &mut self.nodes;
+        out.extend((0..n).map(|_| {
+            // Every track passes the root, held at level 0.
+            let mut node = 2 + usize::from(step(&mut held[0], a, w));
+            for level in 1..S {
                 if node != path[level] {
-                    self.nodes[path[level]] = held[level];
-                    (path[level], held[level]) = (node, self.nodes[node]);
+                    nodes[path[level]] = held[level];
+                    (path[level], held[level]) = (node, nodes[node]);
                 }
                 node = 2 * node + usize::from(step(&mut held[level], a, w));
             }
-            for _ in self.sort..self.exp {
+            for _ in 0..random {
                 node = 2 * node + usize::from(rng.random::<bool>());
             }
-            out.push((base + node - leaves) as u32);
-        }
+            (base + node - leaves) as u32
+        }));
         for level in 0..S {
             self.nodes[path[level]] = held[level];
         }
