@@ -110,8 +110,8 @@ impl DecisionTree {
     }
 
     /// The leaves of `n` tracks of the same age `age`, one after the other as [`Self::route`]
-    /// would give them, pushed to `out` plus `base`. The root sees every track: its state stays
-    /// in registers through the run instead of a store and a load per track on its chain.
+    /// would give them, pushed to `out` plus `base`: see [`Self::run_path`]. Trees deeper than
+    /// four sorting levels, and trees with a node no track has reached, route track by track.
     pub fn route_run(
         &mut self,
         age: u64,
@@ -120,7 +120,7 @@ impl DecisionTree {
         out: &mut Vec<u32>,
         rng: &mut SimRng,
     ) {
-        if self.fresh > 0 || self.sort == 0 {
+        if self.fresh > 0 || self.sort == 0 || self.sort > 4 {
             out.extend((0..n).map(|_| (base + self.route(age, rng)) as u32));
             return;
         }
@@ -133,8 +133,7 @@ impl DecisionTree {
             (SplitRule::Median, 2) => self.run_path::<2>(age, n, base, out, rng, Self::run_median),
             (SplitRule::Median, 3) => self.run_path::<3>(age, n, base, out, rng, Self::run_median),
             (SplitRule::Median, 4) => self.run_path::<4>(age, n, base, out, rng, Self::run_median),
-            (SplitRule::Mean, _) => self.run_with(age, n, base, out, rng, Self::step_mean),
-            (SplitRule::Median, _) => self.run_with(age, n, base, out, rng, Self::run_median),
+            _ => unreachable!("trees of one to four sorting levels, checked above"),
         }
     }
 
@@ -181,32 +180,6 @@ impl DecisionTree {
         for level in 0..S {
             self.nodes[path[level]] = held[level];
         }
-    }
-
-    #[inline]
-    fn run_with(
-        &mut self,
-        age: u64,
-        n: usize,
-        base: usize,
-        out: &mut Vec<u32>,
-        rng: &mut SimRng,
-        step: impl Fn(&mut Node, f64, f64) -> bool,
-    ) {
-        let (a, w) = (age as f64, self.weight);
-        let leaves = self.leaves();
-        let mut root = self.nodes[1];
-        for _ in 0..n {
-            let mut node = 2 + usize::from(step(&mut root, a, w));
-            for _ in 1..self.sort {
-                node = 2 * node + usize::from(step(&mut self.nodes[node], a, w));
-            }
-            for _ in self.sort..self.exp {
-                node = 2 * node + usize::from(rng.random::<bool>());
-            }
-            out.push((base + node - leaves) as u32);
-        }
-        self.nodes[1] = root;
     }
 
     /// The sorting levels while some node has seen no track: a node's first track starts its
