@@ -598,21 +598,30 @@ impl Simulator {
                 prefetch(&self.store.page_map[w.page as usize]);
                 self.ahead.push_back(w);
             }
-            // Second stage: a page whose page-map entry has arrived by now has its old slot's
-            // reverse-map entry, its segment's valid count and the policy's index entry
-            // prefetched: the other misses of a user write (the invalidation).
-            let slot = self.store.page_map[self.ahead[AHEAD / 2].page as usize];
-            // Past the slots: not written, or waiting in a stream (`streams = cache`).
-            if (slot as usize) < self.store.reverse.len() {
-                prefetch(&self.store.reverse[slot as usize]);
-                let seg = self.store.segment_of(slot);
-                prefetch(&self.store.valid[seg as usize]);
-                self.policies[self.region_of(seg)].prefetch(seg);
-            }
+            // Second stage: a page whose page-map entry has arrived by now.
+            self.prefetch_old_copy(self.ahead[AHEAD / 2].page, false);
             let w = self.ahead.pop_front().expect("filled above");
             self.user_write(w)?;
         }
         Ok(())
+    }
+
+    /// Prefetches what invalidating `page`'s current copy touches, once its page-map entry has
+    /// arrived: the slot's reverse-map entry, its segment's valid count (and destage number
+    /// with `ages`) and the policy's index entry, the other misses of a user write. A page
+    /// past the slots (not written, or waiting in a stream, `streams = cache`) has none.
+    #[inline]
+    fn prefetch_old_copy(&self, page: u32, ages: bool) {
+        let slot = self.store.page_map[page as usize];
+        if (slot as usize) < self.store.reverse.len() {
+            prefetch(&self.store.reverse[slot as usize]);
+            let seg = self.store.segment_of(slot);
+            prefetch(&self.store.valid[seg as usize]);
+            if ages {
+                prefetch(&self.store.dseq[seg as usize]);
+            }
+            self.policies[self.region_of(seg)].prefetch(seg);
+        }
     }
 
     /// [`Self::workload_writes`] through a write cache. The pages that reach the store are the
@@ -634,16 +643,7 @@ impl Simulator {
                 prefetch(&self.store.page_map[page as usize]);
             }
             if let Some(page) = near {
-                let slot = self.store.page_map[page as usize];
-                if (slot as usize) < self.store.reverse.len() {
-                    prefetch(&self.store.reverse[slot as usize]);
-                    let seg = self.store.segment_of(slot);
-                    prefetch(&self.store.valid[seg as usize]);
-                    if ages {
-                        prefetch(&self.store.dseq[seg as usize]);
-                    }
-                    self.policies[self.region_of(seg)].prefetch(seg);
-                }
+                self.prefetch_old_copy(page, ages);
             }
             self.user_write(w)?;
         }
@@ -1207,6 +1207,8 @@ impl Simulator {
                 &mut streams,
                 &mut self.rng,
             ) {
+            // Both arms are `append_run` page by page, the cache-stream arm without its
+            // per-call dispatch on slices: this loop runs once per relocated page.
             if self.placement.pending.is_empty() {
                 pages.iter().zip(&streams).try_for_each(|(g, &s)| {
                     self.append_run(s as usize, std::slice::from_ref(g), victim)
