@@ -164,7 +164,7 @@ struct Node {
 }
 
 /// What a write did in the cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Access {
     /// The page was cached: the write is absorbed.
     Hit,
@@ -307,7 +307,7 @@ mod tests {
     use super::*;
 
     fn w(page: u32) -> Write {
-        Write { page, class: 0 }
+        Write::new(page, 0)
     }
 
     #[test]

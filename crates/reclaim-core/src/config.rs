@@ -233,14 +233,68 @@ pub enum PolicySpec {
         /// Tie rule inside the window.
         tie: Tie,
     },
-    /// `cost-benefit`: largest (1 − u)·age/(1 + u).
-    CostBenefit,
+    /// `cost-benefit[:form=lfs|lomet]`: largest (1 − u)·age/(1 + u) (Rosenblum & Ousterhout), or
+    /// (1 − u)·age/u (Lomet & Luo §6.1.3).
+    CostBenefit {
+        /// Which of the two scores.
+        form: BenefitForm,
+    },
+    /// `mdc[:freq=estimate|exact]`: minimum declining cost `((B − A)/A)² / (C·(u_now − u_p2))`
+    /// (Lomet & Luo §4–5), u_p2 estimated from update times or, `exact` (MDC-opt, §6.1.3), from
+    /// each write's known update rate.
+    Mdc {
+        /// Where the update frequency comes from.
+        freq: FreqSource,
+    },
     /// `age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]`:
     /// greedy among segments older than AT (Menon & Stockmeyer; Stockmeyer §2.3).
     AgeThreshold(LsaSelection),
     /// `fitness[:at=N|nat=X,buckets=B|exact,sort=fifo|tree,age=all|tw]`: largest A·(1 − u)²/u
     /// (Butterworth; Stockmeyer eq. 1), optionally with an age threshold (§9).
     Fitness(LsaSelection),
+}
+
+/// Cost-benefit's score (`cost-benefit:form=…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BenefitForm {
+    /// `lfs`: (1 − u)·age/(1 + u), Rosenblum & Ousterhout §3.6 (reading the segment costs 1,
+    /// rewriting its live data u).
+    #[default]
+    Lfs,
+    /// `lomet`: Lomet & Luo §6.1.3's "(1 − E)·age/E", E read as the utilization u (see
+    /// `policy::cost_benefit`): (1 − u)·age/u.
+    Lomet,
+}
+
+impl fmt::Display for BenefitForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BenefitForm::Lfs => "lfs",
+            BenefitForm::Lomet => "lomet",
+        })
+    }
+}
+
+/// Where MDC's update frequency of a page comes from (`mdc:freq=…`, and the keys by which the
+/// sort buffer and a cleaning batch are sorted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FreqSource {
+    /// `estimate`: u_p2, the estimated time of a page's penultimate update, carried forward as
+    /// Lomet & Luo §5.2.2 says.
+    #[default]
+    Estimate,
+    /// `exact`: the update rate each write carries from the workload (MDC-opt, multi-log-opt;
+    /// §6.1.3).
+    Exact,
+}
+
+impl fmt::Display for FreqSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FreqSource::Estimate => "estimate",
+            FreqSource::Exact => "exact",
+        })
+    }
 }
 
 /// Number of utilization buckets of Stockmeyer's selection (`CdmBucketCount`, §2.3).
@@ -420,6 +474,14 @@ impl PolicySpec {
     pub fn needs_destage_numbers(&self) -> bool {
         matches!(self, PolicySpec::AgeThreshold(_) | PolicySpec::Fitness(_))
     }
+
+    /// Where the run's update frequencies come from, for a policy that reads them.
+    pub fn freq(&self) -> Option<FreqSource> {
+        match self {
+            PolicySpec::Mdc { freq } => Some(*freq),
+            _ => None,
+        }
+    }
 }
 
 impl Default for PolicySpec {
@@ -459,8 +521,26 @@ impl FromStr for PolicySpec {
                 PolicySpec::Windowed { w: spec.num("w", None, count)?, tie: Tie::parse(&spec)? }
             }
             "cost-benefit" => {
-                spec.only(&[])?;
-                PolicySpec::CostBenefit
+                spec.only(&["form"])?;
+                let form = match spec.get("form") {
+                    None | Some("lfs") => BenefitForm::Lfs,
+                    Some("lomet") => BenefitForm::Lomet,
+                    Some(v) => {
+                        return Err(Error::param("policy.form", format!("`{v}`"), "`lfs` or `lomet`"))
+                    }
+                };
+                PolicySpec::CostBenefit { form }
+            }
+            "mdc" => {
+                spec.only(&["freq"])?;
+                let freq = match spec.get("freq") {
+                    None | Some("estimate") => FreqSource::Estimate,
+                    Some("exact") => FreqSource::Exact,
+                    Some(v) => {
+                        return Err(Error::param("policy.freq", format!("`{v}`"), "`estimate` or `exact`"))
+                    }
+                };
+                PolicySpec::Mdc { freq }
             }
             "age-threshold" => PolicySpec::AgeThreshold(LsaSelection::parse(
                 &spec,
@@ -475,7 +555,7 @@ impl FromStr for PolicySpec {
             _ => {
                 return Err(spec.bad(
                     "one of `fifo`, `greedy[:tie=random|oldest|fifo]`, `random`, `d-choices:d=D`, `gra:d=D`, \
-                     `windowed:w=W[,tie=…]`, `cost-benefit`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
+                     `windowed:w=W[,tie=…]`, `cost-benefit[:form=lfs|lomet]`, `mdc[:freq=estimate|exact]`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
                      `fitness[:at=N,buckets=B,sort=fifo|tree,age=all|tw]`",
                 ))
             }
@@ -492,7 +572,11 @@ impl fmt::Display for PolicySpec {
             PolicySpec::DChoices { d } => write!(f, "d-choices:d={d}"),
             PolicySpec::Gra { d } => write!(f, "gra:d={d}"),
             PolicySpec::Windowed { w, tie } => write!(f, "windowed:w={w},tie={tie}"),
-            PolicySpec::CostBenefit => write!(f, "cost-benefit"),
+            PolicySpec::CostBenefit {
+                form: BenefitForm::Lfs,
+            } => write!(f, "cost-benefit"),
+            PolicySpec::CostBenefit { form } => write!(f, "cost-benefit:form={form}"),
+            PolicySpec::Mdc { freq } => write!(f, "mdc:freq={freq}"),
             PolicySpec::AgeThreshold(b) => write!(f, "age-threshold:{b}"),
             PolicySpec::Fitness(b) => write!(f, "fitness:{b}"),
         }
@@ -648,6 +732,90 @@ pub enum PlacementSpec {
     /// decay_rule=exp2|reciprocal,split=median|mean]`: Butterworth's destage and FSC streams fed by binary
     /// decision trees that sort tracks by age (Stockmeyer §2.3).
     AgeSorted(AgeSortedSpec),
+    /// `sort-buffer[:segments=16,sort=up2|none,rewrite=hole|absorb]`: Lomet & Luo §5.3's sort
+    /// buffer: user writes gather in a buffer of `segments` segments' worth of pages and are
+    /// written out, sorted by u_p2, when it is full; relocated pages go to a GC stream.
+    SortBuffer(SortBufferSpec),
+}
+
+/// What a rewrite of a page still in the sort buffer does (`sort-buffer:rewrite=…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Rewrite {
+    /// `hole`: the earlier copy stays in the buffer, dead, and takes an invalid slot when the
+    /// buffer is written out: every user write costs a page frame, as Lomet & Luo's eq. 1–2
+    /// count it.
+    #[default]
+    Hole,
+    /// `absorb`: the earlier copy leaves the buffer (an in-memory buffer absorbing rewrites).
+    Absorb,
+}
+
+/// Parameters of the `sort-buffer` placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortBufferSpec {
+    /// Buffer size [segments], ≥ 1 (Lomet & Luo §6.2.1, Figure 4: 1 … 64; 16 is near-optimal).
+    pub segments: u32,
+    /// Whether the buffer is sorted by u_p2 before it is written (`false`: arrival order,
+    /// MDC-no-sep-user of §6.2.1).
+    pub sort: bool,
+    /// What a rewrite of a buffered page does.
+    pub rewrite: Rewrite,
+}
+
+impl SortBufferSpec {
+    fn parse(spec: &Spec<'_>) -> Result<Self> {
+        spec.only(&["segments", "sort", "rewrite"])?;
+        let segments: u32 = spec.num("segments", Some(16), "a whole number ≥ 1")?;
+        if segments == 0 {
+            return Err(Error::param(
+                "placement.segments",
+                segments,
+                "a whole number ≥ 1",
+            ));
+        }
+        let sort = match spec.get("sort") {
+            None | Some("up2") => true,
+            Some("none") => false,
+            Some(v) => {
+                return Err(Error::param(
+                    "placement.sort",
+                    format!("`{v}`"),
+                    "`up2` or `none`",
+                ))
+            }
+        };
+        let rewrite = match spec.get("rewrite") {
+            None | Some("hole") => Rewrite::Hole,
+            Some("absorb") => Rewrite::Absorb,
+            Some(v) => {
+                return Err(Error::param(
+                    "placement.rewrite",
+                    format!("`{v}`"),
+                    "`hole` or `absorb`",
+                ))
+            }
+        };
+        Ok(SortBufferSpec {
+            segments,
+            sort,
+            rewrite,
+        })
+    }
+}
+
+impl fmt::Display for SortBufferSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "sort-buffer:segments={},sort={},rewrite={}",
+            self.segments,
+            if self.sort { "up2" } else { "none" },
+            match self.rewrite {
+                Rewrite::Hole => "hole",
+                Rewrite::Absorb => "absorb",
+            }
+        )
+    }
 }
 
 /// How a decay parameter weighs a track's age into a sorting node's average.
@@ -811,7 +979,7 @@ impl PlacementSpec {
     pub fn streams(&self, classes: u32) -> u32 {
         match self {
             PlacementSpec::Single => 1,
-            PlacementSpec::Double { .. } => 2,
+            PlacementSpec::Double { .. } | PlacementSpec::SortBuffer(_) => 2,
             PlacementSpec::Oracle | PlacementSpec::Regions { .. } => classes,
             PlacementSpec::AgeSorted(a) => (1 << a.dtg_exp) + (1 << a.fsc_exp),
         }
@@ -854,7 +1022,8 @@ impl FromStr for PlacementSpec {
                 Ok(PlacementSpec::Regions { spare })
             }
             "age-sorted" => Ok(PlacementSpec::AgeSorted(AgeSortedSpec::parse(&spec)?)),
-            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle`, `regions:spare=B1/B2/…|optimal` or `age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal]`")),
+            "sort-buffer" => Ok(PlacementSpec::SortBuffer(SortBufferSpec::parse(&spec)?)),
+            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle`, `regions:spare=B1/B2/…|optimal` or `age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal]` or `sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]`")),
         }
     }
 }
@@ -872,6 +1041,7 @@ impl fmt::Display for PlacementSpec {
                 spare: RegionSpare::Shares(b),
             } => write!(f, "regions:spare={}", join(b)),
             PlacementSpec::AgeSorted(a) => write!(f, "{a}"),
+            PlacementSpec::SortBuffer(b) => write!(f, "{b}"),
         }
     }
 }
@@ -935,6 +1105,9 @@ pub enum SortKey {
     Dseq,
     /// The page's last user write [user writes].
     Written,
+    /// The u_p2 of the page's victim, oldest first (Lomet & Luo §5.3; with `mdc:freq=exact`,
+    /// the equivalent key of the exact rate, see `policy::mdc`).
+    Up2,
 }
 
 impl SortKey {
@@ -944,6 +1117,7 @@ impl SortKey {
             SortKey::Stamp => "stamp",
             SortKey::Dseq => "dseq",
             SortKey::Written => "written",
+            SortKey::Up2 => "up2",
         }
     }
 }
@@ -993,7 +1167,8 @@ impl FromStr for GcSpec {
                     Some("stamp") => SortKey::Stamp,
                     Some("dseq") => SortKey::Dseq,
                     Some("written") => SortKey::Written,
-                    Some(v) => return Err(Error::param("gc.sort", format!("`{v}`"), "`none`, `stamp`, `dseq` or `written`")),
+                    Some("up2") => SortKey::Up2,
+                    Some(v) => return Err(Error::param("gc.sort", format!("`{v}`"), "`none`, `stamp`, `dseq`, `written` or `up2`")),
                 };
                 if sort != SortKey::None && gather != Gather::All {
                     return Err(Error::param("gc.sort", format!("`{}`", sort.name()), "a sort key only with `gather=all`"));
@@ -1814,6 +1989,11 @@ impl SimConfig {
     }
 
     /// Checks the placement against the workload and the policy.
+    /// Where the run's update frequencies come from (the policy's, else estimates).
+    pub fn freq(&self) -> FreqSource {
+        self.policy.freq().unwrap_or_default()
+    }
+
     fn validate_placement(&self) -> Result<()> {
         if self.placement.is_some() && self.frontier != FrontierSpec::Single {
             return Err(Error::param(
@@ -1858,6 +2038,43 @@ impl SimConfig {
                 "streams",
                 self.streams,
                 format!("`hole` with `{placement}`: Van Houdt's double frontier moves pages by the free slots of its open segments (§2.3), which `cache` streams do not hold"),
+            ));
+        }
+        let buffered = matches!(placement, PlacementSpec::SortBuffer(_));
+        if buffered && self.streams == StreamMode::Cache {
+            return Err(Error::param(
+                "streams",
+                self.streams,
+                format!("`hole` with `{placement}`: its user stream is the sort buffer itself"),
+            ));
+        }
+        if !buffered && self.policy.freq().is_some() {
+            return Err(Error::param(
+                "placement",
+                &placement,
+                format!("`sort-buffer[:…]` with `{}`: the sort buffer is where user writes get their u_p2 (Lomet & Luo §5.2.2)", self.policy),
+            ));
+        }
+        if !buffered
+            && matches!(
+                self.gc,
+                GcSpec::Batch {
+                    sort: SortKey::Up2,
+                    ..
+                }
+            )
+        {
+            return Err(Error::param(
+                "gc.sort",
+                "`up2`",
+                format!("a sort by u_p2 with the `sort-buffer` placement, which keeps it (placement is `{placement}`)"),
+            ));
+        }
+        if self.freq() == FreqSource::Exact && matches!(self.workload, WorkloadSpec::Trace { .. }) {
+            return Err(Error::param(
+                "policy",
+                &self.policy,
+                "a workload that knows each page's update rate for `freq=exact`: `uniform`, `hotcold`, `locality` or `zipf`",
             ));
         }
         if matches!(placement, PlacementSpec::Regions { .. })

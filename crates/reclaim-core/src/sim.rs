@@ -23,13 +23,14 @@ use rand::SeedableRng;
 use crate::cache::{Access, Cache};
 use crate::clocks::Clocks;
 use crate::config::{
-    Amount, Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
+    Amount, FreqSource, Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
     WorkloadSpec,
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::limits;
 use crate::metrics::{Metrics, SimResult};
+use crate::placement::sort_buffer::{self, FIRST};
 use crate::placement::{self, Gathered, Placement, Scheme, Stream, Victim};
 use crate::policy::{Policy, VictimPolicy};
 use crate::store::{prefetch, Store, NONE};
@@ -176,6 +177,15 @@ fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode
         }
         placement.pending = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
     }
+    if let Some(buffer) = &placement.buffer {
+        if base + buffer.capacity as u64 >= u64::from(NONE) {
+            return Err(Error::param(
+                "placement",
+                "`sort-buffer`",
+                format!("a buffer that fits in 32-bit page-map entries beside the {base} physical pages ({} pages asked)", buffer.capacity),
+            ));
+        }
+    }
     Ok(base as u32)
 }
 
@@ -191,8 +201,13 @@ pub struct Simulator {
     seg_region: Vec<u16>,
     /// Segments owned (open or sealed) per region.
     owned: Vec<u32>,
-    /// Page-map entries from here up name pages waiting in a stream (`streams = cache`).
+    /// Page-map entries from here up name pages waiting in a stream (`streams = cache`) or in
+    /// the sort buffer.
     pending_base: u32,
+    /// Whether user writes wait before they get slots (`streams = cache`, or a sort buffer).
+    deferred: bool,
+    /// Where update frequencies come from, where u_p2 is kept.
+    freq: FreqSource,
     /// See [`SimConfig::free_empty`].
     free_empty: bool,
     /// Class of each logical page's last user write (empty unless the placement needs it).
@@ -271,6 +286,14 @@ impl Simulator {
         {
             store.keep_destage_numbers();
         }
+        if placement.buffer.is_some() {
+            store.keep_up2();
+        }
+        let freq = config.freq();
+        let mut workload = workload;
+        if freq == FreqSource::Exact {
+            workload.keep_rates();
+        }
         let logical = geometry.logical_pages;
         // A trace prefix replayed as warm-up is taken out of the measured writes.
         let prefix =
@@ -314,6 +337,8 @@ impl Simulator {
             } else {
                 Vec::new()
             },
+            deferred: !placement.pending.is_empty() || placement.buffer.is_some(),
+            freq,
             placement,
             pending_base,
             free_empty: config.free_empty,
@@ -441,6 +466,27 @@ impl Simulator {
             }
             waiting += pages.len();
         }
+        if let Some(buffer) = &self.placement.buffer {
+            if buffer.pages.len() >= buffer.capacity {
+                return Err(format!(
+                    "the sort buffer holds {} pages, its capacity is {}",
+                    buffer.pages.len(),
+                    buffer.capacity
+                ));
+            }
+            for (i, &page) in buffer.pages.iter().enumerate() {
+                if page == NONE {
+                    continue;
+                }
+                if self.store.page_map[page as usize] != self.pending_base + i as u32 {
+                    return Err(format!(
+                        "page {page} is in the sort buffer at {i}, but maps to {}",
+                        self.store.page_map[page as usize]
+                    ));
+                }
+                waiting += 1;
+            }
+        }
         let named = self
             .store
             .page_map
@@ -496,6 +542,7 @@ impl Simulator {
                         self.store_write(Write {
                             page,
                             class: self.workload.class_of(page),
+                            rate: self.workload.rate_of(page),
                         })?;
                     }
                     self.issued += n;
@@ -525,7 +572,7 @@ impl Simulator {
                             {
                                 return Ok(());
                             }
-                            self.user_write(Write { page, class })
+                            self.user_write(Write::new(page, class))
                         });
                         self.warm_workload = Some(w);
                         r?;
@@ -700,8 +747,8 @@ impl Simulator {
     /// A user write reaching the store.
     #[inline]
     fn store_write(&mut self, write: Write) -> Result<()> {
-        if !self.placement.pending.is_empty() {
-            return self.store_write_pending(write);
+        if self.deferred {
+            return self.store_write_deferred(write);
         }
         let s = self.route_user(write, self.store.page_map[write.page as usize]);
         if self.placement.streams[s].seg == NONE {
@@ -832,6 +879,14 @@ impl Simulator {
                 st.dseq
             };
         }
+        if !self.store.up2.is_empty() {
+            // Lomet & Luo §5.2.2: a segment's u_p2 is the mean of its pages'.
+            self.store.up2[st.seg as usize] = if st.up2_pages == 0 {
+                self.clocks.user_writes as f64
+            } else {
+                st.up2_sum / f64::from(st.up2_pages)
+            };
+        }
         let r = self.region_of(st.seg);
         if st.user {
             self.clocks.destage += 1;
@@ -925,6 +980,113 @@ impl Simulator {
             }
         }
         Ok(())
+    }
+
+    /// A user write that waits before it gets a slot: in a cache stream, or in the sort buffer.
+    #[inline(never)]
+    fn store_write_deferred(&mut self, write: Write) -> Result<()> {
+        if self.placement.buffer.is_some() {
+            self.store_write_buffered(write)
+        } else {
+            self.store_write_pending(write)
+        }
+    }
+
+    /// `sort-buffer`: a user write joins the buffer with its u_p2 (Lomet & Luo §5.2.2): a
+    /// rewrite's is `old + ½·(u_now − old)`, old the u_p2 of its previous copy's segment (or of
+    /// the buffered copy); a first write's is settled when the buffer is written; with
+    /// `freq=exact` it is −2/rate (see `policy::mdc`). A full buffer is written out.
+    fn store_write_buffered(&mut self, write: Write) -> Result<()> {
+        let page = write.page;
+        let old = self.store.page_map[page as usize];
+        let now = self.clocks.user_writes as f64;
+        let carried = |old: f64| {
+            if old.is_nan() {
+                FIRST
+            } else {
+                old + 0.5 * (now - old)
+            }
+        };
+        let key = match (self.freq, old) {
+            (FreqSource::Exact, _) => -2.0 / f64::from(write.rate),
+            (FreqSource::Estimate, NONE) => FIRST,
+            (FreqSource::Estimate, _) if old >= self.pending_base => {
+                let buffer = self.placement.buffer.as_ref().expect("buffered");
+                carried(buffer.keys[(old - self.pending_base) as usize])
+            }
+            (FreqSource::Estimate, _) => carried(self.up2_of_slot(old)),
+        };
+        if old != NONE {
+            if old >= self.pending_base {
+                let buffer = self.placement.buffer.as_mut().expect("buffered");
+                if let Some(moved) = buffer.drop_entry((old - self.pending_base) as usize) {
+                    self.store.page_map[moved as usize] = old;
+                }
+            } else {
+                self.invalidate(old);
+            }
+        }
+        self.note_user_write(write);
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += 1;
+        self.streak = 0;
+        let buffer = self.placement.buffer.as_mut().expect("buffered");
+        self.store.page_map[page as usize] = self.pending_base + buffer.pages.len() as u32;
+        buffer.pages.push(page);
+        buffer.keys.push(key);
+        if buffer.is_full() {
+            self.flush_buffer()?;
+        }
+        Ok(())
+    }
+
+    /// The u_p2 of the segment holding `slot`: its own when sealed; while open, the mean of the
+    /// pages written to it so far.
+    fn up2_of_slot(&self, slot: u32) -> f64 {
+        let seg = self.store.segment_of(slot);
+        if self.store.state[seg as usize] == crate::store::SegState::Sealed {
+            return self.store.up2[seg as usize];
+        }
+        let st = self
+            .placement
+            .streams
+            .iter()
+            .find(|st| st.seg == seg)
+            .expect("an open segment belongs to a stream");
+        st.up2_sum / f64::from(st.up2_pages.max(1))
+    }
+
+    /// Writes the full sort buffer out, a segment at a time through the user stream, in the
+    /// order [`sort_buffer::SortBuffer::drain`] gives; each segment takes the mean u_p2 of its
+    /// live pages. Opening each segment may clean (relocation goes to the GC stream, never to
+    /// the buffer's pages, which hold no slots).
+    fn flush_buffer(&mut self) -> Result<()> {
+        let mut buffer = self.placement.buffer.take().expect("buffered");
+        let pps = self.store.pps as usize;
+        let result = buffer.drain().chunks(pps).try_for_each(|chunk| {
+            self.open_stream(sort_buffer::USER)?;
+            let f = &mut self.placement.streams[sort_buffer::USER];
+            debug_assert_eq!(f.next, 0);
+            let (seg, first) = (f.seg, f.seg * self.store.pps);
+            let (mut sum, mut live) = (0.0, 0u32);
+            for (i, &(key, page)) in chunk.iter().enumerate() {
+                if page != NONE {
+                    self.store.place(page, first + i as u32);
+                    sum += key;
+                    live += 1;
+                }
+            }
+            let f = &mut self.placement.streams[sort_buffer::USER];
+            f.next = chunk.len() as u32;
+            f.stamp = self.clocks.user_writes;
+            (f.up2_sum, f.up2_pages) = (sum, live);
+            debug_assert_eq!(seg, f.seg);
+            // A buffer is a whole number of segments: every chunk fills one.
+            self.seal(sort_buffer::USER);
+            Ok(())
+        });
+        self.placement.buffer = Some(buffer);
+        result
     }
 
     /// `streams = cache`: a user write waits in its stream; a rewrite of a waiting page takes
@@ -1123,6 +1285,7 @@ impl Simulator {
                 stamp: self.store.stamp[v],
                 dseq: self.store.dseq.get(v).copied().unwrap_or(0),
                 region: r as u16,
+                up2: self.store.up2.get(v).copied().unwrap_or(0.0),
             });
             self.store.erase_with(victim, |page| {
                 batch.push(Gathered {
@@ -1157,6 +1320,11 @@ impl Simulator {
                     let written = &self.page_written;
                     batch.sort_by_key(|g| written[g.page as usize]);
                 }
+                SortKey::Up2 => batch.sort_by(|a, b| {
+                    victims[a.victim as usize]
+                        .up2
+                        .total_cmp(&victims[b.victim as usize].up2)
+                }),
             }
         }
         self.placement.scheme.arrange(
@@ -1253,6 +1421,9 @@ impl Simulator {
             let (seg, start) = (f.seg, f.next);
             let n = ((pps - start) as usize).min(pages.len() - done);
             f.next += n as u32;
+            // Lomet & Luo §5.2.2: a relocated page keeps its victim's u_p2 (0 when not kept).
+            f.up2_sum += victim.up2 * n as f64;
+            f.up2_pages += n as u32;
             let full = f.next == pps;
             self.store
                 .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
@@ -1391,7 +1562,7 @@ mod tests {
             };
             let mut sim = Simulator::new(&c).unwrap();
             for page in [1, 2, 1, 3, 4, 5] {
-                sim.user_write(Write { page, class: 0 }).unwrap();
+                sim.user_write(Write::new(page, 0)).unwrap();
                 sim.check().unwrap();
             }
             let st = sim.store();
@@ -1407,6 +1578,83 @@ mod tests {
     /// Stockmeyer §2.2: a segment that empties by itself goes to the free pool at once and
     /// counts as collected at utilization 0. Hand-worked, 4 pages per segment: 0 … 7 fill two
     /// segments, 0 … 3 again empty the first.
+    /// Lomet & Luo §5.2.2 by hand, one-segment buffer of 2 pages (`now` = user writes before
+    /// the write): A, B first writes → segment 0 at u_p2 0 (no history in the batch: time 0).
+    /// A at now 2: 0 + ½(2 − 0) = 1; C first: the batch's oldest, 1 → segment 1 at 1.
+    /// A at now 4: 1 + ½(4 − 1) = 2.5; A again at now 5, from the buffered copy:
+    /// 2.5 + ½(5 − 2.5) = 3.75. With `hole` the first copy takes a dead slot and segment 2 holds
+    /// one page at 3.75; with `absorb` the buffer keeps one copy and nothing more is sealed
+    /// (segment 1 has lost A and holds C).
+    #[test]
+    fn u_p2_is_carried_as_lomet_and_luo_say() {
+        for (rewrite, sealed, up2, valid) in [("hole", 3, 3.75, 1), ("absorb", 2, 1.0, 1)] {
+            let c = SimConfig {
+                segments: Some(16),
+                pages_per_segment: 2,
+                logical_pages: Some(8),
+                policy: "mdc".parse().unwrap(),
+                placement: Some(
+                    format!("sort-buffer:segments=1,rewrite={rewrite}")
+                        .parse()
+                        .unwrap(),
+                ),
+                warmup: "none".parse().unwrap(),
+                ..SimConfig::default()
+            };
+            let mut sim = Simulator::new(&c).unwrap();
+            for page in [0, 1, 0, 2, 0, 0] {
+                sim.user_write(Write::new(page, 0)).unwrap();
+                sim.check().unwrap();
+            }
+            let st = sim.store();
+            let by_seal: Vec<usize> = (1..=sealed)
+                .map(|k| (0..16).find(|&s| st.sealed_at[s] == k).expect("sealed"))
+                .collect();
+            let up2s: Vec<f64> = by_seal.iter().map(|&s| st.up2[s]).collect();
+            assert_eq!(up2s[..2].to_vec(), [0.0, 1.0], "{rewrite}");
+            let last = by_seal[sealed as usize - 1];
+            assert_eq!(
+                (st.up2[last].to_bits(), st.valid[last]),
+                (f64::to_bits(up2), valid),
+                "{rewrite}"
+            );
+        }
+    }
+
+    /// The sort buffer with every selection that reads or ignores u_p2, sorted or not, holes or
+    /// absorbed rewrites, batch or one-free cleaning: the engine's invariants after every step,
+    /// and every write counted.
+    #[test]
+    fn the_sort_buffer_keeps_the_invariants() {
+        for policy in [
+            "mdc",
+            "mdc:freq=exact",
+            "greedy",
+            "cost-benefit:form=lomet",
+            "fifo",
+        ] {
+            for buffer in [
+                "sort-buffer:segments=1",
+                "sort-buffer:segments=3,sort=none",
+                "sort-buffer:segments=2,rewrite=absorb",
+            ] {
+                for gc in ["batch:low=4,victims=3,gather=all,sort=up2", "one-free"] {
+                    let mut c = small(policy, "single", gc);
+                    c.placement = Some(buffer.parse().unwrap());
+                    c.workload = "hotcold:r=0.9,f=0.1".parse().unwrap();
+                    let mut sim = Simulator::new(&c).unwrap();
+                    while sim.step(97).unwrap() {
+                        sim.check()
+                            .unwrap_or_else(|e| panic!("{policy} {buffer} {gc}: {e}"));
+                    }
+                    let r = sim.result();
+                    assert!(r.wa >= 1.0, "{policy} {buffer} {gc}: wa {}", r.wa);
+                    assert_eq!(r.user_writes, 5 * sim.geometry().logical_pages);
+                }
+            }
+        }
+    }
+
     #[test]
     fn an_emptied_segment_is_freed_at_once() {
         for (free_empty, collected) in [(true, 1), (false, 0)] {
@@ -1421,7 +1669,7 @@ mod tests {
             };
             let mut sim = Simulator::new(&c).unwrap();
             for page in (0..8).chain(0..4) {
-                sim.user_write(Write { page, class: 0 }).unwrap();
+                sim.user_write(Write::new(page, 0)).unwrap();
                 sim.check().unwrap();
             }
             // Sealed: {0..3} (emptied), {4..7}, {0..3} again; one stream open.

@@ -154,6 +154,10 @@ pub struct Store {
     /// Destage sequence number per segment (Stockmeyer §2.3); empty unless a policy or the
     /// cleaner's sort key needs it ([`Self::keep_destage_numbers`]).
     pub dseq: Vec<u64>,
+    /// u_p2 per segment [updates]: the estimated time of its pages' penultimate update, set when
+    /// it is sealed (Lomet & Luo §5.2.2, see `policy::mdc`); empty unless kept
+    /// ([`Self::keep_up2`]).
+    pub up2: Vec<f64>,
     /// Erases per segment since the start of the run.
     pub erase_count: Vec<u32>,
     /// Free pool, first in first out (so erases spread over segments).
@@ -179,6 +183,7 @@ impl Store {
             stamp: vec![0; n],
             sealed_at: vec![0; n],
             dseq: Vec::new(),
+            up2: Vec::new(),
             erase_count: vec![0; n],
             free: (0..g.segments).collect(),
             sealed: SealedSet::new(g.segments),
@@ -190,6 +195,11 @@ impl Store {
     /// Allocates the per-segment destage sequence numbers (8 bytes per segment).
     pub fn keep_destage_numbers(&mut self) {
         self.dseq = vec![0; self.valid.len()];
+    }
+
+    /// Allocates the per-segment u_p2 (8 bytes per segment).
+    pub fn keep_up2(&mut self) {
+        self.up2 = vec![0.0; self.valid.len()];
     }
 
     /// Number of segments.

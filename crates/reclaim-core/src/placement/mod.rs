@@ -15,6 +15,7 @@ pub mod double;
 pub mod oracle;
 pub mod regions;
 pub mod single;
+pub mod sort_buffer;
 
 use crate::config::PlacementSpec;
 use crate::error::Result;
@@ -38,6 +39,10 @@ pub struct Stream {
     pub user: bool,
     /// The region that owns the stream's segments.
     pub region: u16,
+    /// Sum of the u_p2 of the live pages written to `seg` (where u_p2 is kept).
+    pub up2_sum: f64,
+    /// Pages counted in `up2_sum`.
+    pub up2_pages: u32,
 }
 
 impl Stream {
@@ -50,6 +55,8 @@ impl Stream {
             dseq: 0,
             user,
             region,
+            up2_sum: 0.0,
+            up2_pages: 0,
         }
     }
 }
@@ -74,6 +81,8 @@ pub struct Victim {
     pub dseq: u64,
     /// Its region.
     pub region: u16,
+    /// Its u_p2 (0 when not kept).
+    pub up2: f64,
 }
 
 /// A live page gathered from a victim, to be rewritten.
@@ -143,6 +152,8 @@ pub enum Schemes {
     Regions(regions::Regions),
     /// See [`age_sorted::AgeSorted`].
     AgeSorted(Box<age_sorted::AgeSorted>),
+    /// See [`sort_buffer::SortBuffered`].
+    SortBuffered(sort_buffer::SortBuffered),
 }
 
 macro_rules! dispatch {
@@ -153,6 +164,7 @@ macro_rules! dispatch {
             Schemes::Oracle($s) => $e,
             Schemes::Regions($s) => $e,
             Schemes::AgeSorted($s) => $e,
+            Schemes::SortBuffered($s) => $e,
         }
     };
 }
@@ -209,6 +221,8 @@ pub struct Placement {
     pub pending: Vec<Vec<u32>>,
     /// Segments sealed from each stream since the start of the run.
     pub seals: Vec<u64>,
+    /// The sort buffer of user writes (`sort-buffer`).
+    pub buffer: Option<sort_buffer::SortBuffer>,
 }
 
 impl Placement {
@@ -235,6 +249,7 @@ impl Placement {
                 regions: whole(1),
                 pending: Vec::new(),
                 seals: Vec::new(),
+                buffer: None,
             },
             PlacementSpec::Double { copy } => Placement {
                 scheme: Schemes::Double(double::Double::new(*copy)),
@@ -242,6 +257,7 @@ impl Placement {
                 regions: whole(1),
                 pending: Vec::new(),
                 seals: Vec::new(),
+                buffer: None,
             },
             PlacementSpec::Oracle => Placement {
                 scheme: Schemes::Oracle(oracle::Oracle),
@@ -251,6 +267,7 @@ impl Placement {
                 regions: whole(classes.len() as u32),
                 pending: Vec::new(),
                 seals: Vec::new(),
+                buffer: None,
             },
             PlacementSpec::AgeSorted(a) => {
                 let dtg = age_sorted::DecisionTree::new(
@@ -278,6 +295,7 @@ impl Placement {
                     regions: whole(f as u32),
                     pending: Vec::new(),
                     seals: Vec::new(),
+                    buffer: None,
                 }
             }
             PlacementSpec::Regions { spare } => {
@@ -296,8 +314,17 @@ impl Placement {
                         .collect(),
                     pending: Vec::new(),
                     seals: Vec::new(),
+                    buffer: None,
                 }
             }
+            PlacementSpec::SortBuffer(b) => Placement {
+                scheme: Schemes::SortBuffered(sort_buffer::SortBuffered),
+                streams: vec![Stream::closed(true, 0), Stream::closed(false, 0)],
+                regions: whole(1),
+                pending: Vec::new(),
+                seals: Vec::new(),
+                buffer: Some(sort_buffer::SortBuffer::new(b, pps)),
+            },
         };
         placement.seals = vec![0; placement.streams.len()];
         Ok(placement)

@@ -6,116 +6,83 @@
 //! its youngest data was written (a relocated page keeps its victim's stamp).
 //!
 //! Exact, without scoring every segment: u takes only the b + 1 values v/b, and among segments
-//! with the same valid count v the oldest stamp has the largest score. So the segments are kept
-//! in one min-heap of stamps per valid count, and a selection scores the b + 1 heap tops:
-//! O(b) per victim and O(log n) per invalidation, instead of O(segments) per victim. Ties of
-//! equal score go to the fewest valid pages, then the oldest stamp, then the lowest segment
-//! number.
+//! with the same valid count v the oldest stamp has the largest score, so the segments are kept
+//! in a [`CountHeaps`] keyed by stamp. Ties of equal score go to the fewest valid pages, then
+//! the oldest stamp, then the lowest segment number.
+//!
+//! Lomet & Luo §6.1.3 evaluate cost-benefit as "the largest (1 − E)·age/E" with E the
+//! segment's emptiness. Read literally that cleans the fullest segments first (a full one
+//! scores infinity), the opposite of the heuristic they cite; their E there can only stand for
+//! the utilization u, which makes it (1 − u)·age/u: Rosenblum's ratio with the cost of cleaning
+//! counted as the u·b pages rewritten and not the read of the whole segment (1 + u), as an
+//! FTL counts it. `form=lomet` selects that reading, `form=lfs` (the default) Rosenblum's.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use super::count_heaps::CountHeaps;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::BenefitForm;
 use crate::store::Store;
 use crate::SimRng;
 
-/// Heap entry: stamp, segment, and the segment's version when it was pushed.
-type Entry = Reverse<(u64, u32, u64)>;
-
-/// Cost-benefit over sealed segments indexed by valid count.
+/// Cost-benefit over sealed segments indexed by valid count, oldest stamp on top.
 #[derive(Clone, Debug)]
 pub struct CostBenefit {
-    /// Per valid count v = 0..=b, the indexed segments with that count, oldest stamp on top.
-    /// An entry whose version is not its segment's current one is stale and dropped lazily.
-    heaps: Vec<BinaryHeap<Entry>>,
-    /// Live (non-stale) entries per heap, to bound the stale ones.
-    live: Vec<usize>,
-    /// Per segment: the version of its one live entry; bumped whenever the segment moves or
-    /// leaves the index, which makes its older entries stale (64 bits: never wraps).
-    version: Vec<u64>,
+    index: CountHeaps,
+    form: BenefitForm,
 }
 
-/// The score of a segment with `valid` of `b` pages valid and age `age` [user writes].
+/// The score of a segment with `valid` of `b` pages valid and age `age` [user writes]:
+/// Rosenblum & Ousterhout's (1 − u)·age/(1 + u), or Lomet & Luo §6.1.3's (1 − E)·age/E read as
+/// (1 − u)·age/u (see [`BenefitForm::Lomet`]), infinite for an empty segment.
 #[inline]
-fn benefit(valid: u32, b: f64, age: u64) -> f64 {
+fn benefit(form: BenefitForm, valid: u32, b: f64, age: u64) -> f64 {
     let u = f64::from(valid) / b;
-    (1.0 - u) * age as f64 / (1.0 + u)
+    match form {
+        BenefitForm::Lfs => (1.0 - u) * age as f64 / (1.0 + u),
+        BenefitForm::Lomet => (1.0 - u) * age as f64 / u,
+    }
 }
 
 impl CostBenefit {
     /// An empty index for `segments` segments of `pps` pages.
-    pub fn new(segments: u32, pps: u32) -> Self {
+    pub fn new(segments: u32, pps: u32, form: BenefitForm) -> Self {
         CostBenefit {
-            heaps: vec![BinaryHeap::new(); pps as usize + 1],
-            live: vec![0; pps as usize + 1],
-            version: vec![0; segments as usize],
+            index: CountHeaps::new(segments, pps),
+            form,
         }
-    }
-
-    fn push(&mut self, seg: u32, valid: u32, stamp: u64) {
-        let s = seg as usize;
-        self.version[s] += 1;
-        let v = valid as usize;
-        self.live[v] += 1;
-        self.heaps[v].push(Reverse((stamp, seg, self.version[s])));
-        // Stale entries are at most the live ones plus a constant: rebuild when past that.
-        if self.heaps[v].len() > 2 * self.live[v] + 64 {
-            let version = &self.version;
-            self.heaps[v].retain(|Reverse((_, g, ver))| version[*g as usize] == *ver);
-        }
-    }
-
-    /// Takes `seg`, whose live entry is in heap `valid`, out of the index.
-    fn unindex(&mut self, seg: u32, valid: u32) {
-        self.live[valid as usize] -= 1;
-        self.version[seg as usize] += 1;
-    }
-
-    /// The live top of heap `v`, dropping stale entries above it.
-    fn top(&mut self, v: usize) -> Option<(u64, u32)> {
-        while let Some(&Reverse((stamp, seg, ver))) = self.heaps[v].peek() {
-            if self.version[seg as usize] == ver {
-                return Some((stamp, seg));
-            }
-            self.heaps[v].pop();
-        }
-        None
     }
 }
 
 impl VictimPolicy for CostBenefit {
     #[inline]
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
-        self.push(seg, store.valid[seg as usize], store.stamp[seg as usize]);
+        self.index
+            .push(seg, store.valid[seg as usize], store.stamp[seg as usize]);
     }
 
     #[inline]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
-        // The segment had one more valid page: its live entry is in the heap above.
-        let valid = store.valid[seg as usize];
-        self.unindex(seg, valid + 1);
-        self.push(seg, valid, store.stamp[seg as usize]);
+        self.index.lost_page(seg, store, store.stamp[seg as usize]);
     }
 
     fn on_remove(&mut self, seg: u32, store: &Store) {
-        self.unindex(seg, store.valid[seg as usize]);
+        self.index.unindex(seg, store.valid[seg as usize]);
     }
 
     fn select(&mut self, store: &Store, clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         let pps = f64::from(store.pps);
         let now = clocks.user_writes;
         let mut best: Option<(f64, u32, u32)> = None;
-        for v in 0..self.heaps.len() {
-            if let Some((stamp, seg)) = self.top(v) {
-                let priority = benefit(v as u32, pps, now.saturating_sub(stamp));
+        for v in 0..self.index.counts() {
+            if let Some((stamp, seg)) = self.index.top(v) {
+                let priority = benefit(self.form, v as u32, pps, now.saturating_sub(stamp));
                 if best.is_none_or(|(top, _, _)| priority > top) {
                     best = Some((priority, seg, v as u32));
                 }
             }
         }
         let (_, seg, valid) = best?;
-        self.unindex(seg, valid);
+        self.index.unindex(seg, valid);
         Some(seg)
     }
 }
@@ -137,6 +104,7 @@ mod tests {
             .iter()
             .map(|&s| {
                 benefit(
+                    BenefitForm::Lfs,
                     store.valid[s as usize],
                     b,
                     now.saturating_sub(store.stamp[s as usize]),
@@ -155,7 +123,7 @@ mod tests {
             logical_pages: 200,
         };
         let mut store = Store::new(&g);
-        let mut policy = CostBenefit::new(g.segments, g.pages_per_segment);
+        let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, BenefitForm::Lfs);
         let mut rng = SimRng::seed_from_u64(7);
         let mut next_page = 0u32;
         let mut buffer = Vec::new();
@@ -202,6 +170,7 @@ mod tests {
                         .expect("a sealed segment");
                     assert_eq!(store.state[victim as usize], SegState::Sealed);
                     let got = benefit(
+                        BenefitForm::Lfs,
                         store.valid[victim as usize],
                         8.0,
                         now.saturating_sub(store.stamp[victim as usize]),

@@ -5,11 +5,13 @@ pub mod age_threshold;
 pub mod aged_buckets;
 pub mod buckets;
 pub mod cost_benefit;
+pub mod count_heaps;
 pub mod d_choices;
 pub mod fifo;
 pub mod fitness;
 pub mod gra;
 pub mod greedy;
+pub mod mdc;
 pub mod random;
 pub mod windowed;
 
@@ -61,6 +63,8 @@ pub enum Policy {
     Windowed(windowed::Windowed),
     /// See [`cost_benefit::CostBenefit`].
     CostBenefit(cost_benefit::CostBenefit),
+    /// See [`mdc::Mdc`].
+    Mdc(mdc::Mdc),
     /// See [`age_threshold::AgeThreshold`].
     AgeThreshold(age_threshold::AgeThreshold),
     /// See [`fitness::Fitness`].
@@ -90,9 +94,10 @@ impl Policy {
             PolicySpec::Windowed { w, tie } => {
                 Policy::Windowed(windowed::Windowed::new(segments, pps, *w, *tie))
             }
-            PolicySpec::CostBenefit => {
-                Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps))
+            PolicySpec::CostBenefit { form } => {
+                Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps, *form))
             }
+            PolicySpec::Mdc { freq } => Policy::Mdc(mdc::Mdc::new(segments, pps, *freq)),
             PolicySpec::AgeThreshold(b) => {
                 Policy::AgeThreshold(age_threshold::AgeThreshold::new(aged(b)))
             }
@@ -111,6 +116,7 @@ macro_rules! dispatch {
             Policy::Gra($p) => $e,
             Policy::Windowed($p) => $e,
             Policy::CostBenefit($p) => $e,
+            Policy::Mdc($p) => $e,
             Policy::AgeThreshold($p) => $e,
             Policy::Fitness($p) => $e,
         }

@@ -210,7 +210,7 @@ mod tests {
         let mut cache = Cache::new(capacity);
         let mut hits = 0u64;
         for &page in pages {
-            if let Access::Hit = cache.access(Write { page, class: 0 }) {
+            if let Access::Hit = cache.access(Write::new(page, 0)) {
                 hits += 1;
             }
         }

@@ -39,12 +39,24 @@ impl HotCold {
             Write {
                 page: rng.random_range(0..self.hot),
                 class: 0,
+                rate: self.rate_of_class(0),
             }
         } else {
             Write {
                 page: rng.random_range(self.hot..self.n),
                 class: 1,
+                rate: self.rate_of_class(1),
             }
+        }
+    }
+
+    /// The probability per write of one page of `class`: r/hot pages, (1 − r)/cold pages.
+    #[inline]
+    pub fn rate_of_class(&self, class: u16) -> f32 {
+        if class == 0 {
+            (self.r / f64::from(self.hot)) as f32
+        } else {
+            ((1.0 - self.r) / f64::from(self.n - self.hot)) as f32
         }
     }
 

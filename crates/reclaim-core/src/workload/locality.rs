@@ -74,6 +74,18 @@ impl Locality {
         Write {
             page: rng.random_range(self.bounds[class]..self.bounds[class + 1]),
             class: class as u16,
+            rate: self.rate_of_class(class as u16),
+        }
+    }
+
+    /// The probability per write of one page of `class`: its write share over its pages; 0 for
+    /// the inactive pages.
+    #[inline]
+    pub fn rate_of_class(&self, class: u16) -> f32 {
+        let c = usize::from(class);
+        match self.r.get(c) {
+            Some(r) => (r / f64::from(self.bounds[c + 1] - self.bounds[c])) as f32,
+            None => 0.0,
         }
     }
 

@@ -20,7 +20,7 @@ use crate::SimRng;
 pub const NO_CLASS: u16 = 0;
 
 /// One write as the workload issues it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Write {
     /// Logical page.
     pub page: u32,
@@ -28,6 +28,21 @@ pub struct Write {
     /// n for the inactive pages; a trace with `trace_classes`, by access count (0 the most
     /// written) and one more for pages the trace never writes; otherwise [`NO_CLASS`].
     pub class: u16,
+    /// The page's update rate: its probability per write, where the workload knows it (uniform,
+    /// hot/cold, locality; Zipf when asked, [`Workload::keep_rates`]), else 0. MDC-opt and
+    /// multi-log-opt read it (Lomet & Luo §6.1.3: "the exact page update frequency").
+    pub rate: f32,
+}
+
+impl Write {
+    /// A write of `page` in `class` whose rate is not known.
+    pub fn new(page: u32, class: u16) -> Self {
+        Write {
+            page,
+            class,
+            rate: 0.0,
+        }
+    }
 }
 
 /// Pages and write share of one class of a workload.
@@ -93,13 +108,11 @@ impl Workload {
             Workload::Uniform(w) => Write {
                 page: w.next(rng),
                 class: NO_CLASS,
+                rate: w.rate(),
             },
             Workload::HotCold(w) => w.next(rng),
             Workload::Locality(w) => w.next(rng),
-            Workload::Zipf(w) => Write {
-                page: w.next(rng),
-                class: NO_CLASS,
-            },
+            Workload::Zipf(w) => w.next_write(rng),
             Workload::Trace(w) => w.next_write(),
         }
     }
@@ -113,6 +126,25 @@ impl Workload {
             Workload::HotCold(w) => w.class_of(page),
             Workload::Locality(w) => w.class_of(page),
             Workload::Trace(w) => w.class_of(page),
+        }
+    }
+
+    /// Makes every write carry its page's rate (a Zipf workload computes it only when asked).
+    pub fn keep_rates(&mut self) {
+        if let Workload::Zipf(w) = self {
+            w.keep_rates();
+        }
+    }
+
+    /// The update rate of `page` (for writes the workload did not draw, as [`Self::class_of`]);
+    /// 0 where unknown.
+    pub fn rate_of(&self, page: u32) -> f32 {
+        match self {
+            Workload::Uniform(w) => w.rate(),
+            Workload::HotCold(w) => w.rate_of_class(w.class_of(page)),
+            Workload::Locality(w) => w.rate_of_class(w.class_of(page)),
+            Workload::Zipf(w) => w.rate_of(page),
+            Workload::Trace(_) => 0.0,
         }
     }
 

@@ -76,10 +76,7 @@ impl Replay {
         if self.pos == self.pages.len() {
             self.pos = 0;
         }
-        Write {
-            page,
-            class: self.class_of(page),
-        }
+        Write::new(page, self.class_of(page))
     }
 
     /// The page's class.

@@ -17,6 +17,12 @@ impl Uniform {
         Uniform { n }
     }
 
+    /// A page's probability per write, 1/n.
+    #[inline]
+    pub fn rate(&self) -> f32 {
+        (1.0 / f64::from(self.n)) as f32
+    }
+
     /// The next page.
     #[inline]
     pub fn next(&self, rng: &mut SimRng) -> u32 {

@@ -4,6 +4,7 @@
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Zipf};
 
+use super::{Write, NO_CLASS};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -12,6 +13,11 @@ use crate::SimRng;
 pub struct ZipfPages {
     dist: Zipf<f64>,
     perm: Vec<u32>,
+    theta: f64,
+    /// With rates kept ([`Self::keep_rates`]): each page's rank, and the normalizing sum
+    /// H = Σₖ k^−θ over the n ranks; empty and 0 otherwise.
+    rank_of: Vec<u32>,
+    harmonic: f64,
 }
 
 impl ZipfPages {
@@ -26,7 +32,38 @@ impl ZipfPages {
         })?;
         let mut perm: Vec<u32> = (0..n).collect();
         perm.shuffle(rng);
-        Ok(ZipfPages { dist, perm })
+        Ok(ZipfPages {
+            dist,
+            perm,
+            theta,
+            rank_of: Vec::new(),
+            harmonic: 0.0,
+        })
+    }
+
+    /// Makes writes carry their page's rate (4 bytes per page for the ranks).
+    pub fn keep_rates(&mut self) {
+        let n = self.perm.len();
+        self.rank_of = vec![0; n];
+        for (i, &page) in self.perm.iter().enumerate() {
+            self.rank_of[page as usize] = i as u32 + 1;
+        }
+        // Smallest terms first, for accuracy.
+        self.harmonic = (1..=n).rev().map(|k| (k as f64).powf(-self.theta)).sum();
+    }
+
+    /// The probability per write of the page of `rank` (1-based): rank^−θ / H.
+    #[inline]
+    fn rate_of_rank(&self, rank: usize) -> f32 {
+        ((rank as f64).powf(-self.theta) / self.harmonic) as f32
+    }
+
+    /// The rate of `page` (0 unless rates are kept).
+    pub fn rate_of(&self, page: u32) -> f32 {
+        match self.rank_of.get(page as usize) {
+            Some(&rank) => self.rate_of_rank(rank as usize),
+            None => 0.0,
+        }
     }
 
     /// The next page.
@@ -34,5 +71,21 @@ impl ZipfPages {
     pub fn next(&self, rng: &mut SimRng) -> u32 {
         let rank = self.dist.sample(rng) as usize; // 1 ..= n
         self.perm[rank - 1]
+    }
+
+    /// The next write, with its rate when rates are kept.
+    #[inline]
+    pub fn next_write(&self, rng: &mut SimRng) -> Write {
+        let rank = self.dist.sample(rng) as usize; // 1 ..= n
+        let rate = if self.rank_of.is_empty() {
+            0.0
+        } else {
+            self.rate_of_rank(rank)
+        };
+        Write {
+            page: self.perm[rank - 1],
+            class: NO_CLASS,
+            rate,
+        }
     }
 }
