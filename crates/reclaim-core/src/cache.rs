@@ -164,7 +164,7 @@ struct Node {
 }
 
 /// What a write did in the cache.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     /// The page was cached: the write is absorbed.
     Hit,

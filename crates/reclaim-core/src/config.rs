@@ -2048,11 +2048,14 @@ impl SimConfig {
                 format!("`hole` with `{placement}`: its user stream is the sort buffer itself"),
             ));
         }
-        if !buffered && self.policy.freq().is_some() {
+        let oracle = matches!(placement, PlacementSpec::Oracle);
+        if !buffered && self.policy.freq() == Some(FreqSource::Estimate)
+            || !(buffered || oracle) && self.policy.freq().is_some()
+        {
             return Err(Error::param(
                 "placement",
                 &placement,
-                format!("`sort-buffer[:…]` with `{}`: the sort buffer is where user writes get their u_p2 (Lomet & Luo §5.2.2)", self.policy),
+                format!("`sort-buffer[:…]` with `{}` (the sort buffer is where user writes get their u_p2, Lomet & Luo §5.2.2), or `oracle` with `freq=exact`", self.policy),
             ));
         }
         if !buffered

@@ -36,11 +36,18 @@ use crate::policy::{Policy, VictimPolicy};
 use crate::store::{prefetch, Store, NONE};
 use crate::trace::convert::{self, ConvertOptions};
 use crate::trace::Format;
-use crate::workload::{ClassShare, Workload, Write};
+use crate::workload::{ClassShare, Rate, Workload, Write};
 use crate::SimRng;
 
 /// Writes drawn ahead of the user writes (see `workload_writes`).
 const AHEAD: usize = 8;
+
+/// MDC-opt's key of a page of update rate `rate` (probability per write): −2/rate, in place of
+/// u_p2 with u_now taken as 0 (see `policy::mdc`).
+#[inline]
+fn exact_key(rate: Rate) -> f64 {
+    -2.0 / rate.probability()
+}
 
 /// Where a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,6 +213,8 @@ pub struct Simulator {
     pending_base: u32,
     /// Whether user writes wait before they get slots (`streams = cache`, or a sort buffer).
     deferred: bool,
+    /// Whether a user write updates per-page metadata or a stream's u_p2 (`note_user_write`).
+    notes: bool,
     /// Where update frequencies come from, where u_p2 is kept.
     freq: FreqSource,
     /// See [`SimConfig::free_empty`].
@@ -214,6 +223,10 @@ pub struct Simulator {
     page_class: Vec<u16>,
     /// User-write clock at each logical page's last user write (empty unless a sort key needs it).
     page_written: Vec<u64>,
+    /// Each logical page's update rate from its last user write (2 bytes; empty unless
+    /// `freq=exact`):
+    /// MDC-opt keys a relocated page by its own exact rate.
+    page_rate: Vec<Rate>,
     cache: Option<Cache>,
     /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
     /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
@@ -278,18 +291,25 @@ impl Simulator {
             GcSpec::Batch { victims, sort, .. } => (u64::from(victims), sort),
             _ => (1, SortKey::None),
         };
+        let freq = config.freq();
+        // MDC-opt: a rate per page (2 bytes), and a Zipf workload's rank per page (4).
+        let rates = match (freq, &config.workload) {
+            (FreqSource::Exact, WorkloadSpec::Zipf { .. }) => 6,
+            (FreqSource::Exact, _) => 2,
+            _ => 0,
+        };
         let extra_per_page = if placement.needs_page_class() { 2 } else { 0 }
-            + if sort == SortKey::Written { 8 } else { 0 };
+            + if sort == SortKey::Written { 8 } else { 0 }
+            + rates;
         limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
         let mut store = Store::new(&geometry);
         if sort == SortKey::Dseq || config.policy.needs_destage_numbers() || placement.needs_ages()
         {
             store.keep_destage_numbers();
         }
-        if placement.buffer.is_some() {
+        if placement.buffer.is_some() || config.policy.freq().is_some() {
             store.keep_up2();
         }
-        let freq = config.freq();
         let mut workload = workload;
         if freq == FreqSource::Exact {
             workload.keep_rates();
@@ -316,6 +336,10 @@ impl Simulator {
         // Default window: one pass of a trace, else the logical capacity.
         let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
         let phase = Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes);
+        let notes = placement.needs_page_class()
+            || sort == SortKey::Written
+            || freq == FreqSource::Exact
+            || !store.up2.is_empty();
         let mut sim = Simulator {
             store,
             policies: (0..regions)
@@ -332,12 +356,18 @@ impl Simulator {
             } else {
                 Vec::new()
             },
+            page_rate: if freq == FreqSource::Exact {
+                vec![Rate::UNKNOWN; logical as usize]
+            } else {
+                Vec::new()
+            },
             page_written: if sort == SortKey::Written {
                 vec![0; logical as usize]
             } else {
                 Vec::new()
             },
             deferred: !placement.pending.is_empty() || placement.buffer.is_some(),
+            notes,
             freq,
             placement,
             pending_base,
@@ -760,10 +790,12 @@ impl Simulator {
         f.next += 1;
         f.stamp = self.clocks.user_writes;
         let full = f.next == pps;
+        if self.notes {
+            self.note_user_write(write, Some(s));
+        }
         let page = write.page;
         let old = self.store.page_map[page as usize];
         self.store.place(page, slot);
-        self.note_user_write(write);
         if old != NONE {
             self.invalidate(old);
         }
@@ -825,10 +857,21 @@ impl Simulator {
     }
 
     /// The per-page metadata a user write updates, where kept: its class and its time.
-    #[inline]
-    fn note_user_write(&mut self, write: Write) {
+    #[cold]
+    #[inline(never)]
+    fn note_user_write(&mut self, write: Write, stream: Option<usize>) {
+        if let Some(s) = stream.filter(|_| !self.store.up2.is_empty()) {
+            // MDC-opt without a sort buffer (the configuration allows no other case where u_p2
+            // is kept and a user write takes its slot at once): its key joins its stream's mean.
+            let f = &mut self.placement.streams[s];
+            f.up2_sum += exact_key(write.rate);
+            f.up2_pages += 1;
+        }
         if !self.page_class.is_empty() {
             self.page_class[write.page as usize] = write.class;
+        }
+        if !self.page_rate.is_empty() {
+            self.page_rate[write.page as usize] = write.rate;
         }
         if !self.page_written.is_empty() {
             self.page_written[write.page as usize] = self.clocks.user_writes;
@@ -1008,7 +1051,7 @@ impl Simulator {
             }
         };
         let key = match (self.freq, old) {
-            (FreqSource::Exact, _) => -2.0 / f64::from(write.rate),
+            (FreqSource::Exact, _) => exact_key(write.rate),
             (FreqSource::Estimate, NONE) => FIRST,
             (FreqSource::Estimate, _) if old >= self.pending_base => {
                 let buffer = self.placement.buffer.as_ref().expect("buffered");
@@ -1026,7 +1069,9 @@ impl Simulator {
                 self.invalidate(old);
             }
         }
-        self.note_user_write(write);
+        if self.notes {
+            self.note_user_write(write, None);
+        }
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
         self.streak = 0;
@@ -1104,7 +1149,9 @@ impl Simulator {
                 self.invalidate(old);
             }
         }
-        self.note_user_write(write);
+        if self.notes {
+            self.note_user_write(write, None);
+        }
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
         self.streak = 0;
@@ -1320,11 +1367,21 @@ impl Simulator {
                     let written = &self.page_written;
                     batch.sort_by_key(|g| written[g.page as usize]);
                 }
-                SortKey::Up2 => batch.sort_by(|a, b| {
+                SortKey::Up2 if self.page_rate.is_empty() => batch.sort_by(|a, b| {
                     victims[a.victim as usize]
                         .up2
                         .total_cmp(&victims[b.victim as usize].up2)
                 }),
+                SortKey::Up2 => {
+                    let rate = &self.page_rate;
+                    batch.sort_by(|a, b| {
+                        exact_key(rate[a.page as usize])
+                            .total_cmp(&exact_key(rate[b.page as usize]))
+                    });
+                }
+            }
+            if sort == SortKey::Up2 {
+                self.continue_open_segment(&mut batch);
             }
         }
         self.placement.scheme.arrange(
@@ -1358,6 +1415,31 @@ impl Simulator {
         }
         self.batch = batch;
         result
+    }
+
+    /// A batch sorted by u_p2 is written from the end whose keys are nearer the GC stream's open
+    /// segment's, so that the segment is filled with pages like those it holds rather than
+    /// mixing the batch's two extremes (Lomet & Luo §5.3 sort, but do not say in which
+    /// direction).
+    fn continue_open_segment(&self, batch: &mut [Gathered]) {
+        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
+            return;
+        };
+        let st = &self.placement.streams[sort_buffer::GC];
+        if st.seg == NONE || st.up2_pages == 0 {
+            return;
+        }
+        let key = |g: &Gathered| {
+            if self.page_rate.is_empty() {
+                self.victims[g.victim as usize].up2
+            } else {
+                exact_key(self.page_rate[g.page as usize])
+            }
+        };
+        let open = st.up2_sum / f64::from(st.up2_pages);
+        if (key(last) - open).abs() < (key(first) - open).abs() {
+            batch.reverse();
+        }
     }
 
     /// Relocates `pages`, all of `victim`, routing them as a run where the scheme can (see
@@ -1415,15 +1497,15 @@ impl Simulator {
             if self.placement.streams[t].seg == NONE {
                 t = self.open_gc(t)?;
             }
+            let n = ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done);
+            if !self.store.up2.is_empty() {
+                self.key_relocated(t, &pages[done..done + n], victim);
+            }
             let f = &mut self.placement.streams[t];
             f.stamp = f.stamp.max(victim.stamp);
             f.dseq = f.dseq.max(victim.dseq);
             let (seg, start) = (f.seg, f.next);
-            let n = ((pps - start) as usize).min(pages.len() - done);
             f.next += n as u32;
-            // Lomet & Luo §5.2.2: a relocated page keeps its victim's u_p2 (0 when not kept).
-            f.up2_sum += victim.up2 * n as f64;
-            f.up2_pages += n as u32;
             let full = f.next == pps;
             self.store
                 .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
@@ -1433,6 +1515,24 @@ impl Simulator {
             }
         }
         Ok(())
+    }
+
+    /// Relocated `pages` of `victim` join stream `t`'s mean u_p2 (Lomet & Luo §5.2.2: a relocated
+    /// page keeps its victim's u_p2; MDC-opt's page, its own exact rate's key).
+    #[cold]
+    #[inline(never)]
+    fn key_relocated(&mut self, t: usize, pages: &[Gathered], victim: &Victim) {
+        let sum = if self.page_rate.is_empty() {
+            victim.up2 * pages.len() as f64
+        } else {
+            pages
+                .iter()
+                .map(|g| exact_key(self.page_rate[g.page as usize]))
+                .sum()
+        };
+        let f = &mut self.placement.streams[t];
+        f.up2_sum += sum;
+        f.up2_pages += pages.len() as u32;
     }
 
     /// Gives GC stream `s` a segment, or names another stream of its region when the region has
@@ -1652,6 +1752,21 @@ mod tests {
                     assert_eq!(r.user_writes, 5 * sim.geometry().logical_pages);
                 }
             }
+        }
+    }
+
+    /// MDC-opt with one stream per class (`oracle`), Lomet & Luo's "-opt" separation.
+    #[test]
+    fn exact_mdc_over_classes_keeps_the_invariants() {
+        for gc in ["batch:low=4,victims=3,gather=all", "one-free"] {
+            let mut c = small("mdc:freq=exact", "single", gc);
+            c.placement = Some("oracle".parse().unwrap());
+            c.workload = "hotcold:r=0.9,f=0.1".parse().unwrap();
+            let mut sim = Simulator::new(&c).unwrap();
+            while sim.step(97).unwrap() {
+                sim.check().unwrap_or_else(|e| panic!("{gc}: {e}"));
+            }
+            assert_eq!(sim.result().user_writes, 5 * sim.geometry().logical_pages);
         }
     }
 

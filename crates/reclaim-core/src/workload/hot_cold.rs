@@ -6,7 +6,7 @@
 
 use rand::Rng;
 
-use super::{ClassShare, Write};
+use super::{ClassShare, Rate, Write};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -16,6 +16,8 @@ pub struct HotCold {
     hot: u32,
     n: u32,
     r: f64,
+    /// Rate of one hot page, of one cold page.
+    rates: [Rate; 2],
 }
 
 impl HotCold {
@@ -29,7 +31,11 @@ impl HotCold {
                 format!("a share leaving both hot and cold pages among {n}"),
             ));
         }
-        Ok(HotCold { hot, n, r })
+        let rates = [
+            Rate::from_probability(r / f64::from(hot)),
+            Rate::from_probability((1.0 - r) / f64::from(n - hot)),
+        ];
+        Ok(HotCold { hot, n, r, rates })
     }
 
     /// The next write: class 0 for a hot page, 1 for a cold one.
@@ -39,25 +45,21 @@ impl HotCold {
             Write {
                 page: rng.random_range(0..self.hot),
                 class: 0,
-                rate: self.rate_of_class(0),
+                rate: self.rates[0],
             }
         } else {
             Write {
                 page: rng.random_range(self.hot..self.n),
                 class: 1,
-                rate: self.rate_of_class(1),
+                rate: self.rates[1],
             }
         }
     }
 
     /// The probability per write of one page of `class`: r/hot pages, (1 − r)/cold pages.
     #[inline]
-    pub fn rate_of_class(&self, class: u16) -> f32 {
-        if class == 0 {
-            (self.r / f64::from(self.hot)) as f32
-        } else {
-            ((1.0 - self.r) / f64::from(self.n - self.hot)) as f32
-        }
+    pub fn rate_of_class(&self, class: u16) -> Rate {
+        self.rates[usize::from(class.min(1))]
     }
 
     /// 0 for a hot page, 1 for a cold one.

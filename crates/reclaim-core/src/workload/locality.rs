@@ -8,7 +8,7 @@
 
 use rand::Rng;
 
-use super::{ClassShare, Write};
+use super::{ClassShare, Rate, Write};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -21,6 +21,8 @@ pub struct Locality {
     r: Vec<f64>,
     /// First page of each class, then the end of the active region.
     bounds: Vec<u32>,
+    /// Rate of one page of each class: its write share over its pages.
+    rates: Vec<Rate>,
 }
 
 impl Locality {
@@ -55,10 +57,16 @@ impl Locality {
             cum_r.push(c);
         }
         *cum_r.last_mut().expect("at least one class") = f64::INFINITY;
+        let rates = r
+            .iter()
+            .zip(bounds.windows(2))
+            .map(|(ri, b)| Rate::from_probability(ri / f64::from(b[1] - b[0])))
+            .collect();
         Ok(Locality {
             cum_r,
             r: r.to_vec(),
             bounds,
+            rates,
         })
     }
 
@@ -74,19 +82,18 @@ impl Locality {
         Write {
             page: rng.random_range(self.bounds[class]..self.bounds[class + 1]),
             class: class as u16,
-            rate: self.rate_of_class(class as u16),
+            rate: self.rates[class],
         }
     }
 
-    /// The probability per write of one page of `class`: its write share over its pages; 0 for
-    /// the inactive pages.
+    /// The rate of one page of `class`: its write share over its pages; unknown for the
+    /// inactive pages.
     #[inline]
-    pub fn rate_of_class(&self, class: u16) -> f32 {
-        let c = usize::from(class);
-        match self.r.get(c) {
-            Some(r) => (r / f64::from(self.bounds[c + 1] - self.bounds[c])) as f32,
-            None => 0.0,
-        }
+    pub fn rate_of_class(&self, class: u16) -> Rate {
+        self.rates
+            .get(usize::from(class))
+            .copied()
+            .unwrap_or(Rate::UNKNOWN)
     }
 
     /// The class of a page: i for class i + 1, the number of classes for an inactive page.

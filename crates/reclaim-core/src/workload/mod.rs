@@ -19,8 +19,38 @@ use crate::SimRng;
 /// Class of a page whose workload knows no classes.
 pub const NO_CLASS: u16 = 0;
 
+/// A page's update rate p, its probability per write, as a 16-bit logarithm: round(−log₂ p ·
+/// 1024), so that a write record stays 8 bytes. Resolution 2^(1/1024) − 1 ≈ 0.07% of p, for
+/// p from 1 down to 2^−64; [`Rate::UNKNOWN`] where the workload does not know it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate(u16);
+
+impl Rate {
+    /// No rate known.
+    pub const UNKNOWN: Rate = Rate(u16::MAX);
+
+    /// The rate of probability `p` per write (0 < p ≤ 1; anything else is unknown).
+    pub fn from_probability(p: f64) -> Rate {
+        if p > 0.0 && p <= 1.0 {
+            Rate((-p.log2() * 1024.0).round().min(65534.0) as u16)
+        } else {
+            Rate::UNKNOWN
+        }
+    }
+
+    /// The probability per write (0 when unknown).
+    #[inline]
+    pub fn probability(self) -> f64 {
+        if self == Rate::UNKNOWN {
+            0.0
+        } else {
+            (-f64::from(self.0) / 1024.0).exp2()
+        }
+    }
+}
+
 /// One write as the workload issues it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Write {
     /// Logical page.
     pub page: u32,
@@ -29,9 +59,9 @@ pub struct Write {
     /// written) and one more for pages the trace never writes; otherwise [`NO_CLASS`].
     pub class: u16,
     /// The page's update rate: its probability per write, where the workload knows it (uniform,
-    /// hot/cold, locality; Zipf when asked, [`Workload::keep_rates`]), else 0. MDC-opt and
+    /// hot/cold, locality; Zipf when asked, [`Workload::keep_rates`]). MDC-opt and
     /// multi-log-opt read it (Lomet & Luo §6.1.3: "the exact page update frequency").
-    pub rate: f32,
+    pub rate: Rate,
 }
 
 impl Write {
@@ -40,7 +70,7 @@ impl Write {
         Write {
             page,
             class,
-            rate: 0.0,
+            rate: Rate::UNKNOWN,
         }
     }
 }
@@ -137,14 +167,14 @@ impl Workload {
     }
 
     /// The update rate of `page` (for writes the workload did not draw, as [`Self::class_of`]);
-    /// 0 where unknown.
-    pub fn rate_of(&self, page: u32) -> f32 {
+    /// unknown for a trace.
+    pub fn rate_of(&self, page: u32) -> Rate {
         match self {
             Workload::Uniform(w) => w.rate(),
             Workload::HotCold(w) => w.rate_of_class(w.class_of(page)),
             Workload::Locality(w) => w.rate_of_class(w.class_of(page)),
             Workload::Zipf(w) => w.rate_of(page),
-            Workload::Trace(_) => 0.0,
+            Workload::Trace(_) => Rate::UNKNOWN,
         }
     }
 

@@ -3,24 +3,30 @@
 
 use rand::Rng;
 
+use super::Rate;
 use crate::SimRng;
 
 /// Uniform over `[0, n)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Uniform {
     n: u32,
+    /// 1/n, each write's rate.
+    rate: Rate,
 }
 
 impl Uniform {
     /// Uniform over `n` pages.
     pub fn new(n: u32) -> Self {
-        Uniform { n }
+        Uniform {
+            n,
+            rate: Rate::from_probability(1.0 / f64::from(n)),
+        }
     }
 
     /// A page's probability per write, 1/n.
     #[inline]
-    pub fn rate(&self) -> f32 {
-        (1.0 / f64::from(self.n)) as f32
+    pub fn rate(&self) -> Rate {
+        self.rate
     }
 
     /// The next page.

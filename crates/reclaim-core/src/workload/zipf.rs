@@ -4,7 +4,7 @@
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Zipf};
 
-use super::{Write, NO_CLASS};
+use super::{Rate, Write, NO_CLASS};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -54,15 +54,15 @@ impl ZipfPages {
 
     /// The probability per write of the page of `rank` (1-based): rank^−θ / H.
     #[inline]
-    fn rate_of_rank(&self, rank: usize) -> f32 {
-        ((rank as f64).powf(-self.theta) / self.harmonic) as f32
+    fn rate_of_rank(&self, rank: usize) -> Rate {
+        Rate::from_probability((rank as f64).powf(-self.theta) / self.harmonic)
     }
 
-    /// The rate of `page` (0 unless rates are kept).
-    pub fn rate_of(&self, page: u32) -> f32 {
+    /// The rate of `page` (unknown unless rates are kept).
+    pub fn rate_of(&self, page: u32) -> Rate {
         match self.rank_of.get(page as usize) {
             Some(&rank) => self.rate_of_rank(rank as usize),
-            None => 0.0,
+            None => Rate::UNKNOWN,
         }
     }
 
@@ -78,7 +78,7 @@ impl ZipfPages {
     pub fn next_write(&self, rng: &mut SimRng) -> Write {
         let rank = self.dist.sample(rng) as usize; // 1 ..= n
         let rate = if self.rank_of.is_empty() {
-            0.0
+            Rate::UNKNOWN
         } else {
             self.rate_of_rank(rank)
         };
