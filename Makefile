@@ -42,6 +42,7 @@ reproduce: build
 	$(BIN)/reclaim reproduce vanhoudt-table1
 	$(BIN)/reclaim reproduce vanhoudt-table2
 	$(BIN)/reclaim reproduce lomet-table1
+	$(BIN)/reclaim reproduce lomet
 	$(BIN)/reclaim reproduce li-greedy
 	$(BIN)/reclaim reproduce stockmeyer --figures results/figures
 

@@ -142,7 +142,9 @@ class SimConfig:
         fill: Fill factor ρ = logical/physical pages, in (0, 1); instead of ``spare``.
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
         policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``,
-            ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit``,
+            ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit[:form=lfs|lomet]``,
+            ``mdc[:freq=estimate|exact]`` (Lomet & Luo's minimum declining cost; with the
+            ``sort-buffer`` placement, or ``oracle`` for ``freq=exact``),
             ``age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``
             (Menon & Stockmeyer), ``fitness[:at=N,buckets=…,sort=…,age=…]`` (Butterworth,
             Stockmeyer eq. 1).
@@ -154,7 +156,8 @@ class SimConfig:
             of the spare; ``optimal`` is Theorem 5's b_c*, from :mod:`reclaim.models.li`), or
             ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,…]``
             (Butterworth's destage and FSC streams fed by age-sorting decision trees,
-            Stockmeyer §2.3).
+            Stockmeyer §2.3), or ``sort-buffer[:segments=16,sort=up2|none,rewrite=hole|absorb]``
+            (MDC's sort buffer of user writes, Lomet & Luo §5.3).
         streams: ``hole`` (default): a rewrite of a page still in an open stream leaves an invalid
             slot; ``cache``: pages wait in their stream until a segment's worth has gathered, a
             rewrite takes a waiting page out, and every sealed segment is full (Stockmeyer §2.3,
@@ -166,7 +169,7 @@ class SimConfig:
         trace_classes: Access-count thresholds, decreasing, splitting a trace's pages into
             classes (Li et al. §6.2), e.g. ``[50, 10]``.
         gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),
-            ``batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written]`` (Lomet &
+            ``batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written|up2]`` (Lomet &
             Luo), ``max-empty:k=K`` (Stockmeyer).
         workload: ``uniform``, ``hotcold:r=R,f=F``, ``locality:fa=A,r=R1/R2,f=F1/F2``,
             ``zipf:theta=T``, ``trace:PATH`` (a converted trace or a page-id list); to

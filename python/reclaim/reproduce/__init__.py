@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reclaim.reproduce import dyal_draughn, li, lomet, stockmeyer, vanhoudt
+from reclaim.reproduce import dyal_draughn, li, lomet, lomet_mdc, stockmeyer, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
 #: Every reproduction by its name on the command line (and in the results database).
@@ -18,6 +18,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         "vanhoudt-table1": vanhoudt.TABLE1,
         "vanhoudt-table2": vanhoudt.TABLE2,
         "lomet-table1": lomet.TABLE1,
+        "lomet": lomet_mdc.LOMET,
         "li-greedy": li.GREEDY,
         "dyal-draughn": dyal_draughn.TABLES,
         "stockmeyer": stockmeyer.STOCKMEYER,

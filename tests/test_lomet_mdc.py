@@ -1,0 +1,49 @@
+"""Lomet & Luo §6 at reduced scale (10,000 segments of 512 pages, 8 free / 16 victims: the paper's
+32 / 64 as shares of the store); the full scale is `reclaim reproduce lomet` (`make reproduce`)."""
+
+from __future__ import annotations
+
+import pytest
+from reclaim.reproduce import REPRODUCTIONS
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return REPRODUCTIONS["lomet"].run(quick=True)
+
+
+def _table(rows, name):
+    return [r for r in rows if r["table"] == name]
+
+
+@pytest.mark.slow
+def test_table1_mdc_opt_within_0_005(rows):
+    # Table 1, MDC-opt column (their simulation): E when cleaned under uniform updates.
+    t = _table(rows, "table1")
+    assert [r["fill"] for r in t] == [0.95, 0.80, 0.50, 0.20]
+    for r in t:
+        assert abs(r["diff"]) <= 0.005, r
+
+
+@pytest.mark.slow
+def test_table2_mdc_opt_within_two_percent(rows):
+    # Table 2, MDC-opt column: 2.96, 3.99, 4.76, 5.23, 5.38 at 90:10 … 50:50, F = 0.8.
+    t = _table(rows, "table2")
+    assert [r["cold_hot"] for r in t] == ["90:10", "80:20", "70:30", "60:40", "50:50"]
+    for r in t:
+        assert abs(r["rel"]) <= 0.02, r
+
+
+@pytest.mark.slow
+def test_figure3_order_from_70_30_to_90_10(rows):
+    # Figure 3: greedy ≥ MDC-no-sep-user-GC ≥ MDC-no-sep-user ≥ MDC ≥ MDC-opt, within the
+    # seed-to-seed spread. At 60-40 and 50-50 greedy is ahead of the estimating variants
+    # (docs/validation.md, "Lomet & Luo Figure 3").
+    f = {r["skew"]: r for r in _table(rows, "figure3")}
+    for skew in ("90-10", "80-20", "70-30"):
+        assert f[skew]["order"], f[skew]
+    # With the exact frequency MDC-opt is best at every skew but the uniform one, where it is
+    # greedy (§4.5) up to ties.
+    for skew in ("90-10", "80-20", "70-30", "60-40"):
+        others = [f[skew][n] for n in ("greedy", "MDC-no-sep-user-GC", "MDC-no-sep-user", "MDC")]
+        assert f[skew]["MDC-opt"] < min(others), f[skew]
