@@ -171,7 +171,8 @@ class SimConfig:
         gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),
             ``batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written|up2]`` (Lomet &
             Luo), ``max-empty:k=K`` (Stockmeyer).
-        workload: ``uniform``, ``hotcold:r=R,f=F``, ``locality:fa=A,r=R1/R2,f=F1/F2``,
+        workload: ``uniform``, ``hotcold:r=R,f=F``, ``shifting:r=R,f=F[,period=P]`` (a hot
+            window sliding one length every P × logical pages writes), ``locality:fa=A,r=R1/R2,f=F1/F2``,
             ``zipf:theta=T``, ``trace:PATH`` (a converted trace or a page-id list); to
             :func:`simulate`, also a sequence of page ids.
         warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``. Default ``fill+10x``.

@@ -1238,6 +1238,16 @@ pub enum WorkloadSpec {
         /// Page share of each class (of the active pages), each > 0, summing to 1.
         f: Vec<f64>,
     },
+    /// `shifting:r=R,f=F[,period=P]`: hot/cold whose hot window slides one window length every
+    /// `P` × logical pages writes, hot pages turning cold over time (Lomet & Luo §6.3).
+    Shifting {
+        /// Share of writes to the window, 0 < r < 1.
+        r: f64,
+        /// Share of pages in the window, 0 < f < 1.
+        f: f64,
+        /// Writes per window length moved [logical capacities], > 0.
+        period: f64,
+    },
     /// `zipf:theta=T`: Zipf(θ) over a seeded permutation of the pages (Lomet & Luo §6).
     Zipf {
         /// Skew θ > 0 (0.99 ≈ 80-20, 1.35 ≈ 90-10).
@@ -1283,6 +1293,13 @@ impl FromStr for WorkloadSpec {
                 let f: f64 = spec.num("f", None, "a number in (0, 1)")?;
                 WorkloadSpec::HotCold { r, f }
             }
+            "shifting" => {
+                spec.only(&["r", "f", "period"])?;
+                let r: f64 = spec.num("r", None, "a number in (0, 1)")?;
+                let f: f64 = spec.num("f", None, "a number in (0, 1)")?;
+                let period: f64 = spec.num("period", Some(1.0), "a number > 0")?;
+                WorkloadSpec::Shifting { r, f, period }
+            }
             "locality" => {
                 spec.only(&["fa", "r", "f"])?;
                 let fa: f64 = spec.num("fa", Some(1.0), "a number in (0, 1]")?;
@@ -1296,7 +1313,7 @@ impl FromStr for WorkloadSpec {
             }
             _ => {
                 return Err(spec.bad(
-                    "`uniform`, `hotcold:r=R,f=F`, `locality:fa=A,r=R1/R2,f=F1/F2`, `zipf:theta=T` or `trace:PATH`",
+                    "`uniform`, `hotcold:r=R,f=F`, `shifting:r=R,f=F[,period=P]`, `locality:fa=A,r=R1/R2,f=F1/F2`, `zipf:theta=T` or `trace:PATH`",
                 ))
             }
         };
@@ -1312,6 +1329,11 @@ impl WorkloadSpec {
             WorkloadSpec::HotCold { r, f } => {
                 check_range("workload.r", *r, 0.0, 1.0, true, true)?;
                 check_range("workload.f", *f, 0.0, 1.0, true, true)
+            }
+            WorkloadSpec::Shifting { r, f, period } => {
+                check_range("workload.r", *r, 0.0, 1.0, true, true)?;
+                check_range("workload.f", *f, 0.0, 1.0, true, true)?;
+                check_range("workload.period", *period, 0.0, 1e12, true, false)
             }
             WorkloadSpec::Locality { fa, r, f } => {
                 check_range("workload.fa", *fa, 0.0, 1.0, true, false)?;
@@ -1363,6 +1385,9 @@ impl fmt::Display for WorkloadSpec {
         match self {
             WorkloadSpec::Uniform => write!(f, "uniform"),
             WorkloadSpec::HotCold { r, f: ff } => write!(f, "hotcold:r={r},f={ff}"),
+            WorkloadSpec::Shifting { r, f: ff, period } => {
+                write!(f, "shifting:r={r},f={ff},period={period}")
+            }
             WorkloadSpec::Locality { fa, r, f: ff } => {
                 write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff))
             }
@@ -1949,7 +1974,7 @@ impl SimConfig {
     /// otherwise 1).
     pub fn classes(&self) -> u32 {
         match (&self.workload, &self.trace_classes) {
-            (WorkloadSpec::HotCold { .. }, _) => 2,
+            (WorkloadSpec::HotCold { .. } | WorkloadSpec::Shifting { .. }, _) => 2,
             (WorkloadSpec::Locality { r, .. }, _) => r.len() as u32 + 1,
             (WorkloadSpec::Trace { .. }, Some(t)) => t.len() as u32 + 2,
             _ => 1,
@@ -2020,8 +2045,11 @@ impl SimConfig {
             &placement,
             matches!(self.workload, WorkloadSpec::Trace { .. }),
         ) {
-            let written =
-                self.classes() - u32::from(!matches!(self.workload, WorkloadSpec::HotCold { .. }));
+            let written = self.classes()
+                - u32::from(!matches!(
+                    self.workload,
+                    WorkloadSpec::HotCold { .. } | WorkloadSpec::Shifting { .. }
+                ));
             if b.len() != written as usize {
                 return Err(Error::param(
                     "placement.spare",
@@ -2218,6 +2246,9 @@ mod tests {
             "age-threshold:nat=0.1,buckets=10,sort=fifo,age=tw",
             "fitness:at=12,buckets=exact,sort=tree",
             "fitness:nat=heuristic",
+            "cost-benefit:form=lomet",
+            "mdc",
+            "mdc:freq=exact",
         ] {
             let p: PolicySpec = s.parse().unwrap();
             assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
@@ -2229,6 +2260,8 @@ mod tests {
             "regions:spare=0.4/0.6",
             "age-sorted",
             "age-sorted:dtg_exp=2,fsc_exp=3,dtg_sort=1,fsc_sort=0,dtg_decay=5,decay_rule=reciprocal,split=mean",
+            "sort-buffer",
+            "sort-buffer:segments=4,sort=none,rewrite=absorb",
         ] {
             let p: PlacementSpec = s.parse().unwrap();
             assert_eq!(p.to_string().parse::<PlacementSpec>().unwrap(), p, "{s}");
@@ -2245,6 +2278,8 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("≥ 1 with `decay_rule=reciprocal`"), "{e}");
+        let w: WorkloadSpec = "shifting:r=0.8,f=0.2,period=2.5".parse().unwrap();
+        assert_eq!(w.to_string().parse::<WorkloadSpec>().unwrap(), w);
         let w: WorkloadSpec = "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8".parse().unwrap();
         assert_eq!(
             w,

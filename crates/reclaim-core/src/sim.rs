@@ -1741,7 +1741,13 @@ mod tests {
                 for gc in ["batch:low=4,victims=3,gather=all,sort=up2", "one-free"] {
                     let mut c = small(policy, "single", gc);
                     c.placement = Some(buffer.parse().unwrap());
-                    c.workload = "hotcold:r=0.9,f=0.1".parse().unwrap();
+                    c.workload = if gc == "one-free" {
+                        "shifting:r=0.9,f=0.1,period=0.5"
+                    } else {
+                        "hotcold:r=0.9,f=0.1"
+                    }
+                    .parse()
+                    .unwrap();
                     let mut sim = Simulator::new(&c).unwrap();
                     while sim.step(97).unwrap() {
                         sim.check()

@@ -18,7 +18,12 @@ What is computed:
 - Figure 3: WA of greedy, MDC-no-sep-user-GC, MDC-no-sep-user, MDC and MDC-opt over the skews
   50-50 … 90-10 at F = 0.8, each the mean over seeds with the seed-to-seed spread (max − min),
   and whether the paper's order greedy ≥ no-sep-user-GC ≥ no-sep-user ≥ MDC ≥ MDC-opt holds
-  within that spread.
+  within that spread;
+- Figure 4: WA of MDC against the sort buffer's size, 1 … 64 segments, Zipf 0.99, F = 0.8;
+- Figure 5: WA against the fill factor for age (FIFO), greedy, cost-benefit (§6.1.3's form), MDC
+  and MDC-opt under uniform, Zipf 0.99 and Zipf 1.35 updates (the baselines without separation,
+  as greedy in Figure 3; MDC-opt through the sort buffer with exact rates, Zipf having no
+  classes), and which non-oracle algorithm is lowest at each fill factor.
 
 The variants (§6.2.1): greedy and MDC-no-sep-user-GC write the buffer and the cleaning batch
 unsorted (they differ only in the selection); MDC-no-sep-user sorts the batch only; MDC sorts
@@ -28,6 +33,7 @@ both. 50-50 is uniform updates.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.table import Table
 
@@ -43,6 +49,20 @@ QUICK_FILLS = (0.95, 0.80, 0.50, 0.20)
 #: Hot shares m of Table 2 and Figure 3 (m of the updates to 1 − m of the pages).
 SKEWS = (0.9, 0.8, 0.7, 0.6, 0.5)
 SEEDS = {False: (1, 2, 3), True: (1, 2)}
+#: Figure 4's sort buffer sizes [segments].
+BUFFERS = (1, 2, 4, 8, 16, 32, 64)
+#: Figure 5's workloads and fill factors.
+WORKLOADS = ("uniform", "zipf:theta=0.99", "zipf:theta=1.35")
+FILLS5 = {False: (0.5, 0.6, 0.7, 0.8, 0.9, 0.95), True: (0.7, 0.8, 0.9)}
+ALGORITHMS: dict[str, tuple[str, str, bool]] = {
+    "age": ("fifo", "sort-buffer:segments=16,sort=none", False),
+    "greedy": ("greedy", "sort-buffer:segments=16,sort=none", False),
+    "cost-benefit": ("cost-benefit:form=lomet", "sort-buffer:segments=16,sort=none", False),
+    "MDC": ("mdc", f"sort-buffer:segments={BUFFER}", True),
+    "MDC-opt": ("mdc:freq=exact", f"sort-buffer:segments={BUFFER}", True),
+}
+#: The algorithms that know no update frequency in advance.
+NON_ORACLE = ("age", "greedy", "cost-benefit", "MDC")
 VARIANTS: dict[str, tuple[str, str, bool]] = {
     # name: (policy, placement, sort the cleaning batch)
     "greedy": ("greedy", "sort-buffer:segments=16,sort=none", False),
@@ -107,6 +127,9 @@ def compute(ctx: Context) -> list[Row]:
     configs += [table2_config(m, ctx.quick) for m in SKEWS]
     fig3 = [(name, m, s) for m in SKEWS for name in VARIANTS for s in seeds]
     configs += [figure3_config(name, m, ctx.quick, s) for name, m, s in fig3]
+    configs += [config(ctx.quick, "mdc", f"sort-buffer:segments={k}", True, "zipf:theta=0.99", 0.8) for k in BUFFERS]
+    fig5 = [(w, f, a) for w in WORKLOADS for f in FILLS5[ctx.quick] for a in ALGORITHMS]
+    configs += [config(ctx.quick, *ALGORITHMS[a], w, f) for w, f, a in fig5]
     results = ctx.simulate(configs)
     rows: list[Row] = []
     for f, r in zip(fills, results):
@@ -128,6 +151,17 @@ def compute(ctx: Context) -> list[Row]:
         row: Row = {"table": "figure3", "skew": f"{round(m * 100)}-{round((1 - m) * 100)}", "spread": spread,
                     "order": order_holds(means, spread)}
         row.update({n: mean for n, mean in zip(VARIANTS, means)})
+        rows.append(row)
+    done = len(fills) + len(SKEWS) + len(fig3)
+    fig4 = results[done:done + len(BUFFERS)]
+    best = min(r.wamp for r in fig4)
+    for k, r in zip(BUFFERS, fig4):
+        rows.append({"table": "figure4", "buffer": k, "wamp": r.wamp, "vs_best": r.wamp / best - 1})
+    by: dict[tuple[str, float], Row] = {}
+    for (w, f, a), r in zip(fig5, results[done + len(BUFFERS):]):
+        by.setdefault((w, f), {"table": "figure5", "workload": w, "fill": f})[a] = r.wamp
+    for row in by.values():
+        row["lowest"] = min(NON_ORACLE, key=lambda a: row[a])
         rows.append(row)
     return rows
 
@@ -155,12 +189,69 @@ def render(rows: list[Row]) -> list[Table]:
     for r in (r for r in rows if r["table"] == "figure3"):
         t.add_row(r["skew"], *(f"{r[n]:.3f}" for n in VARIANTS), f"{r['spread']:.3f}", "holds" if r["order"] else "no")
     out.append(t)
+    t = Table(title="Lomet & Luo Figure 4: Wamp of MDC against the sort buffer, Zipf 0.99, F = 0.8\n"
+                    "[dim]vs best: relative to the lowest (goal: falls with size; 16 within 5% of the best)[/]")
+    for h in ("buffer [segments]", "Wamp", "vs best"):
+        t.add_column(h, justify="right")
+    for r in (r for r in rows if r["table"] == "figure4"):
+        t.add_row(str(r["buffer"]), f"{r['wamp']:.3f}", f"{r['vs_best']:+.1%}")
+    out.append(t)
+    t = Table(title="Lomet & Luo Figure 5: Wamp against the fill factor\n"
+                    "[dim]lowest: the lowest of the algorithms without the exact frequency (goal under Zipf: MDC)[/]")
+    for h in ("workload", "F", *ALGORITHMS, "lowest"):
+        t.add_column(h, justify="right")
+    for r in (r for r in rows if r["table"] == "figure5"):
+        t.add_row(r["workload"], f"{r['fill']:.2f}", *(f"{r[a]:.3f}" for a in ALGORITHMS), r["lowest"])
+    out.append(t)
     return out
+
+
+def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
+    """Figures 3, 4 and 5 (one panel per workload) as PNG files in ``out_dir``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    f3 = [r for r in rows if r["table"] == "figure3"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.16
+    for i, n in enumerate(VARIANTS):
+        ax.bar([j + (i - 2) * width for j in range(len(f3))], [r[n] for r in f3], width, label=n)
+    ax.set_xticks(range(len(f3)), [r["skew"] for r in f3])
+    ax.set(xlabel="hot/cold skew", ylabel="Wamp", title="Lomet & Luo Figure 3 (reclaim), F = 0.8")
+    ax.legend(fontsize=7)
+    written.append(out_dir / "lomet_figure3.png")
+    fig.savefig(written[-1], dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    f4 = [r for r in rows if r["table"] == "figure4"]
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot([r["buffer"] for r in f4], [r["wamp"] for r in f4], marker="o")
+    ax.set_xscale("log", base=2)
+    ax.set(xlabel="sort buffer [segments]", ylabel="Wamp", title="Lomet & Luo Figure 4 (reclaim), Zipf 0.99")
+    written.append(out_dir / "lomet_figure4.png")
+    fig.savefig(written[-1], dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    f5 = [r for r in rows if r["table"] == "figure5"]
+    fig, axes = plt.subplots(1, len(WORKLOADS), figsize=(12, 3.8))
+    for ax, w in zip(axes, WORKLOADS):
+        pts = [r for r in f5 if r["workload"] == w]
+        for a in ALGORITHMS:
+            ax.plot([r["fill"] for r in pts], [r[a] for r in pts], marker="o", label=a)
+        ax.set(xlabel="fill factor", ylabel="Wamp", title=w, yscale="log")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("Lomet & Luo Figure 5 (reclaim)")
+    written.append(out_dir / "lomet_figure5.png")
+    fig.savefig(written[-1], dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return written
 
 
 LOMET = Reproduction(
     title="Lomet & Luo §6: MDC",
-    source="Table 1 and Table 2 MDC-opt columns, Figure 3",
+    source="Table 1 and Table 2 MDC-opt columns, Figures 3, 4 and 5",
     compute=compute,
     columns=[],
     render=render,

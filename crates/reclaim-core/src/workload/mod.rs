@@ -6,6 +6,7 @@
 
 pub mod hot_cold;
 pub mod locality;
+pub mod shifting;
 pub mod trace;
 pub mod uniform;
 pub mod zipf;
@@ -93,6 +94,8 @@ pub enum Workload {
     HotCold(hot_cold::HotCold),
     /// See [`locality::Locality`].
     Locality(locality::Locality),
+    /// See [`shifting::Shifting`].
+    Shifting(shifting::Shifting),
     /// See [`zipf::ZipfPages`].
     Zipf(zipf::ZipfPages),
     /// See [`trace::Replay`].
@@ -124,6 +127,9 @@ impl Workload {
             }
             WorkloadSpec::Uniform => Workload::Uniform(uniform::Uniform::new(n)),
             WorkloadSpec::HotCold { r, f } => Workload::HotCold(hot_cold::HotCold::new(n, *r, *f)?),
+            WorkloadSpec::Shifting { r, f, period } => {
+                Workload::Shifting(shifting::Shifting::new(n, *r, *f, *period)?)
+            }
             WorkloadSpec::Locality { fa, r, f } => {
                 Workload::Locality(locality::Locality::new(n, *fa, r, f)?)
             }
@@ -142,6 +148,7 @@ impl Workload {
             },
             Workload::HotCold(w) => w.next(rng),
             Workload::Locality(w) => w.next(rng),
+            Workload::Shifting(w) => w.next(rng),
             Workload::Zipf(w) => w.next_write(rng),
             Workload::Trace(w) => w.next_write(),
         }
@@ -155,6 +162,7 @@ impl Workload {
             Workload::Uniform(_) | Workload::Zipf(_) => NO_CLASS,
             Workload::HotCold(w) => w.class_of(page),
             Workload::Locality(w) => w.class_of(page),
+            Workload::Shifting(w) => w.class_of(page),
             Workload::Trace(w) => w.class_of(page),
         }
     }
@@ -173,6 +181,7 @@ impl Workload {
             Workload::Uniform(w) => w.rate(),
             Workload::HotCold(w) => w.rate_of_class(w.class_of(page)),
             Workload::Locality(w) => w.rate_of_class(w.class_of(page)),
+            Workload::Shifting(w) => w.rate_of_class(w.class_of(page)),
             Workload::Zipf(w) => w.rate_of(page),
             Workload::Trace(_) => Rate::UNKNOWN,
         }
@@ -186,6 +195,7 @@ impl Workload {
                 write_share: 1.0,
             }],
             Workload::HotCold(w) => w.class_shares(),
+            Workload::Shifting(w) => w.class_shares(),
             Workload::Locality(w) => w.class_shares(logical_pages),
             Workload::Trace(w) => w.class_shares(logical_pages),
         }
