@@ -44,6 +44,13 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("age-threshold:nat=0.1,buckets=10", {"policy": "age-threshold:nat=0.1,buckets=10"}),
     ("fitness (exact)", {"policy": "fitness"}),
     ("age-sorted 16+16 streams", {"placement": "age-sorted"}),
+    ("cost-benefit:form=lomet", {"policy": "cost-benefit:form=lomet"}),
+    ("shifting hot set 90/10", {"workload": "shifting:r=0.9,f=0.1"}),
+    # Lomet & Luo's MDC (§6.1.1): a 16-segment sort buffer, batches of 64 sorted by u_p2.
+    ("mdc, sort-buffer 16, batch 32/64 sort=up2", {
+        "policy": "mdc", "placement": "sort-buffer:segments=16", "gc": "batch:low=32,victims=64,gather=all,sort=up2"}),
+    ("mdc:freq=exact, oracle (hot/cold 90/10)", {
+        "policy": "mdc:freq=exact", "placement": "oracle", "workload": "hotcold:r=0.9,f=0.1"}),
     # Stockmeyer's fitness-tree configuration (§2.3): 16 + 16 age-sorted streams acting as a
     # cache, 10 buckets in Tree order, a 320-track LRU cache, MaxEmpty 1, emptied segments freed.
     ("fitness-tree, 16+16 cache streams, cache 320", {

@@ -138,6 +138,78 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The sort buffer (Lomet & Luo §5.3) under every policy that runs with it, any buffer size,
+    /// sorted or not, holes or absorbed rewrites, every trigger and sort key, the write cache on
+    /// or off: the invariants after every step, every write counted, and every page in a slot,
+    /// in the buffer, or in neither only while a dead copy stands for it.
+    #[test]
+    fn the_sort_buffer_keeps_the_invariants(
+        segments in 16u32..80,
+        pps in 2u32..16,
+        spare in 0.2f64..0.6,
+        policy in 0..5usize,
+        k in 1u32..4,
+        sort in any::<bool>(),
+        absorb in any::<bool>(),
+        gc in 0..5usize,
+        cache in prop::option::of(1u64..40),
+        workload in 0..4usize,
+        seed in any::<u64>(),
+        chunk in 1u64..200,
+    ) {
+        let policy = ["mdc", "mdc:freq=exact", "greedy", "cost-benefit:form=lomet", "fifo"][policy];
+        let gc = ["one-free", "batch:low=2,victims=3", "batch:low=2,victims=3,gather=all",
+                  "batch:low=2,victims=3,gather=all,sort=up2", "max-empty:k=2"][gc];
+        let workload = ["uniform", "hotcold:r=0.9,f=0.1", "shifting:r=0.8,f=0.2,period=0.3",
+                        "zipf:theta=0.99"][workload];
+        let placement = format!("sort-buffer:segments={k},sort={},rewrite={}",
+                                if sort { "up2" } else { "none" }, if absorb { "absorb" } else { "hole" });
+        let config = SimConfig {
+            segments: Some(segments),
+            pages_per_segment: pps,
+            spare: Some(spare),
+            policy: policy.parse().unwrap(),
+            placement: Some(placement.parse().unwrap()),
+            cache,
+            gc: gc.parse().unwrap(),
+            workload: workload.parse().unwrap(),
+            warmup: WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 },
+            writes: Some(Amount::Multiple(3.0)),
+            seed,
+            ..SimConfig::default()
+        };
+        let mut sim = match Simulator::new(&config) {
+            Ok(sim) => sim,
+            Err(reclaim_core::Error::Param { .. }) => return Ok(()),
+            Err(e) => { prop_assert!(false, "{}: {}", config.to_json(), e); unreachable!() }
+        };
+        let logical = sim.geometry().logical_pages;
+        loop {
+            match sim.step(chunk) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => { prop_assert!(false, "{}: {}", config.to_json(), e); }
+            }
+            if let Err(e) = sim.check() {
+                prop_assert!(false, "{}: {}", config.to_json(), e);
+            }
+        }
+        let r = sim.result();
+        prop_assert!(r.wa >= 1.0 || r.user_writes == 0);
+        if config.cache.is_none() {
+            prop_assert_eq!(r.user_writes, 3 * logical);
+        }
+        let valid: u64 = sim.store().valid.iter().map(|&v| u64::from(v)).sum();
+        let buffered = sim.placement().buffer.as_ref().map_or(0, |b| {
+            b.pages.iter().filter(|&&p| p != u32::MAX).count() as u64
+        });
+        prop_assert_eq!(valid + buffered, logical);
+    }
+}
+
 /// The fullest device the geometry check admits runs to the end, and one page more is refused
 /// before the run starts (a full device is an error up front, never a cleaner that loops).
 #[test]
