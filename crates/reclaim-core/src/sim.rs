@@ -572,7 +572,11 @@ impl Simulator {
                         self.store_write(Write {
                             page,
                             class: self.workload.class_of(page),
-                            rate: self.workload.rate_of(page),
+                            rate: if self.freq == FreqSource::Exact {
+                                self.workload.rate_of(page)
+                            } else {
+                                Rate::UNKNOWN
+                            },
                         })?;
                     }
                     self.issued += n;
