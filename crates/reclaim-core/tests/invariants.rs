@@ -63,6 +63,31 @@ const WORKLOADS: &[&str] = &[
     "zipf:theta=0.99",
 ];
 
+/// Runs `config` to the end in steps of `chunk` writes, checking the invariants after each;
+/// `None` when the configuration is refused up front (a parameter error) or, with
+/// `no_progress_ok`, when the cleaner stops without progress.
+fn run_checked(
+    config: &SimConfig,
+    chunk: u64,
+    no_progress_ok: bool,
+) -> Result<Option<Simulator>, TestCaseError> {
+    let mut sim = match Simulator::new(config) {
+        Ok(sim) => sim,
+        Err(reclaim_core::Error::Param { .. }) => return Ok(None),
+        Err(e) => return Err(TestCaseError::fail(format!("{}: {e}", config.to_json()))),
+    };
+    loop {
+        match sim.step(chunk) {
+            Ok(true) => {}
+            Ok(false) => return Ok(Some(sim)),
+            Err(reclaim_core::Error::NoProgress { .. }) if no_progress_ok => return Ok(None),
+            Err(e) => return Err(TestCaseError::fail(format!("{}: {e}", config.to_json()))),
+        }
+        sim.check()
+            .map_err(|e| TestCaseError::fail(format!("{}: {e}", config.to_json())))?;
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -98,26 +123,10 @@ proptest! {
         };
         // Geometries too tight for the streams and free segments, placements that need classes
         // on a workload without them, and policies that `regions` cannot index are rejected up
-        // front, with a parameter error.
-        let mut sim = match Simulator::new(&config) {
-            Ok(sim) => sim,
-            Err(reclaim_core::Error::Param { .. }) => return Ok(()),
-            Err(e) => { prop_assert!(false, "{}: {}", config.to_json(), e); unreachable!() }
-        };
+        // front, with a parameter error. A region given too little room for a skewed workload
+        // may stop without progress; it must never hang or break an invariant.
+        let Some(sim) = run_checked(&config, chunk, true)? else { return Ok(()) };
         let logical = sim.geometry().logical_pages;
-        loop {
-            match sim.step(chunk) {
-                Ok(true) => {}
-                Ok(false) => break,
-                // A region given too little room for a skewed workload may stop with this error;
-                // it must never hang or break an invariant.
-                Err(reclaim_core::Error::NoProgress { .. }) => return Ok(()),
-                Err(e) => { prop_assert!(false, "{}: {}", config.to_json(), e); }
-            }
-            if let Err(e) = sim.check() {
-                prop_assert!(false, "{}: {}", config.to_json(), e);
-            }
-        }
         let r = sim.result();
         prop_assert!(r.wa >= 1.0 || r.user_writes == 0);
         if config.cache.is_none() {
@@ -181,22 +190,8 @@ proptest! {
             seed,
             ..SimConfig::default()
         };
-        let mut sim = match Simulator::new(&config) {
-            Ok(sim) => sim,
-            Err(reclaim_core::Error::Param { .. }) => return Ok(()),
-            Err(e) => { prop_assert!(false, "{}: {}", config.to_json(), e); unreachable!() }
-        };
+        let Some(sim) = run_checked(&config, chunk, false)? else { return Ok(()) };
         let logical = sim.geometry().logical_pages;
-        loop {
-            match sim.step(chunk) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => { prop_assert!(false, "{}: {}", config.to_json(), e); }
-            }
-            if let Err(e) = sim.check() {
-                prop_assert!(false, "{}: {}", config.to_json(), e);
-            }
-        }
         let r = sim.result();
         prop_assert!(r.wa >= 1.0 || r.user_writes == 0);
         if config.cache.is_none() {

@@ -39,6 +39,8 @@ fn benefit(form: BenefitForm, valid: u32, b: f64, age: u64) -> f64 {
     let u = f64::from(valid) / b;
     match form {
         BenefitForm::Lfs => (1.0 - u) * age as f64 / (1.0 + u),
+        // An empty segment frees a whole segment for nothing, however young (0/0 otherwise).
+        BenefitForm::Lomet if valid == 0 => f64::INFINITY,
         BenefitForm::Lomet => (1.0 - u) * age as f64 / u,
     }
 }
@@ -89,14 +91,14 @@ impl VictimPolicy for CostBenefit {
 
 #[cfg(test)]
 mod tests {
-    use rand::{Rng, SeedableRng};
+    use rand::Rng;
 
+    use super::super::count_heaps::exercise;
     use super::*;
     use crate::geometry::Geometry;
-    use crate::store::{SegState, NONE};
 
     /// The exhaustive definition: the largest score over every sealed segment.
-    fn best_score(store: &Store, now: u64) -> f64 {
+    fn best_score(form: BenefitForm, store: &Store, now: u64) -> f64 {
         let b = f64::from(store.pps);
         store
             .sealed
@@ -104,7 +106,7 @@ mod tests {
             .iter()
             .map(|&s| {
                 benefit(
-                    BenefitForm::Lfs,
+                    form,
                     store.valid[s as usize],
                     b,
                     now.saturating_sub(store.stamp[s as usize]),
@@ -116,81 +118,43 @@ mod tests {
     #[test]
     fn the_indexed_choice_scores_as_high_as_any_sealed_segment() {
         // Random seals (stamps from a clock, some repeated as GC-filled segments repeat
-        // their victims'), random invalidations, and selections checked against the scan.
-        let g = Geometry {
-            segments: 40,
-            pages_per_segment: 8,
-            logical_pages: 200,
-        };
-        let mut store = Store::new(&g);
-        let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, BenefitForm::Lfs);
-        let mut rng = SimRng::seed_from_u64(7);
-        let mut next_page = 0u32;
-        let mut buffer = Vec::new();
-        let mut selections = 0;
-        for now in 0..20_000u64 {
-            match rng.random_range(0..10) {
-                // Fill a free segment with pages (fresh ones while there are, then rewrites).
-                0..=1 => {
-                    let Some(seg) = store.open() else { continue };
-                    for i in 0..g.pages_per_segment {
-                        let page = if next_page < 200 {
-                            next_page += 1;
-                            next_page - 1
-                        } else {
-                            rng.random_range(0..200)
-                        };
-                        let old = store.page_map[page as usize];
-                        store.place(page, seg * g.pages_per_segment + i);
-                        if old != NONE {
-                            let (s, sealed) = store.invalidate(old);
-                            if sealed {
-                                policy.on_invalidate(s, old, &store);
-                            }
-                        }
-                    }
-                    let stamp = if rng.random_bool(0.3) {
+        // their victims'), random invalidations, and selections checked against the scan, for
+        // both forms of the score.
+        for form in [BenefitForm::Lfs, BenefitForm::Lomet] {
+            let g = Geometry {
+                segments: 40,
+                pages_per_segment: 8,
+                logical_pages: 200,
+            };
+            let mut store = Store::new(&g);
+            let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, form);
+            let selections = exercise(
+                &mut policy,
+                &mut store,
+                7,
+                |_, _, now, rng| {
+                    if rng.random_bool(0.3) {
                         now / 100 * 100
                     } else {
                         now
-                    };
-                    // A segment that invalidated its own page while open is still sealed whole.
-                    store.seal(seg, stamp);
-                    policy.on_seal(seg, true, &store);
-                }
-                // Select and clean a victim.
-                2 if store.free.len() < 4 => {
-                    let expected = best_score(&store, now);
-                    let clocks = Clocks {
-                        user_writes: now,
-                        ..Clocks::default()
-                    };
-                    let victim = policy
-                        .select(&store, &clocks, &mut rng)
-                        .expect("a sealed segment");
-                    assert_eq!(store.state[victim as usize], SegState::Sealed);
+                    }
+                },
+                |st, victim, now| {
+                    let expected = best_score(form, st, now);
                     let got = benefit(
-                        BenefitForm::Lfs,
-                        store.valid[victim as usize],
+                        form,
+                        st.valid[victim as usize],
                         8.0,
-                        now.saturating_sub(store.stamp[victim as usize]),
+                        now.saturating_sub(st.stamp[victim as usize]),
                     );
                     assert_eq!(
                         got.to_bits(),
                         expected.to_bits(),
-                        "now {now}: chose {got}, best is {expected}"
+                        "{form}, now {now}: chose {got}, best is {expected}"
                     );
-                    buffer.clear();
-                    store.erase_into(victim, &mut buffer);
-                    for &p in &buffer {
-                        store.page_map[p as usize] = NONE;
-                    }
-                    selections += 1;
-                }
-                _ => {}
-            }
-            store.check().unwrap();
+                },
+            );
+            assert!(selections > 500, "{selections} selections checked");
         }
-        assert!(selections > 500, "{selections} selections checked");
     }
 }

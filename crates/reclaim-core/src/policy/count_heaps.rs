@@ -84,3 +84,75 @@ impl CountHeaps {
         None
     }
 }
+
+/// A random exercise of a policy over this index, for the policies' tests: 40 segments of 8
+/// pages under 200 logical pages, 20,000 steps of seals (a segment filled with fresh pages, then
+/// rewrites, `label` setting what the policy keys on and returning the seal stamp),
+/// invalidations, and selections when fewer than 4 segments are free, each checked by `check`
+/// (the store, the victim, the clock) before the victim is erased. Returns the selections made.
+#[cfg(test)]
+pub(crate) fn exercise<P: super::VictimPolicy>(
+    policy: &mut P,
+    store: &mut Store,
+    seed: u64,
+    mut label: impl FnMut(&mut Store, u32, u64, &mut crate::SimRng) -> u64,
+    mut check: impl FnMut(&Store, u32, u64),
+) -> usize {
+    use rand::{Rng, SeedableRng};
+
+    use crate::clocks::Clocks;
+    use crate::store::NONE;
+
+    let pps = store.pps;
+    let mut rng = crate::SimRng::seed_from_u64(seed);
+    let mut next_page = 0u32;
+    let mut buffer = Vec::new();
+    let mut selections = 0;
+    for now in 1..20_000u64 {
+        match rng.random_range(0..10) {
+            0..=1 => {
+                let Some(seg) = store.open() else { continue };
+                for i in 0..pps {
+                    let page = if next_page < 200 {
+                        next_page += 1;
+                        next_page - 1
+                    } else {
+                        rng.random_range(0..200)
+                    };
+                    let old = store.page_map[page as usize];
+                    store.place(page, seg * pps + i);
+                    if old != NONE {
+                        let (s, sealed) = store.invalidate(old);
+                        if sealed {
+                            policy.on_invalidate(s, old, store);
+                        }
+                    }
+                }
+                // A segment that invalidated its own page while open is still sealed whole.
+                let stamp = label(store, seg, now, &mut rng);
+                store.seal(seg, stamp);
+                policy.on_seal(seg, true, store);
+            }
+            2 if store.free.len() < 4 => {
+                let clocks = Clocks {
+                    user_writes: now,
+                    ..Clocks::default()
+                };
+                let victim = policy
+                    .select(store, &clocks, &mut rng)
+                    .expect("a sealed segment");
+                assert_eq!(store.state[victim as usize], crate::store::SegState::Sealed);
+                check(store, victim, now);
+                buffer.clear();
+                store.erase_into(victim, &mut buffer);
+                for &p in &buffer {
+                    store.page_map[p as usize] = NONE;
+                }
+                selections += 1;
+            }
+            _ => {}
+        }
+        store.check().unwrap();
+    }
+    selections
+}

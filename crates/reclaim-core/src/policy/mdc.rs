@@ -146,11 +146,11 @@ impl VictimPolicy for Mdc {
 
 #[cfg(test)]
 mod tests {
-    use rand::{Rng, SeedableRng};
+    use rand::Rng;
 
+    use super::super::count_heaps::exercise;
     use super::*;
     use crate::geometry::Geometry;
-    use crate::store::NONE;
 
     /// §5.1.3 against §4.4's untransformed decline `2(1 − E)/E² · 2/(u_now − u_p2) · ((B − A)/C)/B`
     /// with E = A/B: the two differ by the constant factor 4 (the 2 and the 2 dropped in §5.1.3),
@@ -200,61 +200,27 @@ mod tests {
         let mut store = Store::new(&g);
         store.keep_up2();
         let mut policy = Mdc::new(g.segments, g.pages_per_segment, FreqSource::Estimate);
-        let mut rng = SimRng::seed_from_u64(11);
-        let mut next_page = 0u32;
-        let mut buffer = Vec::new();
-        let mut selections = 0;
-        for now in 1..20_000u64 {
-            match rng.random_range(0..10) {
-                0..=1 => {
-                    let Some(seg) = store.open() else { continue };
-                    for i in 0..g.pages_per_segment {
-                        let page = if next_page < 200 {
-                            next_page += 1;
-                            next_page - 1
-                        } else {
-                            rng.random_range(0..200)
-                        };
-                        let old = store.page_map[page as usize];
-                        store.place(page, seg * g.pages_per_segment + i);
-                        if old != NONE {
-                            let (s, sealed) = store.invalidate(old);
-                            if sealed {
-                                policy.on_invalidate(s, old, &store);
-                            }
-                        }
-                    }
-                    store.up2[seg as usize] = rng.random_range(0.0..now as f64);
-                    store.seal(seg, now);
-                    policy.on_seal(seg, true, &store);
-                }
-                2 if store.free.len() < 4 => {
-                    let best = store
-                        .sealed
-                        .as_slice()
-                        .iter()
-                        .map(|&s| {
-                            let s = s as usize;
-                            policy.priority(store.valid[s], 8, store.up2[s], now)
-                        })
-                        .fold(f64::INFINITY, f64::min);
-                    let clocks = Clocks {
-                        user_writes: now,
-                        ..Clocks::default()
-                    };
-                    let victim = policy.select(&store, &clocks, &mut rng).unwrap() as usize;
-                    let got = policy.priority(store.valid[victim], 8, store.up2[victim], now);
-                    assert_eq!(got.to_bits(), best.to_bits(), "now {now}");
-                    buffer.clear();
-                    store.erase_into(victim as u32, &mut buffer);
-                    for &p in &buffer {
-                        store.page_map[p as usize] = NONE;
-                    }
-                    selections += 1;
-                }
-                _ => {}
-            }
-        }
+        let scorer = policy.clone();
+        let priority = |st: &Store, s: usize, now| scorer.priority(st.valid[s], 8, st.up2[s], now);
+        let selections = exercise(
+            &mut policy,
+            &mut store,
+            11,
+            |st, seg, now, rng| {
+                st.up2[seg as usize] = rng.random_range(0.0..now as f64);
+                now
+            },
+            |st, victim, now| {
+                let best = st
+                    .sealed
+                    .as_slice()
+                    .iter()
+                    .map(|&s| priority(st, s as usize, now))
+                    .fold(f64::INFINITY, f64::min);
+                let got = priority(st, victim as usize, now);
+                assert_eq!(got.to_bits(), best.to_bits(), "now {now}");
+            },
+        );
         assert!(selections > 500, "{selections} selections checked");
     }
 }

@@ -13,17 +13,19 @@
 
 use rand::Rng;
 
+use super::hot_cold::HotCold;
 use super::{ClassShare, Rate, Write};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::SimRng;
 
 /// Shifting hot/cold generator.
 #[derive(Clone, Debug)]
 pub struct Shifting {
+    /// The classes' sizes, shares and rates: those of hot/cold with the window at page 0.
+    base: HotCold,
     hot: u32,
     n: u32,
     r: f64,
-    rates: [Rate; 2],
     /// Writes drawn so far.
     written: u64,
     /// Writes per page of window movement: period × n / hot.
@@ -34,22 +36,13 @@ impl Shifting {
     /// `r` of the writes to a window of `f × n` of `n` pages, moving one window length every
     /// `period × n` writes.
     pub fn new(n: u32, r: f64, f: f64, period: f64) -> Result<Self> {
-        let hot = (f * f64::from(n)).round() as u32;
-        if hot == 0 || hot >= n {
-            return Err(Error::param(
-                "workload.f",
-                f,
-                format!("a share leaving both hot and cold pages among {n}"),
-            ));
-        }
+        let base = HotCold::new(n, r, f)?;
+        let hot = base.class_shares()[0].pages as u32;
         Ok(Shifting {
+            base,
             hot,
             n,
             r,
-            rates: [
-                Rate::from_probability(r / f64::from(hot)),
-                Rate::from_probability((1.0 - r) / f64::from(n - hot)),
-            ],
             written: 0,
             per_page: period * f64::from(n) / f64::from(hot),
         })
@@ -74,7 +67,7 @@ impl Shifting {
         Write {
             page: ((u64::from(start) + u64::from(offset)) % u64::from(self.n)) as u32,
             class,
-            rate: self.rates[usize::from(class)],
+            rate: self.base.rate_of_class(class),
         }
     }
 
@@ -87,21 +80,12 @@ impl Shifting {
 
     /// The rate of a page of `class`.
     pub fn rate_of_class(&self, class: u16) -> Rate {
-        self.rates[usize::from(class.min(1))]
+        self.base.rate_of_class(class)
     }
 
     /// Hot (the window), then cold.
     pub fn class_shares(&self) -> Vec<ClassShare> {
-        vec![
-            ClassShare {
-                pages: u64::from(self.hot),
-                write_share: self.r,
-            },
-            ClassShare {
-                pages: u64::from(self.n - self.hot),
-                write_share: 1.0 - self.r,
-            },
-        ]
+        self.base.class_shares()
     }
 }
 
