@@ -2019,6 +2019,44 @@ impl SimConfig {
         self.policy.freq().unwrap_or_default()
     }
 
+    /// MDC's u_p2 and exact rates: where they are kept, and which workloads know rates.
+    fn validate_frequencies(&self, placement: &PlacementSpec, buffered: bool) -> Result<()> {
+        let oracle = matches!(placement, PlacementSpec::Oracle);
+        if !buffered && self.policy.freq() == Some(FreqSource::Estimate)
+            || !(buffered || oracle) && self.policy.freq().is_some()
+        {
+            return Err(Error::param(
+                "placement",
+                placement,
+                format!("`sort-buffer[:…]` with `{}` (the sort buffer is where user writes get their u_p2, Lomet & Luo §5.2.2), or `oracle` with `freq=exact`", self.policy),
+            ));
+        }
+        if !buffered
+            && self.policy.freq().is_none()
+            && matches!(
+                self.gc,
+                GcSpec::Batch {
+                    sort: SortKey::Up2,
+                    ..
+                }
+            )
+        {
+            return Err(Error::param(
+                "gc.sort",
+                "`up2`",
+                format!("a sort by u_p2 with the `sort-buffer` placement or an `mdc` policy, which keep it (placement is `{placement}`, policy `{}`)", self.policy),
+            ));
+        }
+        if self.freq() == FreqSource::Exact && matches!(self.workload, WorkloadSpec::Trace { .. }) {
+            return Err(Error::param(
+                "policy",
+                &self.policy,
+                "a workload that knows each page's update rate for `freq=exact`: `uniform`, `hotcold`, `shifting`, `locality` or `zipf`",
+            ));
+        }
+        Ok(())
+    }
+
     fn validate_placement(&self) -> Result<()> {
         if self.placement.is_some() && self.frontier != FrontierSpec::Single {
             return Err(Error::param(
@@ -2076,38 +2114,7 @@ impl SimConfig {
                 format!("`hole` with `{placement}`: its user stream is the sort buffer itself"),
             ));
         }
-        let oracle = matches!(placement, PlacementSpec::Oracle);
-        if !buffered && self.policy.freq() == Some(FreqSource::Estimate)
-            || !(buffered || oracle) && self.policy.freq().is_some()
-        {
-            return Err(Error::param(
-                "placement",
-                &placement,
-                format!("`sort-buffer[:…]` with `{}` (the sort buffer is where user writes get their u_p2, Lomet & Luo §5.2.2), or `oracle` with `freq=exact`", self.policy),
-            ));
-        }
-        if !buffered
-            && matches!(
-                self.gc,
-                GcSpec::Batch {
-                    sort: SortKey::Up2,
-                    ..
-                }
-            )
-        {
-            return Err(Error::param(
-                "gc.sort",
-                "`up2`",
-                format!("a sort by u_p2 with the `sort-buffer` placement, which keeps it (placement is `{placement}`)"),
-            ));
-        }
-        if self.freq() == FreqSource::Exact && matches!(self.workload, WorkloadSpec::Trace { .. }) {
-            return Err(Error::param(
-                "policy",
-                &self.policy,
-                "a workload that knows each page's update rate for `freq=exact`: `uniform`, `hotcold`, `locality` or `zipf`",
-            ));
-        }
+        self.validate_frequencies(&placement, buffered)?;
         if matches!(placement, PlacementSpec::Regions { .. })
             && matches!(
                 self.policy,
