@@ -144,7 +144,8 @@ class SimConfig:
         policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``,
             ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit[:form=lfs|lomet]``,
             ``mdc[:freq=estimate|exact]`` (Lomet & Luo's minimum declining cost; with the
-            ``sort-buffer`` placement, or ``oracle`` for ``freq=exact``),
+            ``sort-buffer`` placement, or ``oracle`` for ``freq=exact``), ``multi-log`` (with the
+            ``multi-log`` placement),
             ``age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``
             (Menon & Stockmeyer), ``fitness[:at=N,buckets=…,sort=…,age=…]`` (Butterworth,
             Stockmeyer eq. 1).
@@ -157,7 +158,9 @@ class SimConfig:
             ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,…]``
             (Butterworth's destage and FSC streams fed by age-sorting decision trees,
             Stockmeyer §2.3), or ``sort-buffer[:segments=16,sort=up2|none,rewrite=hole|absorb]``
-            (MDC's sort buffer of user writes, Lomet & Luo §5.3).
+            (MDC's sort buffer of user writes, Lomet & Luo §5.3), or
+            ``multi-log[:logs=8,freq=estimate|exact]`` (Stoica & Ailamaki's logs of like update
+            frequency).
         streams: ``hole`` (default): a rewrite of a page still in an open stream leaves an invalid
             slot; ``cache``: pages wait in their stream until a segment's worth has gathered, a
             rewrite takes a waiting page out, and every sealed segment is full (Stockmeyer §2.3,

@@ -49,6 +49,8 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # Lomet & Luo's MDC (§6.1.1): a 16-segment sort buffer, batches of 64 sorted by u_p2.
     ("mdc, sort-buffer 16, batch 32/64 sort=up2", {
         "policy": "mdc", "placement": "sort-buffer:segments=16", "gc": "batch:low=32,victims=64,gather=all,sort=up2"}),
+    ("multi-log, 8 logs, batch 32/1", {
+        "policy": "multi-log", "placement": "multi-log", "gc": "batch:low=32,victims=1"}),
     ("mdc:freq=exact, oracle (hot/cold 90/10)", {
         "policy": "mdc:freq=exact", "placement": "oracle", "workload": "hotcold:r=0.9,f=0.1"}),
     # Stockmeyer's fitness-tree configuration (§2.3): 16 + 16 age-sorted streams acting as a

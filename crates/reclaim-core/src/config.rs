@@ -246,6 +246,9 @@ pub enum PolicySpec {
         /// Where the update frequency comes from.
         freq: FreqSource,
     },
+    /// `multi-log`: the oldest segment of the log whose next victim is cheapest to clean (Stoica
+    /// & Ailamaki, as Lomet & Luo §6.1.3 describe it); with the `multi-log` placement.
+    MultiLog,
     /// `age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]`:
     /// greedy among segments older than AT (Menon & Stockmeyer; Stockmeyer §2.3).
     AgeThreshold(LsaSelection),
@@ -531,6 +534,10 @@ impl FromStr for PolicySpec {
                 };
                 PolicySpec::CostBenefit { form }
             }
+            "multi-log" => {
+                spec.only(&[])?;
+                PolicySpec::MultiLog
+            }
             "mdc" => {
                 spec.only(&["freq"])?;
                 let freq = match spec.get("freq") {
@@ -555,7 +562,7 @@ impl FromStr for PolicySpec {
             _ => {
                 return Err(spec.bad(
                     "one of `fifo`, `greedy[:tie=random|oldest|fifo]`, `random`, `d-choices:d=D`, `gra:d=D`, \
-                     `windowed:w=W[,tie=…]`, `cost-benefit[:form=lfs|lomet]`, `mdc[:freq=estimate|exact]`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
+                     `windowed:w=W[,tie=…]`, `cost-benefit[:form=lfs|lomet]`, `mdc[:freq=estimate|exact]`, `multi-log`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
                      `fitness[:at=N,buckets=B,sort=fifo|tree,age=all|tw]`",
                 ))
             }
@@ -577,6 +584,7 @@ impl fmt::Display for PolicySpec {
             } => write!(f, "cost-benefit"),
             PolicySpec::CostBenefit { form } => write!(f, "cost-benefit:form={form}"),
             PolicySpec::Mdc { freq } => write!(f, "mdc:freq={freq}"),
+            PolicySpec::MultiLog => write!(f, "multi-log"),
             PolicySpec::AgeThreshold(b) => write!(f, "age-threshold:{b}"),
             PolicySpec::Fitness(b) => write!(f, "fitness:{b}"),
         }
@@ -736,6 +744,16 @@ pub enum PlacementSpec {
     /// buffer: user writes gather in a buffer of `segments` segments' worth of pages and are
     /// written out, sorted by u_p2, when it is full; relocated pages go to a GC stream.
     SortBuffer(SortBufferSpec),
+    /// `multi-log[:logs=8,freq=estimate|exact]`: pages in logs of like update frequency, each a
+    /// stream; relocation moves a page one log colder, a rewrite sooner than its log expects one
+    /// hotter; `exact` places pages by their exact rate (multi-log-opt). Stoica & Ailamaki, as
+    /// Lomet & Luo §6.1.3 describe it.
+    MultiLog {
+        /// Logs at most, 2 ≤ logs ≤ 64.
+        logs: u8,
+        /// Observed update distances, or exact rates.
+        freq: FreqSource,
+    },
 }
 
 /// What a rewrite of a page still in the sort buffer does (`sort-buffer:rewrite=…`).
@@ -980,6 +998,7 @@ impl PlacementSpec {
         match self {
             PlacementSpec::Single => 1,
             PlacementSpec::Double { .. } | PlacementSpec::SortBuffer(_) => 2,
+            PlacementSpec::MultiLog { logs, .. } => u32::from(*logs),
             PlacementSpec::Oracle | PlacementSpec::Regions { .. } => classes,
             PlacementSpec::AgeSorted(a) => (1 << a.dtg_exp) + (1 << a.fsc_exp),
         }
@@ -1023,7 +1042,20 @@ impl FromStr for PlacementSpec {
             }
             "age-sorted" => Ok(PlacementSpec::AgeSorted(AgeSortedSpec::parse(&spec)?)),
             "sort-buffer" => Ok(PlacementSpec::SortBuffer(SortBufferSpec::parse(&spec)?)),
-            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle`, `regions:spare=B1/B2/…|optimal` or `age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal]` or `sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]`")),
+            "multi-log" => {
+                spec.only(&["logs", "freq"])?;
+                let logs: u8 = spec.num("logs", Some(8), "a whole number in [2, 64]")?;
+                if !(2..=64).contains(&logs) {
+                    return Err(Error::param("placement.logs", logs, "a whole number in [2, 64]"));
+                }
+                let freq = match spec.get("freq") {
+                    None | Some("estimate") => FreqSource::Estimate,
+                    Some("exact") => FreqSource::Exact,
+                    Some(v) => return Err(Error::param("placement.freq", format!("`{v}`"), "`estimate` or `exact`")),
+                };
+                Ok(PlacementSpec::MultiLog { logs, freq })
+            }
+            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle`, `regions:spare=B1/B2/…|optimal` or `age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal]` `sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]` or `multi-log[:logs=8,freq=estimate|exact]`")),
         }
     }
 }
@@ -1042,6 +1074,9 @@ impl fmt::Display for PlacementSpec {
             } => write!(f, "regions:spare={}", join(b)),
             PlacementSpec::AgeSorted(a) => write!(f, "{a}"),
             PlacementSpec::SortBuffer(b) => write!(f, "{b}"),
+            PlacementSpec::MultiLog { logs, freq } => {
+                write!(f, "multi-log:logs={logs},freq={freq}")
+            }
         }
     }
 }
@@ -2016,11 +2051,23 @@ impl SimConfig {
     /// Checks the placement against the workload and the policy.
     /// Where the run's update frequencies come from (the policy's, else estimates).
     pub fn freq(&self) -> FreqSource {
-        self.policy.freq().unwrap_or_default()
+        match self.placement() {
+            PlacementSpec::MultiLog { freq, .. } => freq,
+            _ => self.policy.freq().unwrap_or_default(),
+        }
     }
 
     /// MDC's u_p2 and exact rates: where they are kept, and which workloads know rates.
     fn validate_frequencies(&self, placement: &PlacementSpec, buffered: bool) -> Result<()> {
+        if matches!(self.policy, PolicySpec::MultiLog)
+            && !matches!(placement, PlacementSpec::MultiLog { .. })
+        {
+            return Err(Error::param(
+                "policy",
+                &self.policy,
+                format!("the `multi-log` placement with the `multi-log` policy (placement is `{placement}`): the policy cleans the logs the placement keeps"),
+            ));
+        }
         let oracle = matches!(placement, PlacementSpec::Oracle);
         if !buffered && self.policy.freq() == Some(FreqSource::Estimate)
             || !(buffered || oracle) && self.policy.freq().is_some()
@@ -2256,6 +2303,7 @@ mod tests {
             "cost-benefit:form=lomet",
             "mdc",
             "mdc:freq=exact",
+            "multi-log",
         ] {
             let p: PolicySpec = s.parse().unwrap();
             assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
@@ -2269,6 +2317,8 @@ mod tests {
             "age-sorted:dtg_exp=2,fsc_exp=3,dtg_sort=1,fsc_sort=0,dtg_decay=5,decay_rule=reciprocal,split=mean",
             "sort-buffer",
             "sort-buffer:segments=4,sort=none,rewrite=absorb",
+            "multi-log",
+            "multi-log:logs=4,freq=exact",
         ] {
             let p: PlacementSpec = s.parse().unwrap();
             assert_eq!(p.to_string().parse::<PlacementSpec>().unwrap(), p, "{s}");

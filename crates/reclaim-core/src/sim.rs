@@ -23,8 +23,8 @@ use rand::SeedableRng;
 use crate::cache::{Access, Cache};
 use crate::clocks::Clocks;
 use crate::config::{
-    Amount, FreqSource, Gather, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
-    WorkloadSpec,
+    Amount, FreqSource, Gather, GcSpec, PlacementSpec, PolicySpec, RegionSpare, SimConfig, SortKey,
+    StreamMode, WorkloadSpec,
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
@@ -298,7 +298,19 @@ impl Simulator {
             (FreqSource::Exact, _) => 2,
             _ => 0,
         };
-        let extra_per_page = if placement.needs_page_class() { 2 } else { 0 }
+        // Multi-log: a log per page (1 byte), and its last write (8) when distances are observed.
+        let logs = match config.placement() {
+            PlacementSpec::MultiLog { freq, .. } => {
+                if freq == FreqSource::Exact {
+                    1
+                } else {
+                    9
+                }
+            }
+            _ => 0,
+        };
+        let extra_per_page = logs
+            + if placement.needs_page_class() { 2 } else { 0 }
             + if sort == SortKey::Written { 8 } else { 0 }
             + rates;
         limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
@@ -309,6 +321,9 @@ impl Simulator {
         }
         if placement.buffer.is_some() || config.policy.freq().is_some() {
             store.keep_up2();
+        }
+        if matches!(config.policy, PolicySpec::MultiLog) {
+            store.keep_sealed_by();
         }
         let mut workload = workload;
         if freq == FreqSource::Exact {
@@ -925,6 +940,9 @@ impl Simulator {
             } else {
                 st.dseq
             };
+        }
+        if !self.store.sealed_by.is_empty() {
+            self.store.sealed_by[st.seg as usize] = s as u16;
         }
         if !self.store.up2.is_empty() {
             // Lomet & Luo §5.2.2: a segment's u_p2 is the mean of its pages'.
@@ -1768,6 +1786,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Multi-log with its own cleaning, by observed distances and by exact rates, under every
+    /// trigger: the invariants after every step, every write counted, and the policy refused
+    /// without the placement.
+    #[test]
+    fn multi_log_keeps_the_invariants() {
+        for placement in ["multi-log:logs=4", "multi-log:logs=3,freq=exact"] {
+            for gc in [
+                "frontier",
+                "one-free",
+                "batch:low=4,victims=1",
+                "max-empty:k=2",
+            ] {
+                for workload in ["hotcold:r=0.9,f=0.1", "shifting:r=0.8,f=0.2,period=0.5"] {
+                    let mut c = small("multi-log", "single", gc);
+                    c.placement = Some(placement.parse().unwrap());
+                    c.workload = workload.parse().unwrap();
+                    let mut sim = Simulator::new(&c).unwrap();
+                    while sim
+                        .step(97)
+                        .unwrap_or_else(|e| panic!("{placement} {gc} {workload}: {e}"))
+                    {
+                        sim.check()
+                            .unwrap_or_else(|e| panic!("{placement} {gc} {workload}: {e}"));
+                    }
+                    assert_eq!(sim.result().user_writes, 5 * sim.geometry().logical_pages);
+                }
+            }
+        }
+        let Err(e) = Simulator::new(&small("multi-log", "single", "one-free")) else {
+            panic!("multi-log without its placement was accepted");
+        };
+        assert!(
+            e.to_string().contains("the `multi-log` placement with"),
+            "{e}"
+        );
     }
 
     #[test]

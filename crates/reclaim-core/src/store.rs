@@ -154,6 +154,9 @@ pub struct Store {
     /// Destage sequence number per segment (Stockmeyer §2.3); empty unless a policy or the
     /// cleaner's sort key needs it ([`Self::keep_destage_numbers`]).
     pub dseq: Vec<u64>,
+    /// Per segment, the stream that sealed it (the log, under `multi-log`); empty unless kept
+    /// ([`Self::keep_sealed_by`]).
+    pub sealed_by: Vec<u16>,
     /// u_p2 per segment [updates]: the estimated time of its pages' penultimate update, set when
     /// it is sealed (Lomet & Luo §5.2.2, see `policy::mdc`); empty unless kept
     /// ([`Self::keep_up2`]).
@@ -184,6 +187,7 @@ impl Store {
             sealed_at: vec![0; n],
             dseq: Vec::new(),
             up2: Vec::new(),
+            sealed_by: Vec::new(),
             erase_count: vec![0; n],
             free: (0..g.segments).collect(),
             sealed: SealedSet::new(g.segments),
@@ -195,6 +199,11 @@ impl Store {
     /// Allocates the per-segment destage sequence numbers (8 bytes per segment).
     pub fn keep_destage_numbers(&mut self) {
         self.dseq = vec![0; self.valid.len()];
+    }
+
+    /// Allocates the per-segment sealing stream (2 bytes per segment).
+    pub fn keep_sealed_by(&mut self) {
+        self.sealed_by = vec![0; self.valid.len()];
     }
 
     /// Allocates the per-segment u_p2 (8 bytes per segment).

@@ -28,6 +28,7 @@ const POLICIES: &[&str] = &[
     "age-threshold:nat=0.05,buckets=3,sort=tree,age=tw",
     "fitness",
     "fitness:buckets=3,sort=fifo,at=2",
+    "multi-log",
 ];
 /// Placements, each with its streams leaving holes or acting as a cache (`double` only leaves
 /// holes).
@@ -45,6 +46,8 @@ const PLACEMENTS: &[(&str, &str)] = &[
         "age-sorted:dtg_exp=2,fsc_exp=1,dtg_sort=1,split=mean",
         "cache",
     ),
+    ("multi-log:logs=3", "hole"),
+    ("multi-log:logs=3,freq=exact", "hole"),
 ];
 const GCS: &[&str] = &[
     "frontier",
@@ -292,9 +295,9 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
             }
         }
     }
-    // 9 policies × 10 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
+    // 9 policies × 12 placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
     // 2 × 2 × 8 × 2 × 4 regions runs of the two policies that draw from the global sealed set.
-    assert_eq!(ran, 9 * 10 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
+    assert_eq!(ran, 9 * 12 * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
 }
 
 /// The cache's hit ratio on a hand-computed sequence, through the whole engine: capacity 3 over

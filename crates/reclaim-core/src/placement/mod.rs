@@ -12,6 +12,7 @@
 
 pub mod age_sorted;
 pub mod double;
+pub mod multi_log;
 pub mod oracle;
 pub mod regions;
 pub mod single;
@@ -154,6 +155,8 @@ pub enum Schemes {
     AgeSorted(Box<age_sorted::AgeSorted>),
     /// See [`sort_buffer::SortBuffered`].
     SortBuffered(sort_buffer::SortBuffered),
+    /// See [`multi_log::MultiLog`].
+    MultiLog(Box<multi_log::MultiLog>),
 }
 
 macro_rules! dispatch {
@@ -165,6 +168,7 @@ macro_rules! dispatch {
             Schemes::Regions($s) => $e,
             Schemes::AgeSorted($s) => $e,
             Schemes::SortBuffered($s) => $e,
+            Schemes::MultiLog($s) => $e,
         }
     };
 }
@@ -229,6 +233,7 @@ impl Placement {
     /// The placement of `spec` on `segments` segments of `pps` pages, for a workload whose
     /// classes have `classes` pages and write shares.
     /// `min_free` is the number of free segments the trigger keeps (in each region).
+    #[allow(clippy::too_many_lines)] // one arm per scheme, each a few lines
     pub fn new(
         spec: &PlacementSpec,
         segments: u32,
@@ -317,6 +322,18 @@ impl Placement {
                     buffer: None,
                 }
             }
+            PlacementSpec::MultiLog { logs, freq } => Placement {
+                scheme: Schemes::MultiLog(Box::new(multi_log::MultiLog::new(
+                    *logs,
+                    *freq == crate::config::FreqSource::Exact,
+                    classes.iter().map(|c| c.pages).sum(),
+                ))),
+                streams: (0..*logs).map(|_| Stream::closed(true, 0)).collect(),
+                regions: whole(u32::from(*logs)),
+                pending: Vec::new(),
+                seals: Vec::new(),
+                buffer: None,
+            },
             PlacementSpec::SortBuffer(b) => Placement {
                 scheme: Schemes::SortBuffered(sort_buffer::SortBuffered),
                 streams: vec![Stream::closed(true, 0), Stream::closed(false, 0)],

@@ -12,6 +12,7 @@ pub mod fitness;
 pub mod gra;
 pub mod greedy;
 pub mod mdc;
+pub mod multi_log;
 pub mod random;
 pub mod windowed;
 
@@ -65,6 +66,8 @@ pub enum Policy {
     CostBenefit(cost_benefit::CostBenefit),
     /// See [`mdc::Mdc`].
     Mdc(mdc::Mdc),
+    /// See [`multi_log::MultiLogCleaning`].
+    MultiLog(multi_log::MultiLogCleaning),
     /// See [`age_threshold::AgeThreshold`].
     AgeThreshold(age_threshold::AgeThreshold),
     /// See [`fitness::Fitness`].
@@ -98,6 +101,7 @@ impl Policy {
                 Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps, *form))
             }
             PolicySpec::Mdc { freq } => Policy::Mdc(mdc::Mdc::new(segments, pps, *freq)),
+            PolicySpec::MultiLog => Policy::MultiLog(multi_log::MultiLogCleaning::default()),
             PolicySpec::AgeThreshold(b) => {
                 Policy::AgeThreshold(age_threshold::AgeThreshold::new(aged(b)))
             }
@@ -117,6 +121,7 @@ macro_rules! dispatch {
             Policy::Windowed($p) => $e,
             Policy::CostBenefit($p) => $e,
             Policy::Mdc($p) => $e,
+            Policy::MultiLog($p) => $e,
             Policy::AgeThreshold($p) => $e,
             Policy::Fitness($p) => $e,
         }
