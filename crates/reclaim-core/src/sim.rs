@@ -1700,6 +1700,22 @@ mod tests {
     /// Stockmeyer §2.2: a segment that empties by itself goes to the free pool at once and
     /// counts as collected at utilization 0. Hand-worked, 4 pages per segment: 0 … 7 fill two
     /// segments, 0 … 3 again empty the first.
+    /// Runs `small` with this placement and workload to the end, checking the invariants after
+    /// every step, WA ≥ 1 and every write counted.
+    fn run_checked(policy: &str, placement: &str, gc: &str, workload: &str) {
+        let mut c = small(policy, "single", gc);
+        c.placement = Some(placement.parse().unwrap());
+        c.workload = workload.parse().unwrap();
+        let what = format!("{policy} {placement} {gc} {workload}");
+        let mut sim = Simulator::new(&c).unwrap_or_else(|e| panic!("{what}: {e}"));
+        while sim.step(97).unwrap_or_else(|e| panic!("{what}: {e}")) {
+            sim.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+        let r = sim.result();
+        assert!(r.wa >= 1.0, "{what}: wa {}", r.wa);
+        assert_eq!(r.user_writes, 5 * sim.geometry().logical_pages, "{what}");
+    }
+
     /// Lomet & Luo §5.2.2 by hand, one-segment buffer of 2 pages (`now` = user writes before
     /// the write): A, B first writes → segment 0 at u_p2 0 (no history in the batch: time 0).
     /// A at now 2: 0 + ½(2 − 0) = 1; C first: the batch's oldest, 1 → segment 1 at 1.
@@ -1766,23 +1782,12 @@ mod tests {
                     continue; // the oracle keeps keys for MDC-opt only
                 }
                 for gc in ["batch:low=4,victims=3,gather=all,sort=up2", "one-free"] {
-                    let mut c = small(policy, "single", gc);
-                    c.placement = Some(buffer.parse().unwrap());
-                    c.workload = if gc == "one-free" {
+                    let workload = if gc == "one-free" {
                         "shifting:r=0.9,f=0.1,period=0.5"
                     } else {
                         "hotcold:r=0.9,f=0.1"
-                    }
-                    .parse()
-                    .unwrap();
-                    let mut sim = Simulator::new(&c).unwrap();
-                    while sim.step(97).unwrap() {
-                        sim.check()
-                            .unwrap_or_else(|e| panic!("{policy} {buffer} {gc}: {e}"));
-                    }
-                    let r = sim.result();
-                    assert!(r.wa >= 1.0, "{policy} {buffer} {gc}: wa {}", r.wa);
-                    assert_eq!(r.user_writes, 5 * sim.geometry().logical_pages);
+                    };
+                    run_checked(policy, buffer, gc, workload);
                 }
             }
         }
@@ -1801,18 +1806,7 @@ mod tests {
                 "max-empty:k=2",
             ] {
                 for workload in ["hotcold:r=0.9,f=0.1", "shifting:r=0.8,f=0.2,period=0.5"] {
-                    let mut c = small("multi-log", "single", gc);
-                    c.placement = Some(placement.parse().unwrap());
-                    c.workload = workload.parse().unwrap();
-                    let mut sim = Simulator::new(&c).unwrap();
-                    while sim
-                        .step(97)
-                        .unwrap_or_else(|e| panic!("{placement} {gc} {workload}: {e}"))
-                    {
-                        sim.check()
-                            .unwrap_or_else(|e| panic!("{placement} {gc} {workload}: {e}"));
-                    }
-                    assert_eq!(sim.result().user_writes, 5 * sim.geometry().logical_pages);
+                    run_checked("multi-log", placement, gc, workload);
                 }
             }
         }
