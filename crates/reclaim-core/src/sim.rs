@@ -1091,12 +1091,7 @@ impl Simulator {
                 self.invalidate(old);
             }
         }
-        if self.notes {
-            self.note_user_write(write, None);
-        }
-        self.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += 1;
-        self.streak = 0;
+        self.count_waiting_write(write);
         let buffer = self.placement.buffer.as_mut().expect("buffered");
         self.store.page_map[page as usize] = self.pending_base + buffer.pages.len() as u32;
         buffer.pages.push(page);
@@ -1105,6 +1100,18 @@ impl Simulator {
             self.flush_buffer()?;
         }
         Ok(())
+    }
+
+    /// A user write that waits for its slot (cache stream or sort buffer) is counted: its
+    /// per-page notes, the user-write clock and counter, and the cleaner's progress.
+    #[inline]
+    fn count_waiting_write(&mut self, write: Write) {
+        if self.notes {
+            self.note_user_write(write, None);
+        }
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += 1;
+        self.streak = 0;
     }
 
     /// The u_p2 of the segment holding `slot`: its own when sealed; while open, the mean of the
@@ -1171,12 +1178,7 @@ impl Simulator {
                 self.invalidate(old);
             }
         }
-        if self.notes {
-            self.note_user_write(write, None);
-        }
-        self.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += 1;
-        self.streak = 0;
+        self.count_waiting_write(write);
         if self.placement.pending[s].len() == self.store.pps as usize {
             // The page's old slot is invalid and may be reused by relocation meanwhile.
             self.store.page_map[page as usize] = NONE;
