@@ -73,11 +73,6 @@ impl MultiLog {
         let band = (p * self.n).log2().floor();
         (f64::from(self.logs / 2) - 1.0 - band).clamp(0.0, f64::from(self.logs - 1)) as u8
     }
-
-    /// The log of `page` now.
-    pub fn log_of(&self, page: u32) -> u8 {
-        self.page_log[page as usize]
-    }
 }
 
 impl Scheme for MultiLog {
