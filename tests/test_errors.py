@@ -333,7 +333,8 @@ def _alive(pid: int) -> bool:
     (["validate", "--quick", "--workers", "2", "--plot", "{tmp}/v.png", "--db", "{tmp}/r.duckdb"], signal.SIGINT, 130, 2),
     (["validate", "--quick", "--workers", "2", "--plot", "{tmp}/v.png", "--db", "{tmp}/r.duckdb"], signal.SIGTERM, 143, 2),
     (["reproduce", "vanhoudt-table1", "--db", "{tmp}/r.duckdb"], signal.SIGINT, 130, 0),
-    (["trace", "evaluate", "{trace}"], signal.SIGINT, 130, 0),
+    # Passes enough to outlast the 3 s wait on any machine.
+    (["trace", "evaluate", "{trace}", "--passes", "1000"], signal.SIGINT, 130, 0),
 ], ids=["validate-SIGINT", "validate-SIGTERM", "reproduce-SIGINT", "trace-evaluate-SIGINT"])
 def test_a_signal_stops_every_process(argv: list[str], sig: int, status: int, workers: int, tmp_path: Path,
                                       converted: Path) -> None:

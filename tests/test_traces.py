@@ -117,6 +117,24 @@ def test_li_evaluation_on_a_biotracer_sample(shared_dir):
     assert sum(rows["grouping n=2"]["allocation"]) == pytest.approx(1.0)
 
 
+def test_li_grouping_raises_a_region_too_small_to_run(tmp_path):
+    # 20,000 writes over 5,000 pages in 98 blocks of 64: the 104 pages never written take 3 blocks,
+    # the 4,896 written 76.5, leaving 18.5 spare. The 26 pages written ten times or more get
+    # b_c* ≈ 0.009 of them, less than a region runs with (its data, an open block, one kept free,
+    # one to clean into: 3.59 spare blocks). The share is raised to that and the run goes ahead.
+    from reclaim.evaluate import evaluate
+
+    pages = np.random.default_rng(2).integers(0, 5000, 20000)
+    p = tmp_path / "pages.rtr"
+    traces.write_pages(pages, p)
+    rows = {r["algorithm"]: r for r in evaluate(traces.load(p), warmup_writes=10_000)}
+    g = rows["grouping n=2"]
+    assert g["raised"] == [0]
+    assert g["allocation"][0] == pytest.approx((1 + 2 + 1 - 26 / 64) / (98 - 3 - 4896 / 64))
+    assert sum(g["allocation"]) == pytest.approx(1.0)
+    assert g["trace_writes"] == 20_000
+
+
 def test_trace_prefix_warmup_is_not_measured(tmp_path):
     # Stockmeyer §2.1–2.3: fill, uniform writes, then the first part of the trace as warm-up and
     # the rest measured.

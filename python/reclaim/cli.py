@@ -599,9 +599,13 @@ def trace_evaluate(
     for col in ("algorithm", "normalized cleaning cost", "wear-leveling index", "allocation b"):
         t.add_column(col, justify="left" if col == "algorithm" else "right")
     for r in rows:
-        alloc = ", ".join(f"{x:.3f}" for x in r.get("allocation", []))
+        raised = set(r.get("raised", []))
+        alloc = ", ".join(f"{x:.3f}" + ("*" if i in raised else "") for i, x in enumerate(r.get("allocation", [])))
         t.add_row(r["algorithm"], f"{r['normalized_cleaning_cost']:.4f}", f"{r['wear_leveling_index']:.4f}", alloc)
     out.print(t)
+    if any(r.get("raised") for r in rows):
+        out.print("* raised from Theorem 5's b_c* to the least the region runs with (its data, an open block, "
+                  "one kept free, one to clean into)")
 
 
 layout_app = typer.Typer(help="Disk placement for seek time and the queueing model (Dyal & Draughn).", no_args_is_help=True, rich_markup_mode=None)

@@ -15,7 +15,11 @@ its own GREEDY cleaning and N(1 − S)·f_a·f_i data blocks plus a share b_i of
 the pages the trace never writes form a region of their own with no spare, which the warm-up does
 not write either (§4: region n + 1 "never gets accessed"). The paper picks "the allocation
 minimizing the cleaning cost"; we take Theorem 5's b_c* for the measured (f_a, r, f) — the
-allocation its model says minimises the cost — rather than searching by simulation.
+allocation its model says minimises the cost — rather than searching by simulation. A region
+runs only with its data, an open block, the block the trigger keeps free and one to clean into; on
+a small trace b_c* may give a region less than that, and then its share is raised to the least it
+needs, taken from the other regions in proportion (`feasible_shares`; the row's `raised` lists
+the regions raised). A trace too small for that at all gets a clear error.
 """
 
 from __future__ import annotations
@@ -92,14 +96,58 @@ def evaluate(
         f_share = [sizes[i] / len(written) for i in keep]
         w = li.Workload(fa, tuple(r_share), tuple(f_share))
         alloc, _ = li.optimal_allocation(float(len(pages)), k, spare, w)
-        shares = [float(x) for x in alloc]
+        unwritten = volume - len(written)
+        fixed = (unwritten // k + 1 + MIN_FREE) if unwritten else 0
+        shares, raised = feasible_shares([float(x) for x in alloc], [sizes[i] for i in keep], k, blocks - fixed,
+                                         what=f"{trace.meta.get('source', 'the trace')} ({label})")
         res = simulate(workload=pages, segments=blocks, logical_pages=volume, pages_per_segment=k, policy="greedy",
                        gc="one-free", placement="regions:spare=" + "/".join(repr(x) for x in shares),
                        trace_classes=list(thresholds), warmup=warm, writes=writes, seed=seed)
         rows.append({"algorithm": label, "normalized_cleaning_cost": res.wamp, "wear_leveling_index": res.wear_leveling_index,
                      "cleaning_cost": res.cleaning_cost, "trace_writes": res.user_writes, "allocation": shares,
-                     "r": r_share, "f": f_share})
+                     "r": r_share, "f": f_share, "raised": raised})
     return rows
+
+
+MIN_FREE = 1
+"""Blocks the `one-free` trigger keeps free in each region (§2.1)."""
+
+
+def feasible_shares(shares: list[float], pages: list[int], k: int, blocks: int, what: str = "the trace") -> tuple[list[float], list[int]]:
+    """Spare shares with every region given at least its data, an open block, `MIN_FREE` free
+    blocks and one to clean into (the engine's rule, `placement::regions::check`). Regions below
+    that are raised to it; the rest give up the difference in proportion to their shares.
+
+    Returns the shares and the indices of the regions raised.
+
+    >>> feasible_shares([0.5, 0.5], [640, 640], 64, 40)
+    ([0.5, 0.5], [])
+    >>> s, r = feasible_shares([0.99, 0.01], [640, 64], 64, 31); [round(x, 4) for x in s], r
+    ([0.85, 0.15], [1])
+    """
+    spare_blocks = blocks - sum(p / k for p in pages)
+    if spare_blocks <= 0:
+        raise ValueError(f"invalid value for `trace`: {what} leaves {spare_blocks:.1f} spare blocks for its regions "
+                         f"(expected room for the regions' data)")
+    # Largest-remainder rounding gives a region floor(data + share · spare) blocks at least.
+    least = [(math.ceil(p / k) + 2 + MIN_FREE - p / k) / spare_blocks for p in pages]
+    if sum(least) > 1.0:
+        raise ValueError(f"invalid value for `trace`: {what} has {len(pages)} regions needing "
+                         f"{sum(least) * spare_blocks:.1f} spare blocks between them and {spare_blocks:.1f} to give "
+                         f"(expected a larger volume or fewer pages per block)")
+    raised = [i for i, (s, m) in enumerate(zip(shares, least)) if s < m]
+    if not raised:
+        return shares, []
+    # Raising one region can push another below its least; repeat until none is.
+    fixed = set(raised)
+    while True:
+        free = 1.0 - sum(least[i] for i in fixed)
+        rest = sum(shares[i] for i in range(len(shares)) if i not in fixed)
+        out = [least[i] if i in fixed else shares[i] * free / rest for i in range(len(shares))]
+        more = [i for i in range(len(out)) if i not in fixed and out[i] < least[i]]
+        if not more:
+            return out, sorted(fixed)
+        fixed.update(more)
 
 
 def describe(trace: Trace) -> dict[str, Any]:
