@@ -98,6 +98,13 @@ EXAMPLES = [
     (["model", "mean-field", "--optimal-d", "--d-max", "0"], "--d-max"),
     (["trace", "evaluate", "{converted}", "--passes", "0"], "`--passes`: 0.0"),
     (["simulate", "--arrays"], "give `--json` too"),
+    (["simulate", "--sizes", "uniform:min=4,max=2"], "`min` ≤ `max`"),
+    (["simulate", "--sizes", "fixed:size=0"], "sizes of at least 1 slot"),
+    (["simulate", "--sizes", "fixed:size=100"], "at most pages_per_segment = 64 slots"),
+    (["simulate", "--sizes", "choice:sizes=1/x"], "`sizes.sizes`: `1/x`"),
+    (["simulate", "--sizes", "choice:sizes=1/2,weights=1"], "one weight per size"),
+    (["simulate", "--sizes", "fixed:size=2", "--placement", "double:copy=random"], "when pages have sizes"),
+    (["simulate", "--sizes", "uniform:min=1,max=60", "--spare", "0.1"], "less 59 a page may leave unused"),
 ]
 
 

@@ -44,6 +44,10 @@ def stand_in_pages(
 def check_trace(path: str, data: bytes) -> tuple[str, int, int, int]:
     """Checks a converted trace's bytes; returns its header (JSON) and the arrays' byte offsets."""
 
+def request_sizes(path: str, format: str, slot_bytes: int, skip_bad_lines: bool = False,
+                  device: str | None = None) -> tuple[list[tuple[int, int]], str]:
+    """A text trace's write-request lengths in slots: [(slots, requests)], skipped lines (JSON)."""
+
 @final
 class TraceConverter:
     """Converts a text trace step by step."""

@@ -178,6 +178,10 @@ class SimConfig:
             window sliding one length every P × logical pages writes), ``locality:fa=A,r=R1/R2,f=F1/F2``,
             ``zipf:theta=T``, ``trace:PATH`` (a converted trace or a page-id list); to
             :func:`simulate`, also a sequence of page ids.
+        sizes: Page sizes in slots (Lomet & Luo §4.4): ``fixed:size=S``,
+            ``uniform:min=A,max=B`` or ``choice:sizes=S1/S2/…,weights=W1/W2/…``; a segment holds
+            ``pages_per_segment`` slots, the fill factor and U, G are then in slots. Default: one
+            slot per page. :func:`reclaim.traces.request_sizes` gives a trace's.
         warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``. Default ``fill+10x``.
         writes: Measured user writes: ``20x`` (of the logical capacity), ``2p`` (passes over a
             trace; one by default for traces) or a count.
@@ -202,6 +206,7 @@ class SimConfig:
     trace_classes: list[int] | None = None
     gc: str | None = None
     workload: Any = None
+    sizes: str | None = None
     warmup: str | None = None
     writes: str | int | None = None
     seed: int | None = None

@@ -152,6 +152,7 @@ def simulate_cmd(
     trace_classes: Annotated[str | None, typer.Option(help=ph("trace_classes"))] = None,
     gc: Annotated[str | None, typer.Option(help=ph("gc"))] = None,
     workload: Annotated[str | None, typer.Option(help=ph("workload", "A trace is a converted trace (`reclaim trace convert`) or a page-id list."))] = None,
+    sizes: Annotated[str | None, typer.Option(help=ph("sizes"))] = None,
     warmup: Annotated[str | None, typer.Option(help=ph("warmup"))] = None,
     writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
     seed: Annotated[int | None, typer.Option(help=ph("seed"))] = None,
@@ -184,6 +185,7 @@ def simulate_cmd(
         trace_classes=thresholds,
         gc=gc,
         workload=workload,
+        sizes=sizes,
         warmup=warmup,
         writes=writes,
         seed=seed,
@@ -195,7 +197,8 @@ def simulate_cmd(
         print_json(r.to_dict(arrays=arrays))
         return
     physical = len(r.erase_counts) * (config.pages_per_segment or 64)
-    t = Table(title=f"{config.policy}, {config.workload}, {len(r.erase_counts)} segments, spare {1 - r.logical_pages / physical:.4f}")
+    room = f"spare {1 - r.logical_pages / physical:.4f}" if config.sizes is None else f"sizes {config.sizes} (U, G in slots)"
+    t = Table(title=f"{config.policy}, {config.workload}, {len(r.erase_counts)} segments, {room}")
     t.add_column("metric")
     t.add_column("value", justify="right")
     keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]

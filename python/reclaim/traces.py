@@ -193,6 +193,37 @@ def load_or_convert(path: str | Path, format: str | None = None, **options: Any)
         return Trace(meta=t.meta, pages=t.pages.copy(), request_pages=t.request_pages.copy(), times=t.times.copy())
 
 
+def request_sizes(path: str | Path, format: str, slot_bytes: int = 512, skip_bad_lines: bool = False,
+                  device: str | None = None) -> str:
+    r"""A page-size distribution from a text trace's write requests (Lomet & Luo §4.4): each
+    request's length rounded up to slots of ``slot_bytes``, weighted by how many requests have it,
+    as a ``sizes`` spec for :func:`reclaim.simulate`.
+
+    Raises:
+        ValueError: the trace has no write request with a length, or a line is malformed (named
+            with its file and line).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("128166372000000000,h,0,Write,0,4096,10\n"
+    ...                  "128166372000000001,h,0,Write,8192,1024,10\n"
+    ...                  "128166372000000002,h,0,Read,0,65536,10\n"
+    ...                  "128166372000000003,h,0,Write,0,4096,10\n")
+    >>> request_sizes(p, "msr")
+    'choice:sizes=2/8,weights=1/2'
+    """
+    pairs, _skipped = _core.request_sizes(str(path), format, int(slot_bytes), skip_bad_lines, device)
+    if not pairs:
+        raise ValueError(f"invalid value for `trace`: {path} has no write request with a length (expected writes to take sizes from)")
+    too_big = [s for s, _ in pairs if s > 65535]
+    if too_big:
+        raise ValueError(f"invalid value for `slot_bytes`: {slot_bytes} ({path} has writes of {max(too_big)} slots) "
+                         f"(expected a slot size that makes every write at most 65,535 slots)")
+    sizes = "/".join(str(s) for s, _ in pairs)
+    weights = "/".join(str(n) for _, n in pairs)
+    return f"choice:sizes={sizes},weights={weights}"
+
+
 def access_counts(pages: np.ndarray) -> np.ndarray:
     """Writes per distinct page, in descending order (Li et al. Fig. 1's curve).
 

@@ -1249,6 +1249,180 @@ impl fmt::Display for GcSpec {
 }
 string_serde!(GcSpec);
 
+/// Page sizes (`--sizes`, Lomet & Luo §4.4): each logical page takes a number of slots, the
+/// unit of size (a slot is then, say, 512 bytes, and `pages_per_segment` is B in slots). A page
+/// keeps its size for the run; sizes are given to pages by the distribution's quantiles and
+/// shuffled with the run's seed (`workload::sizes`), so the total is the distribution's mean
+/// times the pages up to rounding.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeSpec {
+    /// Every page `size` slots.
+    Fixed {
+        /// Size [slots].
+        size: u16,
+    },
+    /// Sizes uniform over the whole numbers `min` … `max` slots.
+    Uniform {
+        /// Smallest size [slots].
+        min: u16,
+        /// Largest size [slots].
+        max: u16,
+    },
+    /// `sizes[i]` slots with probability `weights[i]` (normalised).
+    Choice {
+        /// Sizes [slots].
+        sizes: Vec<u16>,
+        /// Relative weights, ≥ 0, with a positive sum.
+        weights: Vec<f64>,
+    },
+}
+
+impl SizeSpec {
+    /// The sizes and their probabilities.
+    pub fn distribution(&self) -> Vec<(u16, f64)> {
+        match self {
+            SizeSpec::Fixed { size } => vec![(*size, 1.0)],
+            SizeSpec::Uniform { min, max } => {
+                let n = f64::from(max - min + 1);
+                (*min..=*max).map(|s| (s, 1.0 / n)).collect()
+            }
+            SizeSpec::Choice { sizes, weights } => {
+                let total: f64 = weights.iter().sum();
+                sizes
+                    .iter()
+                    .zip(weights)
+                    .map(|(&s, &w)| (s, w / total))
+                    .collect()
+            }
+        }
+    }
+
+    /// Mean size [slots].
+    pub fn mean(&self) -> f64 {
+        self.distribution()
+            .iter()
+            .map(|&(s, p)| f64::from(s) * p)
+            .sum()
+    }
+
+    /// Largest size [slots].
+    pub fn max(&self) -> u16 {
+        self.distribution()
+            .iter()
+            .filter(|(_, p)| *p > 0.0)
+            .map(|&(s, _)| s)
+            .max()
+            .unwrap_or(1)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let size = |v: u16, text: &str| {
+            if v == 0 {
+                Err(Error::param("sizes", text, "sizes of at least 1 slot"))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            SizeSpec::Fixed { size: s } => size(*s, &self.to_string()),
+            SizeSpec::Uniform { min, max } => {
+                size(*min, &self.to_string())?;
+                if max < min {
+                    return Err(Error::param("sizes", self.to_string(), "`min` ≤ `max`"));
+                }
+                Ok(())
+            }
+            SizeSpec::Choice { sizes, weights } => {
+                if sizes.is_empty() || sizes.len() != weights.len() {
+                    return Err(Error::param(
+                        "sizes",
+                        format!("{} sizes, {} weights", sizes.len(), weights.len()),
+                        "one weight per size, at least one size",
+                    ));
+                }
+                for &s in sizes {
+                    size(s, &self.to_string())?;
+                }
+                for &w in weights {
+                    check_range("sizes.weights", w, 0.0, f64::MAX, false, false)?;
+                }
+                if weights.iter().sum::<f64>() <= 0.0 {
+                    return Err(Error::param(
+                        "sizes.weights",
+                        self.to_string(),
+                        "weights with a positive sum",
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl FromStr for SizeSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let spec = Spec::parse("sizes", s)?;
+        let size = |key: &str| -> Result<u16> {
+            spec.num(key, None, "a whole number of slots in [1, 65535]")
+        };
+        let v = match spec.name {
+            "fixed" => {
+                spec.only(&["size"])?;
+                SizeSpec::Fixed { size: size("size")? }
+            }
+            "uniform" => {
+                spec.only(&["min", "max"])?;
+                SizeSpec::Uniform {
+                    min: size("min")?,
+                    max: size("max")?,
+                }
+            }
+            "choice" => {
+                spec.only(&["sizes", "weights"])?;
+                let text = spec.get("sizes").ok_or_else(|| spec.bad("`choice:sizes=S1/S2/…,weights=W1/W2/…`"))?;
+                let sizes = text
+                    .split('/')
+                    .map(|x| {
+                        x.trim().parse::<u16>().map_err(|_| {
+                            Error::param("sizes.sizes", format!("`{text}`"), "whole numbers of slots in [1, 65535] separated by `/`")
+                        })
+                    })
+                    .collect::<Result<Vec<u16>>>()?;
+                let weights = match spec.get("weights") {
+                    Some(w) => parse_vec("sizes.weights", w)?,
+                    None => vec![1.0; sizes.len()],
+                };
+                SizeSpec::Choice { sizes, weights }
+            }
+            _ => {
+                return Err(spec.bad(
+                    "`fixed:size=S`, `uniform:min=A,max=B` or `choice:sizes=S1/S2/…[,weights=W1/W2/…]` (slots)",
+                ))
+            }
+        };
+        v.validate()?;
+        Ok(v)
+    }
+}
+
+impl fmt::Display for SizeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let join = |v: Vec<String>| v.join("/");
+        match self {
+            SizeSpec::Fixed { size } => write!(f, "fixed:size={size}"),
+            SizeSpec::Uniform { min, max } => write!(f, "uniform:min={min},max={max}"),
+            SizeSpec::Choice { sizes, weights } => write!(
+                f,
+                "choice:sizes={},weights={}",
+                join(sizes.iter().map(ToString::to_string).collect()),
+                join(weights.iter().map(ToString::to_string).collect())
+            ),
+        }
+    }
+}
+string_serde!(SizeSpec);
+
 /// Synthetic workload (`--workload`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub enum WorkloadSpec {
@@ -1647,6 +1821,7 @@ impl Parameter {
                 "streams" => t.parse::<StreamMode>().err(),
                 "gc" => t.parse::<GcSpec>().err(),
                 "workload" => t.parse::<WorkloadSpec>().err(),
+                "sizes" => t.parse::<SizeSpec>().err(),
                 "warmup" => t.parse::<WarmupSpec>().err(),
                 "writes" => Amount::parse("writes", t).err(),
                 _ => None,
@@ -1721,8 +1896,12 @@ pub fn parameters() -> Vec<Parameter> {
           "frontier | one-free | batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written] | max-empty:k=K",
           d.gc.to_string(), "When the cleaner runs and how many victims it takes."),
         p("workload", Kind::Spec, "",
-          "uniform | hotcold:r=R,f=F | locality:fa=A,r=R1/R2,f=F1/F2 | zipf:theta=T | trace:PATH",
+          "uniform | hotcold:r=R,f=F | shifting:r=R,f=F[,period=P] | locality:fa=A,r=R1/R2,f=F1/F2 | zipf:theta=T | trace:PATH",
           d.workload.to_string(), "The user writes: a generator or a trace."),
+        p("sizes", Kind::Spec, "slots",
+          "fixed:size=S | uniform:min=A,max=B | choice:sizes=S1/S2/…[,weights=W1/W2/…], sizes in [1, pages_per_segment]",
+          "unset: one slot per page".into(),
+          "Page sizes (Lomet & Luo §4.4): a page takes this many slots of a segment's pages_per_segment; fill and write counts are then in slots."),
         p("warmup", Kind::Spec, "",
           "fill+Kx | fill | Kx | none, then optionally +P% of a trace (K ≥ 0, 0 ≤ P < 100)",
           d.warmup.to_string(),
@@ -1776,6 +1955,9 @@ pub struct SimConfig {
     pub gc: GcSpec,
     /// Workload.
     pub workload: WorkloadSpec,
+    /// Page sizes in slots (Lomet & Luo §4.4); unset: every page one slot. With sizes, the
+    /// fill factor and the write counters are in slots.
+    pub sizes: Option<SizeSpec>,
     /// Warm-up before measurement.
     pub warmup: WarmupSpec,
     /// Measured user writes. Default `20x`; with a trace workload, one pass (`1p`).
@@ -1803,6 +1985,7 @@ impl Default for SimConfig {
             trace_classes: None,
             gc: GcSpec::default(),
             workload: WorkloadSpec::default(),
+            sizes: None,
             warmup: WarmupSpec::default(),
             writes: None,
             seed: 1,
@@ -1880,6 +2063,18 @@ impl SimConfig {
                 "a whole number in [1, 65536]",
             ));
         }
+        if let Some(sizes) = &self.sizes {
+            if u32::from(sizes.max()) > self.pages_per_segment {
+                return Err(Error::param(
+                    "sizes",
+                    format!("`{sizes}` (largest {} slots)", sizes.max()),
+                    format!(
+                        "sizes of at most pages_per_segment = {} slots",
+                        self.pages_per_segment
+                    ),
+                ));
+            }
+        }
         let given = [
             self.spare.is_some(),
             self.fill.is_some(),
@@ -1912,10 +2107,17 @@ impl SimConfig {
             (Some(n), _) => n,
             (None, Some(pages)) => {
                 let need = self.logical_pages.unwrap_or(pages).max(pages);
-                let mut n = ((need as f64 / fill / pps as f64).ceil() as u64).max(4);
+                let mean = self.sizes.as_ref().map_or(1.0, SizeSpec::mean);
+                let room = pps
+                    - self
+                        .sizes
+                        .as_ref()
+                        .map_or(0, |z| u64::from(z.max()) - 1)
+                        .min(pps - 1);
+                let mut n = ((need as f64 * mean / fill / pps as f64).ceil() as u64).max(4);
                 // Small traces: room for the open frontiers and the free segments the trigger keeps.
-                while ((fill * (n * pps) as f64).round() as u64).max(need)
-                    > n.saturating_sub(reserved) * pps
+                while ((fill * (n * pps) as f64 / mean).round() as u64).max(need) as f64 * mean
+                    > (n.saturating_sub(reserved) * room) as f64
                 {
                     n += 1;
                 }
@@ -1956,14 +2158,24 @@ impl SimConfig {
                 format!("segments × pages_per_segment ≤ {MAX_PHYSICAL_PAGES} (got {physical})"),
             ));
         }
+        // With sizes, the fill factor is of slots: pages × mean size over the physical slots.
+        let mean = self.sizes.as_ref().map_or(1.0, SizeSpec::mean);
         let logical = match (self.logical_pages, trace_pages, self.segments) {
             (Some(n), _, _) => n,
-            (None, Some(pages), None) => ((fill * physical as f64).round() as u64).max(pages),
-            _ => (fill * physical as f64).round() as u64,
+            (None, Some(pages), None) => {
+                ((fill * physical as f64 / mean).round() as u64).max(pages)
+            }
+            _ => (fill * physical as f64 / mean).round() as u64,
         };
         // Every open frontier and every segment the trigger keeps free holds no data; at least one
-        // more segment's worth of room must remain, or no victim could ever yield space.
-        let usable = (u64::from(segments).saturating_sub(reserved)) * pps;
+        // more segment's worth of room must remain, or no victim could ever yield space. A page
+        // that does not fit in what is left of a segment goes to the next one, so with sizes up
+        // to m slots a segment may hold m − 1 slots of nothing.
+        let waste = self.sizes.as_ref().map_or(0, |z| u64::from(z.max()) - 1);
+        let usable = ((u64::from(segments).saturating_sub(reserved)) * pps.saturating_sub(waste))
+            as f64
+            / mean;
+        let usable = usable.floor() as u64;
         if logical == 0 || logical > usable {
             let what = if self.logical_pages.is_some() {
                 "logical_pages"
@@ -1974,11 +2186,22 @@ impl SimConfig {
             };
             return Err(Error::param(
                 what,
-                format!("{} ({logical} logical pages)", self.spare.or(self.fill).map_or(logical.to_string(), |v| v.to_string())),
-                format!(
-                    "at least 1 and at most {usable} logical pages: {segments} segments less {reserved} kept open or free, × {} pages",
-                    self.pages_per_segment
-                ),
+                match (self.logical_pages, self.fill.or(self.spare)) {
+                    (Some(_), _) => logical.to_string(),
+                    (None, Some(v)) => format!("{v} ({logical} logical pages)"),
+                    (None, None) => format!("0.1, the default ({logical} logical pages)"),
+                },
+                if waste == 0 {
+                    format!(
+                        "at least 1 and at most {usable} logical pages: {segments} segments less {reserved} kept open or free, × {} pages",
+                        self.pages_per_segment
+                    )
+                } else {
+                    format!(
+                        "at least 1 and at most {usable} logical pages: {segments} segments less {reserved} kept open or free, × {} slots less {waste} a page may leave unused, over a mean size of {mean} slots",
+                        self.pages_per_segment
+                    )
+                },
             ));
         }
         if let Some(pages) = trace_pages {
@@ -2048,7 +2271,37 @@ impl SimConfig {
         }
     }
 
-    /// Checks the placement against the workload and the policy.
+    /// Sizes go with the placements whose streams give pages their slots as they arrive, one
+    /// after another.
+    fn validate_sizes(&self) -> Result<()> {
+        if self.sizes.is_none() {
+            return Ok(());
+        }
+        // Sizes that fit a segment are checked with the geometry.
+        let placement = self.placement();
+        if !matches!(
+            placement,
+            PlacementSpec::Single
+                | PlacementSpec::Oracle
+                | PlacementSpec::SortBuffer(_)
+                | PlacementSpec::MultiLog { .. }
+        ) {
+            return Err(Error::param(
+                "placement",
+                format!("`{placement}` with sizes"),
+                "`single`, `oracle`, `sort-buffer` or `multi-log` when pages have sizes",
+            ));
+        }
+        if self.streams == StreamMode::Cache {
+            return Err(Error::param(
+                "streams",
+                "`cache` with sizes",
+                "`hole` when pages have sizes",
+            ));
+        }
+        Ok(())
+    }
+
     /// Where the run's update frequencies come from (the policy's, else estimates).
     pub fn freq(&self) -> FreqSource {
         match self.placement() {
@@ -2213,6 +2466,7 @@ impl SimConfig {
             }
         }
         self.validate_placement()?;
+        self.validate_sizes()?;
         if let Some(c) = self.cache {
             if c == 0 || c > 1 << 30 {
                 return Err(Error::param(

@@ -310,6 +310,7 @@ impl Simulator {
             _ => 0,
         };
         let extra_per_page = logs
+            + if config.sizes.is_some() { 2 } else { 0 }
             + if placement.needs_page_class() { 2 } else { 0 }
             + if sort == SortKey::Written { 8 } else { 0 }
             + rates;
@@ -324,6 +325,13 @@ impl Simulator {
         }
         if matches!(config.policy, PolicySpec::MultiLog) {
             store.keep_sealed_by();
+        }
+        if let Some(sizes) = &config.sizes {
+            store.keep_sizes(crate::workload::sizes::page_sizes(
+                sizes,
+                geometry.logical_pages,
+                config.seed,
+            ));
         }
         let mut workload = workload;
         if freq == FreqSource::Exact {
@@ -381,7 +389,9 @@ impl Simulator {
             } else {
                 Vec::new()
             },
-            deferred: !placement.pending.is_empty() || placement.buffer.is_some(),
+            deferred: !placement.pending.is_empty()
+                || placement.buffer.is_some()
+                || config.sizes.is_some(),
             notes,
             freq,
             placement,
@@ -931,6 +941,9 @@ impl Simulator {
         let st = self.placement.streams[s];
         self.placement.streams[s] = Stream::closed(st.user, st.region);
         self.placement.seals[s] += 1;
+        if self.store.sized() {
+            self.store.seal_tail(st.seg, st.next);
+        }
         self.store.seal(st.seg, st.stamp);
         if !self.store.dseq.is_empty() {
             // Stockmeyer §2.3: a segment closed from a destage stream takes the counter; one
@@ -944,6 +957,7 @@ impl Simulator {
         if !self.store.sealed_by.is_empty() {
             self.store.sealed_by[st.seg as usize] = s as u16;
         }
+
         if !self.store.up2.is_empty() {
             // Lomet & Luo §5.2.2: a segment's u_p2 is the mean of its pages'.
             self.store.up2[st.seg as usize] = if st.up2_pages == 0 {
@@ -1047,13 +1061,87 @@ impl Simulator {
         Ok(())
     }
 
-    /// A user write that waits before it gets a slot: in a cache stream, or in the sort buffer.
+    /// A user write off the one-slot path: it waits before it gets a slot (in a cache stream, or
+    /// in the sort buffer), or its page has a size.
     #[inline(never)]
     fn store_write_deferred(&mut self, write: Write) -> Result<()> {
         if self.placement.buffer.is_some() {
             self.store_write_buffered(write)
+        } else if self.store.sized() {
+            self.store_write_sized(write)
         } else {
             self.store_write_pending(write)
+        }
+    }
+
+    /// [`Self::store_write`] for a page of s slots (Lomet & Luo §4.4): a page that does not fit
+    /// in what is left of its stream's segment seals it, the rest of it unused, and goes to the
+    /// next; U counts slots.
+    fn store_write_sized(&mut self, write: Write) -> Result<()> {
+        let page = write.page;
+        let size = self.store.size_of(page);
+        let pps = self.store.pps;
+        let s = self.route_user(write, self.store.page_map[page as usize]);
+        self.room_for(s, size)?;
+        // Opening may have cleaned and moved the page's current copy.
+        let old = self.store.page_map[page as usize];
+        let f = &mut self.placement.streams[s];
+        let slot = f.seg * pps + f.next;
+        f.next += size;
+        f.stamp = self.clocks.user_writes;
+        let full = f.next == pps;
+        if self.notes {
+            self.note_user_write(write, Some(s));
+        }
+        self.store.place_sized(page, slot);
+        if old != NONE {
+            self.invalidate_sized(old);
+        }
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += u64::from(size);
+        self.streak = 0;
+        if full {
+            self.seal(s);
+            self.open_stream(s)?;
+        }
+        Ok(())
+    }
+
+    /// Gives user stream `s` an open segment with room for `size` slots, sealing the one it has
+    /// when the page does not fit. Opening may clean, and relocation into a stream shared with
+    /// user writes may fill the new segment in turn.
+    fn room_for(&mut self, s: usize, size: u32) -> Result<()> {
+        loop {
+            let f = &self.placement.streams[s];
+            if f.seg != NONE && f.next + size <= self.store.pps {
+                return Ok(());
+            }
+            if f.seg != NONE {
+                self.seal(s);
+            }
+            self.open_stream(s)?;
+        }
+    }
+
+    /// [`Self::invalidate`] for a page of s slots: its segment loses them one at a time, each
+    /// told to the policy, so that every index sees valid counts fall by one.
+    fn invalidate_sized(&mut self, slot: u32) {
+        let page = self.store.reverse[slot as usize];
+        let size = self.store.size_of(page);
+        let (seg, sealed) = self.store.invalidate(slot);
+        self.store.live[seg as usize] -= 1;
+        let r = self.region_of(seg);
+        if sealed {
+            self.policies[r].on_invalidate(seg, slot, &self.store);
+        }
+        for _ in 1..size {
+            self.store.drop_slot(seg);
+            if sealed {
+                self.policies[r].on_invalidate(seg, NONE, &self.store);
+            }
+        }
+        if sealed && self.free_empty && self.store.valid[seg as usize] == self.store.tail_of(seg) {
+            self.release(seg, r);
         }
     }
 
@@ -1087,6 +1175,8 @@ impl Simulator {
                 if let Some(moved) = buffer.drop_entry((old - self.pending_base) as usize) {
                     self.store.page_map[moved as usize] = old;
                 }
+            } else if self.store.sized() {
+                self.invalidate_sized(old);
             } else {
                 self.invalidate(old);
             }
@@ -1096,6 +1186,11 @@ impl Simulator {
         self.store.page_map[page as usize] = self.pending_base + buffer.pages.len() as u32;
         buffer.pages.push(page);
         buffer.keys.push(key);
+        if let Some(&size) = self.store.size.get(page as usize) {
+            buffer.push_size(size);
+            // U counts slots; `count_waiting_write` counted one.
+            self.metrics.counters.user_writes += u64::from(size) - 1;
+        }
         if buffer.is_full() {
             self.flush_buffer()?;
         }
@@ -1135,6 +1230,9 @@ impl Simulator {
     /// live pages. Opening each segment may clean (relocation goes to the GC stream, never to
     /// the buffer's pages, which hold no slots).
     fn flush_buffer(&mut self) -> Result<()> {
+        if self.store.sized() {
+            return self.flush_buffer_sized();
+        }
         let mut buffer = self.placement.buffer.take().expect("buffered");
         let pps = self.store.pps as usize;
         let result = buffer.drain().chunks(pps).try_for_each(|chunk| {
@@ -1159,6 +1257,37 @@ impl Simulator {
             self.seal(sort_buffer::USER);
             Ok(())
         });
+        self.placement.buffer = Some(buffer);
+        result
+    }
+
+    /// [`Self::flush_buffer`] for pages with sizes: the buffer's pages in its order, each into
+    /// the user stream's segment if it fits and into the next one otherwise; a hole keeps its
+    /// page's room. The last segment stays open for the next batch unless it is full.
+    fn flush_buffer_sized(&mut self) -> Result<()> {
+        const U: usize = sort_buffer::USER;
+        let mut buffer = self.placement.buffer.take().expect("buffered");
+        let pps = self.store.pps;
+        let result = buffer
+            .drain_sized()
+            .iter()
+            .try_for_each(|&(key, page, size)| {
+                let size = u32::from(size);
+                self.room_for(U, size)?;
+                let f = &mut self.placement.streams[U];
+                let slot = f.seg * pps + f.next;
+                f.next += size;
+                f.stamp = self.clocks.user_writes;
+                if page != NONE {
+                    f.up2_sum += key;
+                    f.up2_pages += 1;
+                    self.store.place_sized(page, slot);
+                }
+                if self.placement.streams[U].next == pps {
+                    self.seal(U);
+                }
+                Ok(())
+            });
         self.placement.buffer = Some(buffer);
         result
     }
@@ -1344,7 +1473,8 @@ impl Simulator {
             let c = &mut self.metrics.counters;
             c.collected += 1;
             c.erases += 1;
-            c.gc_writes += u64::from(valid);
+            // With sizes, a tail no page fitted in is counted as held, and is not written.
+            c.gc_writes += u64::from(valid - self.store.tail_of(victim));
             if valid == 0 {
                 c.emptied += 1;
             }
@@ -1514,6 +1644,9 @@ impl Simulator {
         if !self.placement.pending.is_empty() {
             return self.append_pending(s, pages, victim);
         }
+        if self.store.sized() {
+            return self.append_run_sized(s, pages, victim);
+        }
         let pps = self.store.pps;
         let mut done = 0;
         while done < pages.len() {
@@ -1534,6 +1667,45 @@ impl Simulator {
             self.store
                 .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
             done += n;
+            if full {
+                self.seal(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Self::append_run`] for pages with sizes: page by page, a page that does not fit in
+    /// what is left of the stream's segment sealing it and going to the next; G counts slots
+    /// (the victim's valid count, added when it was chosen).
+    #[cold]
+    #[inline(never)]
+    fn append_run_sized(&mut self, s: usize, pages: &[Gathered], victim: &Victim) -> Result<()> {
+        let pps = self.store.pps;
+        for g in pages {
+            let size = self.store.size_of(g.page);
+            let mut t = s;
+            if self.placement.streams[t].seg != NONE && self.placement.streams[t].next + size > pps
+            {
+                self.seal(t);
+            }
+            if self.placement.streams[t].seg == NONE {
+                t = self.open_gc(t)?;
+            }
+            if self.placement.streams[t].next + size > pps {
+                // `open_gc` named another stream of the region, its segment too full for the page.
+                self.seal(t);
+                t = self.open_gc(t)?;
+            }
+            if !self.store.up2.is_empty() {
+                self.key_relocated(t, std::slice::from_ref(g), victim);
+            }
+            let f = &mut self.placement.streams[t];
+            f.stamp = f.stamp.max(victim.stamp);
+            f.dseq = f.dseq.max(victim.dseq);
+            let slot = f.seg * pps + f.next;
+            f.next += size;
+            let full = f.next == pps;
+            self.store.place_sized(g.page, slot);
             if full {
                 self.seal(t);
             }
@@ -1583,7 +1755,7 @@ impl Simulator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Amount, PolicySpec, WarmupSpec};
+    use crate::config::{Amount, PolicySpec, SizeSpec, WarmupSpec};
 
     fn small(policy: &str, frontier: &str, gc: &str) -> SimConfig {
         SimConfig {
@@ -1725,6 +1897,154 @@ mod tests {
     /// 2.5 + ½(5 − 2.5) = 3.75. With `hole` the first copy takes a dead slot and segment 2 holds
     /// one page at 3.75; with `absorb` the buffer keeps one copy and nothing more is sealed
     /// (segment 1 has lost A and holds C).
+    /// Lomet & Luo §4.4 with every page the same size: s slots per page and segments of s·b
+    /// slots behave as b pages of one slot, so every measure equals the one-slot engine's, the
+    /// write counts times s.
+    #[test]
+    fn one_size_for_every_page_gives_the_one_slot_results() {
+        for (policy, placement, gc, workload) in [
+            ("greedy", "single", "one-free", "uniform"),
+            ("fifo", "single", "one-free", "zipf:theta=0.99"),
+            (
+                "cost-benefit",
+                "single",
+                "batch:low=3,victims=4",
+                "hotcold:r=0.9,f=0.1",
+            ),
+            ("d-choices:d=3", "single", "one-free", "hotcold:r=0.8,f=0.2"),
+            (
+                "mdc",
+                "sort-buffer:segments=2",
+                "batch:low=3,victims=4,gather=all,sort=up2",
+                "zipf:theta=0.99",
+            ),
+            (
+                "mdc",
+                "sort-buffer:segments=2,sort=none,rewrite=absorb",
+                "one-free",
+                "hotcold:r=0.9,f=0.1",
+            ),
+            (
+                "mdc:freq=exact",
+                "oracle",
+                "one-free",
+                "hotcold:r=0.9,f=0.1",
+            ),
+            (
+                "multi-log",
+                "multi-log:logs=4",
+                "one-free",
+                "zipf:theta=0.99",
+            ),
+        ] {
+            let what = format!("{policy} {placement} {gc} {workload}");
+            let run = |size: u16| {
+                let mut c = small(policy, "single", gc);
+                c.placement = Some(placement.parse().unwrap());
+                c.workload = workload.parse().unwrap();
+                if size > 1 {
+                    c.pages_per_segment *= u32::from(size);
+                    c.sizes = Some(SizeSpec::Fixed { size });
+                }
+                let mut sim = Simulator::new(&c).unwrap_or_else(|e| panic!("{what}: {e}"));
+                while sim.step(89).unwrap_or_else(|e| panic!("{what}: {e}")) {
+                    sim.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+                sim.result()
+            };
+            let (one, three) = (run(1), run(3));
+            assert_eq!(three.user_writes, 3 * one.user_writes, "{what}");
+            assert_eq!(three.gc_writes, 3 * one.gc_writes, "{what}");
+            assert_eq!(three.erases, one.erases, "{what}");
+            assert_eq!(three.wa.to_bits(), one.wa.to_bits(), "{what}");
+            assert_eq!(
+                three.emptiness_at_clean.to_bits(),
+                one.emptiness_at_clean.to_bits(),
+                "{what}"
+            );
+            assert_eq!(three.erase_counts, one.erase_counts, "{what}");
+        }
+    }
+
+    /// Pages of mixed sizes keep the store's invariants in slots (`Store::check`) under every
+    /// placement and policy that takes them.
+    #[test]
+    fn mixed_sizes_keep_the_invariants() {
+        for (policy, placement, gc, workload, sizes) in [
+            (
+                "greedy",
+                "single",
+                "one-free",
+                "uniform",
+                "uniform:min=1,max=5",
+            ),
+            (
+                "mdc",
+                "sort-buffer:segments=2",
+                "batch:low=3,victims=4,gather=all,sort=up2",
+                "zipf:theta=0.99",
+                "choice:sizes=1/4/8,weights=6/3/1",
+            ),
+            (
+                "mdc",
+                "sort-buffer:segments=1,rewrite=absorb",
+                "one-free",
+                "hotcold:r=0.9,f=0.1",
+                "uniform:min=2,max=8",
+            ),
+            (
+                "mdc:freq=exact",
+                "oracle",
+                "one-free",
+                "hotcold:r=0.9,f=0.1",
+                "choice:sizes=1/16",
+            ),
+            (
+                "cost-benefit:form=lomet",
+                "single",
+                "max-empty:k=2",
+                "zipf:theta=1.35",
+                "uniform:min=1,max=16",
+            ),
+            (
+                "multi-log",
+                "multi-log:logs=4",
+                "one-free",
+                "zipf:theta=0.99",
+                "uniform:min=1,max=3",
+            ),
+        ] {
+            let what = format!("{policy} {placement} {gc} {workload} {sizes}");
+            let mut c = small(policy, "single", gc);
+            c.pages_per_segment = 64;
+            c.spare = Some(0.35);
+            c.placement = Some(placement.parse().unwrap());
+            c.workload = workload.parse().unwrap();
+            c.sizes = Some(sizes.parse().unwrap());
+            c.free_empty = policy == "greedy";
+            let mut sim = Simulator::new(&c).unwrap_or_else(|e| panic!("{what}: {e}"));
+            while sim.step(97).unwrap_or_else(|e| panic!("{what}: {e}")) {
+                sim.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
+            let r = sim.result();
+            assert!(r.wa > 1.0 && r.wa < 20.0, "{what}: wa {}", r.wa);
+            // U counts slots: between the smallest and the largest size per measured page write,
+            // and under uniform writes their mean size each, within 5%.
+            let z = c.sizes.as_ref().unwrap();
+            let dist = z.distribution();
+            let writes = 5 * sim.geometry().logical_pages;
+            let least = u64::from(dist.iter().map(|d| d.0).min().unwrap());
+            assert!(
+                r.user_writes >= writes * least && r.user_writes <= writes * u64::from(z.max()),
+                "{what}"
+            );
+            if workload == "uniform" {
+                let ratio = r.user_writes as f64 / (writes as f64 * z.mean());
+                assert!((ratio - 1.0).abs() < 0.05, "{what}: {ratio}");
+            }
+        }
+    }
+
     #[test]
     fn u_p2_is_carried_as_lomet_and_luo_say() {
         for (rewrite, sealed, up2, valid) in [("hole", 3, 3.75, 1), ("absorb", 2, 1.0, 1)] {

@@ -161,6 +161,21 @@ pub struct Store {
     /// it is sealed (Lomet & Luo §5.2.2, see `policy::mdc`); empty unless kept
     /// ([`Self::keep_up2`]).
     pub up2: Vec<f64>,
+    /// Size of each logical page [slots] (Lomet & Luo §4.4); empty when every page takes one
+    /// slot ([`Self::keep_sizes`]). A page of size s takes s consecutive slots: the first holds
+    /// its number, the others `NONE`, and `valid` counts slots.
+    pub size: Vec<u16>,
+    /// Pages with current state per segment (Lomet & Luo's C); empty unless pages have sizes,
+    /// when it is `valid`.
+    pub live: Vec<u32>,
+    /// Slots written to each segment when it was sealed; empty unless pages have sizes, when
+    /// a segment may be sealed with a tail that no page fitted in (every segment is sealed full
+    /// otherwise). Until the segment is erased its tail is counted in `valid`: it is room that
+    /// cleaning the segment cannot give without moving every page, so to the policies the
+    /// segment is as full as its pages and its tail make it (counted free, a segment of
+    /// pages that nothing invalidated would look worth cleaning, and cleaning it again and again
+    /// would gain nothing); the cleaner does not write it.
+    pub filled: Vec<u32>,
     /// Erases per segment since the start of the run.
     pub erase_count: Vec<u32>,
     /// Free pool, first in first out (so erases spread over segments).
@@ -188,6 +203,9 @@ impl Store {
             dseq: Vec::new(),
             up2: Vec::new(),
             sealed_by: Vec::new(),
+            size: Vec::new(),
+            live: Vec::new(),
+            filled: Vec::new(),
             erase_count: vec![0; n],
             free: (0..g.segments).collect(),
             sealed: SealedSet::new(g.segments),
@@ -209,6 +227,74 @@ impl Store {
     /// Allocates the per-segment u_p2 (8 bytes per segment).
     pub fn keep_up2(&mut self) {
         self.up2 = vec![0.0; self.valid.len()];
+    }
+
+    /// Gives the logical pages their sizes [slots] (2 bytes per logical page, 4 per segment).
+    pub fn keep_sizes(&mut self, sizes: Vec<u16>) {
+        debug_assert_eq!(sizes.len(), self.page_map.len());
+        self.size = sizes;
+        self.live = vec![0; self.valid.len()];
+        self.filled = vec![self.pps; self.valid.len()];
+    }
+
+    /// The tail of sealed segment `seg` that no page fitted in [slots], counted in its valid
+    /// count (see [`Self::filled`]); 0 without sizes.
+    #[inline]
+    pub fn tail_of(&self, seg: u32) -> u32 {
+        self.filled.get(seg as usize).map_or(0, |&f| self.pps - f)
+    }
+
+    /// Segment `seg`, about to be sealed with `filled` slots written, counts the rest as held.
+    pub fn seal_tail(&mut self, seg: u32, filled: u32) {
+        let s = seg as usize;
+        self.filled[s] = filled;
+        self.valid[s] += self.pps - filled;
+    }
+
+    /// Whether pages have sizes.
+    #[inline]
+    pub fn sized(&self) -> bool {
+        !self.size.is_empty()
+    }
+
+    /// Slots page `page` takes.
+    #[inline]
+    pub fn size_of(&self, page: u32) -> u32 {
+        self.size.get(page as usize).map_or(1, |&s| u32::from(s))
+    }
+
+    /// Pages with current state in `seg` (Lomet & Luo's C): its valid count when every page
+    /// takes one slot.
+    #[inline]
+    pub fn pages_in(&self, seg: u32) -> u32 {
+        self.live
+            .get(seg as usize)
+            .copied()
+            .unwrap_or(self.valid[seg as usize])
+    }
+
+    /// Writes page `page`, of [`Self::size_of`] slots, from `slot` on (they are free and in one
+    /// segment).
+    pub fn place_sized(&mut self, page: u32, slot: u32) {
+        self.page_map[page as usize] = slot;
+        self.reverse[slot as usize] = page;
+        let seg = self.segment_of(slot) as usize;
+        self.valid[seg] += self.size_of(page);
+        self.live[seg] += 1;
+    }
+
+    /// Takes one more slot of the page whose first slot `invalidate` cleared off `seg`'s valid
+    /// count (a page of size s is invalidated one slot at a time, so that every policy's index
+    /// sees valid counts fall by one, as with pages of one size).
+    #[inline]
+    pub fn drop_slot(&mut self, seg: u32) {
+        let s = seg as usize;
+        if self.state[s] == SegState::Sealed {
+            let v = self.valid[s] as usize;
+            self.sealed_hist[v] -= 1;
+            self.sealed_hist[v - 1] += 1;
+        }
+        self.valid[s] -= 1;
     }
 
     /// Number of segments.
@@ -266,7 +352,9 @@ impl Store {
     }
 
     /// Invalidates a slot; returns its segment and whether that segment is sealed.
-    #[inline]
+    // The user write's hot path; a second caller (pages with sizes) must not un-inline it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub fn invalidate(&mut self, slot: u32) -> (u32, bool) {
         self.reverse[slot as usize] = NONE;
         let seg = self.segment_of(slot);
@@ -304,6 +392,10 @@ impl Store {
             }
         }
         self.valid[s] = 0;
+        if let Some(live) = self.live.get_mut(s) {
+            *live = 0;
+            self.filled[s] = self.pps;
+        }
         self.state[s] = SegState::Free;
         self.erase_count[s] += 1;
         self.free.push_back(seg);
@@ -313,10 +405,15 @@ impl Store {
     ///
     /// Every written logical page lives in exactly one slot, and that slot points back to it;
     /// valid counts equal the reverse map; free + open + sealed = segments; the histogram of
-    /// sealed segments agrees with their valid counts.
+    /// sealed segments agrees with their valid counts. With sizes, in slots: a page of size s
+    /// takes its first slot and the s − 1 after it, all in its segment and held by no other
+    /// page, a segment's valid count is the sum of its pages' sizes and its live count their
+    /// number.
     pub fn check(&self) -> std::result::Result<(), String> {
         let pps = self.pps as usize;
         let mut counted = vec![0u32; self.valid.len()];
+        let mut pages = vec![0u32; self.valid.len()];
+        let mut covered = 0;
         for (slot, &page) in self.reverse.iter().enumerate() {
             if page != NONE {
                 if self.page_map[page as usize] != slot as u32 {
@@ -325,8 +422,31 @@ impl Store {
                         self.page_map[page as usize]
                     ));
                 }
-                counted[slot / pps] += 1;
+                let size = self.size_of(page) as usize;
+                if self.sized() {
+                    if slot % pps + size > pps {
+                        return Err(format!(
+                            "page {page} of {size} slots at slot {slot} runs past its segment"
+                        ));
+                    }
+                    if slot < covered {
+                        return Err(format!(
+                            "page {page} at slot {slot} overlaps the page before it"
+                        ));
+                    }
+                    covered = slot + size;
+                }
+                counted[slot / pps] += size as u32;
+                pages[slot / pps] += 1;
             }
+        }
+        for (seg, c) in counted.iter_mut().enumerate() {
+            if self.state[seg] == SegState::Sealed {
+                *c += self.tail_of(seg as u32);
+            }
+        }
+        if self.sized() && pages != self.live {
+            return Err("live page counts differ from the reverse map".into());
         }
         for (page, &slot) in self.page_map.iter().enumerate() {
             // Entries past the slots name pages waiting in a stream; the simulator checks them.

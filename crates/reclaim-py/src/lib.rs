@@ -8,7 +8,7 @@ use reclaim_core::config::{PlacementSpec, RegionSpare};
 use reclaim_core::trace::convert::{
     check_binary, page_list_trace, write_binary, ConvertOptions, Converter,
 };
-use reclaim_core::trace::{Format, ReadOptions};
+use reclaim_core::trace::{request_sizes as trace_request_sizes, Format, ReadOptions};
 use reclaim_core::{Error, SimConfig, Simulator};
 use serde_json::Value;
 
@@ -316,6 +316,35 @@ fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize
     ))
 }
 
+/// A text trace's write-request lengths in slots of `slot_bytes`: ([(slots, requests)], skipped
+/// lines by reason as JSON).
+#[pyfunction]
+#[pyo3(signature = (path, format, slot_bytes, skip_bad_lines=false, device=None))]
+fn request_sizes(
+    py: Python<'_>,
+    path: &str,
+    format: &str,
+    slot_bytes: u64,
+    skip_bad_lines: bool,
+    device: Option<String>,
+) -> PyResult<(Vec<(u64, u64)>, String)> {
+    let format: Format = format.parse().map_err(map_err)?;
+    let options = ReadOptions {
+        skip_bad_lines,
+        device,
+        ..ReadOptions::default()
+    };
+    let (sizes, report) = py
+        .allow_threads(|| {
+            trace_request_sizes(std::path::Path::new(path), format, options, slot_bytes)
+        })
+        .map_err(map_err)?;
+    Ok((
+        sizes,
+        serde_json::to_string(&report.skipped).expect("counts serialize"),
+    ))
+}
+
 /// The compiled engine behind `reclaim`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -323,6 +352,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTraceConverter>()?;
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;
     m.add_function(wrap_pyfunction!(check_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(request_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(stand_in_pages, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;

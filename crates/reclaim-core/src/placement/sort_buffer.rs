@@ -73,8 +73,14 @@ pub struct SortBuffer {
     pub pages: Vec<u32>,
     /// Their keys.
     pub keys: Vec<f64>,
+    /// With page sizes, each entry's size [slots] (a dead entry keeps its page's); else empty.
+    sizes: Vec<u16>,
+    /// With page sizes, the slots the entries take.
+    held: usize,
     /// Scratch: (key, page) in the order written.
     order: Vec<(f64, u32)>,
+    /// Scratch: (key, page, size) in the order written, with page sizes.
+    order_sized: Vec<(f64, u32, u16)>,
 }
 
 impl SortBuffer {
@@ -87,8 +93,17 @@ impl SortBuffer {
             rewrite: spec.rewrite,
             pages: Vec::with_capacity(capacity),
             keys: Vec::with_capacity(capacity),
+            sizes: Vec::new(),
+            held: 0,
             order: Vec::with_capacity(capacity),
+            order_sized: Vec::new(),
         }
+    }
+
+    /// With page sizes: the entry just pushed takes `size` slots.
+    pub fn push_size(&mut self, size: u16) {
+        self.sizes.push(size);
+        self.held += usize::from(size);
     }
 
     /// Takes entry `i` out: dead in place (`hole`), or removed with the last entry moved into
@@ -102,29 +117,29 @@ impl SortBuffer {
             Rewrite::Absorb => {
                 self.pages.swap_remove(i);
                 self.keys.swap_remove(i);
+                if !self.sizes.is_empty() {
+                    self.held -= usize::from(self.sizes.swap_remove(i));
+                }
                 self.pages.get(i).copied()
             }
         }
     }
 
-    /// Whether a batch is ready.
+    /// Whether a batch is ready: K segments' worth of pages, or with page sizes of slots.
     #[inline]
     pub fn is_full(&self) -> bool {
-        self.pages.len() == self.capacity
+        if self.sizes.is_empty() {
+            self.pages.len() == self.capacity
+        } else {
+            self.held >= self.capacity
+        }
     }
 
     /// Empties the buffer into the order its pages are written: first writes take the oldest
     /// key of the batch, then the batch is sorted by key (stable) if the buffer sorts. Dead
     /// entries stay in place (as `NONE`) and take their slots.
     pub fn drain(&mut self) -> &[(f64, u32)] {
-        let oldest = self
-            .pages
-            .iter()
-            .zip(&self.keys)
-            .filter(|(&p, k)| p != NONE && !k.is_nan())
-            .map(|(_, &k)| k)
-            .fold(f64::INFINITY, f64::min);
-        let oldest = if oldest.is_finite() { oldest } else { 0.0 };
+        let oldest = self.oldest();
         self.order.clear();
         self.order.extend(
             self.keys
@@ -138,6 +153,43 @@ impl SortBuffer {
         self.pages.clear();
         self.keys.clear();
         &self.order
+    }
+
+    /// [`Self::drain`] with page sizes: (key, page, size).
+    pub fn drain_sized(&mut self) -> &[(f64, u32, u16)] {
+        let oldest = self.oldest();
+        self.order_sized.clear();
+        self.order_sized.extend(
+            self.keys
+                .iter()
+                .zip(&self.pages)
+                .zip(&self.sizes)
+                .map(|((&k, &p), &z)| (if k.is_nan() { oldest } else { k }, p, z)),
+        );
+        if self.sort {
+            self.order_sized.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        self.pages.clear();
+        self.keys.clear();
+        self.sizes.clear();
+        self.held = 0;
+        &self.order_sized
+    }
+
+    /// The oldest key of a live entry other than a first write, 0 when there is none.
+    fn oldest(&self) -> f64 {
+        let oldest = self
+            .pages
+            .iter()
+            .zip(&self.keys)
+            .filter(|(&p, k)| p != NONE && !k.is_nan())
+            .map(|(_, &k)| k)
+            .fold(f64::INFINITY, f64::min);
+        if oldest.is_finite() {
+            oldest
+        } else {
+            0.0
+        }
     }
 }
 

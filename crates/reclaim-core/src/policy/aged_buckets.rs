@@ -46,7 +46,8 @@ macro_rules! aged_hooks {
             self.index.on_seal(seg, user, store);
         }
 
-        #[inline]
+        #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
+        #[inline(always)]
         fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
             self.index.on_invalidate(seg, store);
         }

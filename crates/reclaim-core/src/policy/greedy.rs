@@ -40,7 +40,8 @@ impl VictimPolicy for Greedy {
         self.buckets.insert(seg, store.valid[seg as usize]);
     }
 
-    #[inline]
+    #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
+    #[inline(always)]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         self.buckets.decrement(seg, store.valid[seg as usize]);
     }

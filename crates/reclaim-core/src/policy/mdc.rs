@@ -110,6 +110,46 @@ impl Mdc {
     }
 }
 
+impl Mdc {
+    /// The choice with page sizes (§4.4): A = B − valid slots and C the segment's pages, which
+    /// no longer follows from its valid count, so every sealed segment is scored (O(segments)
+    /// per choice; the ties as in the indexed choice).
+    #[cold]
+    #[inline(never)]
+    fn select_sized(&mut self, store: &Store, clocks: &Clocks) -> Option<u32> {
+        let now = match self.freq {
+            FreqSource::Estimate => clocks.user_writes as f64,
+            FreqSource::Exact => 0.0,
+        };
+        let b = f64::from(store.pps);
+        let mut best: Option<(f64, u32, f64, u32)> = None;
+        for &seg in store.sealed.as_slice() {
+            let s = seg as usize;
+            let valid = store.valid[s];
+            let up2 = store.up2[s];
+            let p = declining_cost(
+                b,
+                b - f64::from(valid),
+                f64::from(store.pages_in(seg)),
+                now - up2,
+            );
+            let better = best.is_none_or(|(top, v, u, g)| {
+                p.total_cmp(&top)
+                    .then(valid.cmp(&v))
+                    .then(up2.total_cmp(&u))
+                    .then(seg.cmp(&g))
+                    .is_lt()
+            });
+            if better {
+                best = Some((p, valid, up2, seg));
+            }
+        }
+        let (_, valid, _, seg) = best?;
+        self.index.unindex(seg, valid);
+        Some(seg)
+    }
+}
+
 impl VictimPolicy for Mdc {
     #[inline]
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
@@ -117,7 +157,8 @@ impl VictimPolicy for Mdc {
         self.index.push(seg, store.valid[s], key(store.up2[s]));
     }
 
-    #[inline]
+    #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
+    #[inline(always)]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         self.index
             .lost_page(seg, store, key(store.up2[seg as usize]));
@@ -128,6 +169,9 @@ impl VictimPolicy for Mdc {
     }
 
     fn select(&mut self, store: &Store, clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
+        if store.sized() {
+            return self.select_sized(store, clocks);
+        }
         let now = clocks.user_writes;
         let mut best: Option<(f64, u32, u32)> = None;
         for v in 0..self.index.counts() {

@@ -32,7 +32,8 @@ pub trait VictimPolicy {
     /// destage number are set in `store`).
     fn on_seal(&mut self, _seg: u32, _user: bool, _store: &Store) {}
     /// `seg`, sealed, lost the valid page in `slot` (`store.valid[seg]` is already the new count;
-    /// `store.reverse[slot]` is already `NONE`).
+    /// `store.reverse[slot]` is already `NONE`). A page of s slots (`sizes`) is lost one slot at
+    /// a time: its first with `slot`, the s − 1 others with `NONE`, the count falling by one each.
     fn on_invalidate(&mut self, _seg: u32, _slot: u32, _store: &Store) {}
     /// `seg`, sealed, leaves the candidates other than by [`Self::select`]: it emptied and goes
     /// to the free pool at once (`free_empty`, Stockmeyer §2.2). Called while the store still
@@ -137,7 +138,10 @@ impl VictimPolicy for Policy {
     fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
         dispatch!(self, p => p.on_seal(seg, user, store));
     }
-    #[inline]
+    // Always inlined, as are the policies' own: the user write's hot path calls it, and a second
+    // caller (a page of several slots, `Simulator::invalidate_sized`) must not un-inline it there.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
         dispatch!(self, p => p.on_invalidate(seg, slot, store));
     }

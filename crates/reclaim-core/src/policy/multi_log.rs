@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::store::{SegState, Store};
+use crate::store::{SegState, Store, NONE};
 use crate::SimRng;
 
 /// Weight of one invalidation in the logs' update shares.
@@ -110,13 +110,17 @@ impl VictimPolicy for MultiLogCleaning {
         log.valid += u64::from(store.valid[s]);
     }
 
-    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
+    fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
         let l = Self::log_of(store, seg);
+        self.logs[l].valid -= 1;
+        if slot == NONE {
+            // A further slot of a page with a size: one update, counted once.
+            return;
+        }
         for (i, log) in self.logs.iter_mut().enumerate() {
             let hit = if i == l { 1.0 } else { 0.0 };
             log.share += WEIGHT * (hit - log.share);
         }
-        self.logs[l].valid -= 1;
     }
 
     fn on_remove(&mut self, seg: u32, store: &Store) {

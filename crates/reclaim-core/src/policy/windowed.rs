@@ -57,7 +57,8 @@ impl VictimPolicy for Windowed {
         self.fill_window(store);
     }
 
-    #[inline]
+    #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
+    #[inline(always)]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         if self.window.contains(seg) {
             self.window.decrement(seg, store.valid[seg as usize]);

@@ -7,6 +7,7 @@
 pub mod hot_cold;
 pub mod locality;
 pub mod shifting;
+pub mod sizes;
 pub mod trace;
 pub mod uniform;
 pub mod zipf;
