@@ -51,6 +51,13 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
         "policy": "mdc", "placement": "sort-buffer:segments=16", "gc": "batch:low=32,victims=64,gather=all,sort=up2"}),
     ("multi-log, 8 logs, batch 32/1", {
         "policy": "multi-log", "placement": "multi-log", "gc": "batch:low=32,victims=1"}),
+    # Pages of 1 … 8 slots (Lomet & Luo §4.4) in segments of 512 slots, the same physical slots;
+    # rates count slot writes.
+    ("greedy, sizes 1-8 slots, 1,250 x 512-slot segments", {
+        "segments": 1250, "pages_per_segment": 512, "sizes": "uniform:min=1,max=8"}),
+    ("mdc, sort-buffer 16, sizes 1-8 slots, 1,250 x 512-slot segments", {
+        "segments": 1250, "pages_per_segment": 512, "sizes": "uniform:min=1,max=8", "policy": "mdc",
+        "placement": "sort-buffer:segments=16", "gc": "batch:low=32,victims=64,gather=all,sort=up2"}),
     ("mdc:freq=exact, oracle (hot/cold 90/10)", {
         "policy": "mdc:freq=exact", "placement": "oracle", "workload": "hotcold:r=0.9,f=0.1"}),
     # Stockmeyer's fitness-tree configuration (§2.3): 16 + 16 age-sorted streams acting as a

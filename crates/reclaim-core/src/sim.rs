@@ -196,6 +196,22 @@ fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode
     Ok(base as u32)
 }
 
+/// `batch`, whose pages come in runs by victim (victim 0's, then 1's, …), rewritten into `out`
+/// with the runs in the victims' `order`: a stable sort of the pages by a key of their victim.
+fn runs_in_order(batch: &[Gathered], order: &[u32], out: &mut Vec<Gathered>) {
+    let mut start = vec![0usize; order.len() + 1];
+    for g in batch {
+        start[g.victim as usize + 1] += 1;
+    }
+    for v in 0..order.len() {
+        start[v + 1] += start[v];
+    }
+    out.clear();
+    for &v in order {
+        out.extend_from_slice(&batch[start[v as usize]..start[v as usize + 1]]);
+    }
+}
+
 /// A simulation in progress.
 pub struct Simulator {
     config: SimConfig,
@@ -243,6 +259,8 @@ pub struct Simulator {
     gc: GcSpec,
     /// Live pages of the current cleaning batch and their victims.
     batch: Vec<Gathered>,
+    /// Scratch: the batch sorted by its victims' u_p2.
+    sorted: Vec<Gathered>,
     /// Scratch: the streams of a victim's run of pages (`route_pages`).
     run_streams: Vec<u32>,
     victims: Vec<Victim>,
@@ -411,6 +429,7 @@ impl Simulator {
             rng,
             gc: config.gc,
             batch: Vec::with_capacity(pps as usize),
+            sorted: Vec::new(),
             run_streams: Vec::with_capacity(pps as usize),
             victims: Vec::new(),
             clocks: Clocks::default(),
@@ -1521,11 +1540,17 @@ impl Simulator {
                     let written = &self.page_written;
                     batch.sort_by_key(|g| written[g.page as usize]);
                 }
-                SortKey::Up2 if self.page_rate.is_empty() => batch.sort_by(|a, b| {
-                    victims[a.victim as usize]
-                        .up2
-                        .total_cmp(&victims[b.victim as usize].up2)
-                }),
+                SortKey::Up2 if self.page_rate.is_empty() => {
+                    // Every page of a victim has its u_p2: sort the victims, not the pages.
+                    let mut order: Vec<u32> = (0..victims.len() as u32).collect();
+                    order.sort_by(|&a, &b| {
+                        victims[a as usize].up2.total_cmp(&victims[b as usize].up2)
+                    });
+                    let mut sorted = std::mem::take(&mut self.sorted);
+                    runs_in_order(&batch, &order, &mut sorted);
+                    std::mem::swap(&mut batch, &mut sorted);
+                    self.sorted = sorted;
+                }
                 SortKey::Up2 => {
                     let rate = &self.page_rate;
                     batch.sort_by(|a, b| {

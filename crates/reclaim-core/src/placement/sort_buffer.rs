@@ -21,6 +21,7 @@
 
 use super::{Gathered, Scheme, Victim};
 use crate::config::{Rewrite, SortBufferSpec};
+use crate::policy::mdc::key;
 use crate::store::NONE;
 use crate::workload::Write;
 use crate::SimRng;
@@ -79,6 +80,9 @@ pub struct SortBuffer {
     held: usize,
     /// Scratch: (key, page) in the order written.
     order: Vec<(f64, u32)>,
+    /// Scratch for the sort: (ordered key bits, position), and the order being built.
+    ranked: Vec<(u64, u32)>,
+    scratch: Vec<(f64, u32)>,
     /// Scratch: (key, page, size) in the order written, with page sizes.
     order_sized: Vec<(f64, u32, u16)>,
 }
@@ -97,6 +101,8 @@ impl SortBuffer {
             held: 0,
             order: Vec::with_capacity(capacity),
             order_sized: Vec::new(),
+            ranked: Vec::with_capacity(capacity),
+            scratch: Vec::with_capacity(capacity),
         }
     }
 
@@ -148,7 +154,20 @@ impl SortBuffer {
                 .map(|(&k, &p)| (if k.is_nan() { oldest } else { k }, p)),
         );
         if self.sort {
-            self.order.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // A stable sort by key: by (key as ordered bits, position), unstable on integers.
+            self.ranked.clear();
+            self.ranked.extend(
+                self.order
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(k, _))| (key(k), i as u32)),
+            );
+            self.ranked.sort_unstable();
+            self.scratch.clear();
+            let order = &self.order;
+            self.scratch
+                .extend(self.ranked.iter().map(|&(_, i)| order[i as usize]));
+            std::mem::swap(&mut self.order, &mut self.scratch);
         }
         self.pages.clear();
         self.keys.clear();

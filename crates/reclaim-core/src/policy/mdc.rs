@@ -58,7 +58,7 @@ pub fn declining_cost(b: f64, a: f64, c: f64, d: f64) -> f64 {
 
 /// A u_p2 as a heap key: the order of `f64::total_cmp` as unsigned integers.
 #[inline]
-fn key(up2: f64) -> u64 {
+pub(crate) fn key(up2: f64) -> u64 {
     let bits = up2.to_bits();
     if bits >> 63 == 1 {
         !bits
@@ -82,31 +82,44 @@ fn up2(key: u64) -> f64 {
 pub struct Mdc {
     index: CountHeaps,
     freq: FreqSource,
+    /// ((B − A)/A)² for each valid count v of a segment of b pages (A = b − v), as
+    /// [`declining_cost`] computes it: a choice then divides once per count, not twice.
+    squared: Vec<f64>,
 }
 
 impl Mdc {
     /// An empty index for `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32, freq: FreqSource) -> Self {
+        let b = f64::from(pps);
         Mdc {
             index: CountHeaps::new(segments, pps),
             freq,
+            squared: (0..=pps)
+                .map(|v| {
+                    let a = b - f64::from(v);
+                    let r = (b - a) / a;
+                    r * r
+                })
+                .collect(),
         }
     }
 
     /// The priority of a segment with `valid` of `b` pages valid and u_p2 `up2`, at update
-    /// count `now`.
+    /// count `now`: [`declining_cost`], bit for bit.
     #[inline]
     fn priority(&self, valid: u32, b: u32, up2: f64, now: u64) -> f64 {
         let now = match self.freq {
             FreqSource::Estimate => now as f64,
             FreqSource::Exact => 0.0,
         };
-        declining_cost(
-            f64::from(b),
-            f64::from(b - valid),
-            f64::from(valid),
-            now - up2,
-        )
+        let d = now - up2;
+        if valid == 0 {
+            0.0
+        } else if valid >= b || d <= 0.0 {
+            f64::INFINITY
+        } else {
+            self.squared[valid as usize] / (f64::from(valid) * d)
+        }
     }
 }
 
@@ -219,6 +232,29 @@ mod tests {
             .map(|v| declining_cost(64.0, f64::from(64 - v), f64::from(v), 1000.0))
             .collect();
         assert!(p.windows(2).all(|w| w[0] < w[1]), "{p:?}");
+    }
+
+    /// The tabled priority is §5.1.3's formula, bit for bit, at every valid count.
+    #[test]
+    fn the_tabled_priority_is_declining_cost() {
+        for b in [1u32, 8, 64, 512] {
+            let m = Mdc::new(4, b, FreqSource::Estimate);
+            for v in 0..=b {
+                for (up2, now) in [(0.0, 1000u64), (999.5, 1000), (1000.0, 1000), (-3.25, 7)] {
+                    let want = declining_cost(
+                        f64::from(b),
+                        f64::from(b - v),
+                        f64::from(v),
+                        now as f64 - up2,
+                    );
+                    assert_eq!(
+                        m.priority(v, b, up2, now).to_bits(),
+                        want.to_bits(),
+                        "b {b} v {v} up2 {up2}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
