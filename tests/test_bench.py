@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from reclaim.bench import FITNESS_TREE, PLACEMENTS, compare_revisions, measure_placements, measure_share
+from reclaim.bench import FITNESS_TREE, MDC, PLACEMENTS, compare_revisions, measure_placements, measure_share
 
 
 def test_every_placement_row_runs_and_amplifies():
@@ -29,3 +29,5 @@ def test_the_share_of_greedy_names_its_row_and_bounds_its_median():
     assert 0 < share["low"] <= share["median"] <= share["high"]
     with pytest.raises(ValueError, match="`runs`"):
         measure_share(runs=0, writes="0.2x")
+    mdc = measure_share(runs=1, writes="0.2x", row=MDC)
+    assert mdc["row"] == MDC and MDC in dict(PLACEMENTS) and mdc["median"] > 0
