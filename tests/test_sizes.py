@@ -70,3 +70,15 @@ def test_request_sizes_need_writes(tmp_path: Path):
     p.write_text("128166372000000000,h,0,Read,0,4096,10\n")
     with pytest.raises(ValueError, match="no write request with a length"):
         traces.request_sizes(p, "msr")
+
+
+def test_trace_sizes_prints_a_spec_simulate_takes(shared_dir: Path):
+    path = shared_dir / "data" / "traces" / "tpcc-small.trace"
+    res = runner.invoke(app, ["trace", "sizes", str(path), "-f", "mqsim", "--slot-bytes", "4096"])
+    assert res.exit_code == 0, res.output
+    spec = res.output.strip()
+    assert spec == traces.request_sizes(path, "mqsim", slot_bytes=4096)
+    # The largest write is 15 slots of 4 KiB: it fits segments of 64 slots.
+    res = runner.invoke(app, ["simulate", "--segments", "256", "--pages-per-segment", "64", "--spare", "0.3",
+                              "--sizes", spec, "--writes", "1x", "--json", "--quiet"])
+    assert res.exit_code == 0, res.output

@@ -533,6 +533,21 @@ def trace_stand_in(
     _emit(as_json, {k: v for k, v in meta.items() if k != "report"}, f"stand-in → {output}")
 
 
+@trace_app.command("sizes")
+def trace_sizes(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A text trace.")],
+    format: Annotated[str, typer.Option("--format", "-f", help="Its format: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba.")],
+    slot_bytes: Annotated[int, typer.Option(min=1, help="Bytes per slot, the unit of `--sizes`.")] = 512,
+    skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines.")] = False,
+    device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
+) -> None:
+    """A page-size distribution from a trace's write lengths, in slots, to give `simulate --sizes`
+    (Lomet & Luo §4.4)."""
+    from reclaim import traces
+
+    print(traces.request_sizes(path, format, slot_bytes=slot_bytes, skip_bad_lines=skip_bad_lines, device=device))
+
+
 @trace_app.command("stats")
 def trace_stats(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace, or a text trace with --format.")],
