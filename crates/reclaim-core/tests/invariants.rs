@@ -151,6 +151,34 @@ proptest! {
     }
 }
 
+/// A run of (segments, pages per segment, spare) with [policy, placement, gc, workload], a fill
+/// and one pass of warm-up, then three measured passes.
+fn three_passes(
+    (segments, pps, spare): (u32, u32, f64),
+    [policy, placement, gc, workload]: [&str; 4],
+    cache: Option<u64>,
+    seed: u64,
+) -> SimConfig {
+    SimConfig {
+        segments: Some(segments),
+        pages_per_segment: pps,
+        spare: Some(spare),
+        policy: policy.parse().unwrap(),
+        placement: Some(placement.parse().unwrap()),
+        cache,
+        gc: gc.parse().unwrap(),
+        workload: workload.parse().unwrap(),
+        warmup: WarmupSpec {
+            fill: true,
+            multiple: 1.0,
+            trace_share: 0.0,
+        },
+        writes: Some(Amount::Multiple(3.0)),
+        seed,
+        ..SimConfig::default()
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -180,20 +208,7 @@ proptest! {
                         "zipf:theta=0.99"][workload];
         let placement = format!("sort-buffer:segments={k},sort={},rewrite={}",
                                 if sort { "up2" } else { "none" }, if absorb { "absorb" } else { "hole" });
-        let config = SimConfig {
-            segments: Some(segments),
-            pages_per_segment: pps,
-            spare: Some(spare),
-            policy: policy.parse().unwrap(),
-            placement: Some(placement.parse().unwrap()),
-            cache,
-            gc: gc.parse().unwrap(),
-            workload: workload.parse().unwrap(),
-            warmup: WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 },
-            writes: Some(Amount::Multiple(3.0)),
-            seed,
-            ..SimConfig::default()
-        };
+        let config = three_passes((segments, pps, spare), [policy, &placement, gc, workload], cache, seed);
         let Some(sim) = run_checked(&config, chunk, false)? else { return Ok(()) };
         let logical = sim.geometry().logical_pages;
         let r = sim.result();
@@ -246,19 +261,8 @@ proptest! {
                   "max-empty:k=2"][gc];
         let workload = ["uniform", "hotcold:r=0.9,f=0.1", "zipf:theta=0.99", "shifting:r=0.8,f=0.2"][workload];
         let config = SimConfig {
-            segments: Some(segments),
-            pages_per_segment: pps,
-            spare: Some(spare),
-            policy: policy.parse().unwrap(),
-            placement: Some(placement.parse().unwrap()),
             sizes: Some(sizes.parse().unwrap()),
-            cache,
-            gc: gc.parse().unwrap(),
-            workload: workload.parse().unwrap(),
-            warmup: WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 },
-            writes: Some(Amount::Multiple(3.0)),
-            seed,
-            ..SimConfig::default()
+            ..three_passes((segments, pps, spare), [policy, placement, gc, workload], cache, seed)
         };
         // About a third of the draws are refused up front (too little room for the largest size).
         let Some(sim) = run_checked(&config, chunk, false)? else { return Ok(()) };
