@@ -7,6 +7,7 @@ __all__ = [
     "TraceConverter",
     "write_page_trace",
     "check_trace",
+    "request_sizes",
     "stand_in_pages",
     "canonical_config",
     "geometry",
