@@ -327,6 +327,10 @@ def _children(pid: int) -> set[int]:
     return out
 
 
+def _sigint_as_from_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -347,7 +351,10 @@ def test_a_signal_stops_every_process(argv: list[str], sig: int, status: int, wo
                                       converted: Path) -> None:
     args = [a.format(tmp=tmp_path, trace=converted) for a in argv]
     # A session of its own: the signal goes to the whole process group, as a terminal sends it.
-    p = subprocess.Popen([*RECLAIM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # SIGINT at its default, as from a terminal: a test run started in the background (`cmd &`
+    # in a script) has it ignored, which every child would inherit.
+    p = subprocess.Popen([*RECLAIM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=_sigint_as_from_a_terminal)
     try:
         # Until the workers run (a busy machine may take a while to get there), then 3 s more.
         deadline = time.monotonic() + 180
@@ -365,11 +372,14 @@ def test_a_signal_stops_every_process(argv: list[str], sig: int, status: int, wo
         os.killpg(p.pid, sig)
         start = time.monotonic()
         p.wait(timeout=5)
-    finally:
-        # Never leave the command running, whatever failed above.
+    except BaseException:
+        # Never leave the command running or its pipes open (a later test would see them as an
+        # unraisable ResourceWarning), whatever failed above.
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+        if p.stdout is not None and not p.stdout.closed:
+            p.communicate()
+        raise
     elapsed = time.monotonic() - start
     _, err = p.communicate()
     assert elapsed < 2.0
