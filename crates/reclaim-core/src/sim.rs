@@ -1084,12 +1084,13 @@ impl Simulator {
     /// in the sort buffer), or its page has a size.
     #[inline(never)]
     fn store_write_deferred(&mut self, write: Write) -> Result<()> {
-        if self.placement.buffer.is_some() {
-            self.store_write_buffered(write)
-        } else if self.store.sized() {
-            self.store_write_sized(write)
-        } else {
+        // Cache streams first: theirs is the hot path of Stockmeyer's configurations.
+        if !self.placement.pending.is_empty() {
             self.store_write_pending(write)
+        } else if self.placement.buffer.is_some() {
+            self.store_write_buffered(write)
+        } else {
+            self.store_write_sized(write)
         }
     }
 
