@@ -478,6 +478,15 @@ impl PolicySpec {
         matches!(self, PolicySpec::AgeThreshold(_) | PolicySpec::Fitness(_))
     }
 
+    /// Whether the policy draws from or scans the set of sealed segments (else the store keeps
+    /// only their number).
+    pub fn reads_sealed_set(&self) -> bool {
+        matches!(
+            self,
+            PolicySpec::Random | PolicySpec::DChoices { .. } | PolicySpec::Mdc { .. }
+        )
+    }
+
     /// Where the run's update frequencies come from, for a policy that reads them.
     pub fn freq(&self) -> Option<FreqSource> {
         match self {

@@ -16,6 +16,7 @@ pub mod config;
 pub mod error;
 pub mod geometry;
 pub mod limits;
+pub mod memory;
 pub mod metrics;
 pub mod placement;
 pub mod policy;

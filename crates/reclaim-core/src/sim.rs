@@ -14,7 +14,6 @@
 //! back", and means relocation into one GC stream can never run short of segments; with several
 //! GC streams in a region one free segment per GC stream beyond the first is kept in reserve.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -41,6 +40,13 @@ use crate::SimRng;
 
 /// Writes drawn ahead of the user writes (see `workload_writes`).
 const AHEAD: usize = 8;
+
+/// User writes before a stream fills at which the cleaner's next victim is guessed and its
+/// lines prefetched (see [`Simulator::prefetch_likely_victim`]).
+const VICTIM_LEAD: u32 = 3;
+
+/// `ahead_at` before the first workload write.
+const NOT_DRAWN: usize = usize::MAX;
 
 /// MDC-opt's key of a page of update rate `rate` (probability per write): −2/rate, in place of
 /// u_p2 with u_now taken as 0 (see `policy::mdc`).
@@ -251,8 +257,10 @@ pub struct Simulator {
     /// The workload's own generator, so that drawing writes ahead does not reorder the draws of
     /// the cleaner (which uses `rng`).
     workload_rng: SimRng,
-    /// Writes drawn ahead of the user writes, in order.
-    ahead: VecDeque<Write>,
+    /// Writes drawn ahead of the user writes: a ring whose oldest is at `ahead_at`.
+    ahead: [Write; AHEAD],
+    /// Index of the oldest write drawn ahead; [`NOT_DRAWN`] before the first workload write.
+    ahead_at: usize,
     /// The warm-up's generator when it differs from the workload (uniform, for traces).
     warm_workload: Option<Workload>,
     rng: SimRng,
@@ -334,6 +342,9 @@ impl Simulator {
             + rates;
         limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
         let mut store = Store::new(&geometry);
+        if !config.policy.reads_sealed_set() {
+            store.count_sealed_only();
+        }
         if sort == SortKey::Dseq || config.policy.needs_destage_numbers() || placement.needs_ages()
         {
             store.keep_destage_numbers();
@@ -424,7 +435,8 @@ impl Simulator {
             metrics: Metrics::new(n, pps),
             workload,
             workload_rng: SimRng::seed_from_u64(config.seed ^ 0x9E37_79B9_7F4A_7C15),
-            ahead: VecDeque::with_capacity(AHEAD),
+            ahead: [Write::new(0, 0); AHEAD],
+            ahead_at: NOT_DRAWN,
             warm_workload,
             rng,
             gc: config.gc,
@@ -715,37 +727,74 @@ impl Simulator {
         if self.cache.is_some() {
             return self.workload_writes_cached(n);
         }
-        for _ in 0..n {
-            // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
-            // page-map lookup is the hot loop's main cache miss.
-            while self.ahead.len() < AHEAD {
+        // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
+        // page-map lookup is the hot loop's main cache miss.
+        if self.ahead_at == NOT_DRAWN {
+            for k in 0..AHEAD {
                 let w = self.workload.next(&mut self.workload_rng);
                 prefetch(&self.store.page_map[w.page as usize]);
-                self.ahead.push_back(w);
+                self.ahead[k] = w;
             }
+            self.ahead_at = 0;
+        }
+        for _ in 0..n {
+            // The oldest write is taken and the next drawn into its place, the newest.
+            let i = self.ahead_at;
+            let w = self.ahead[i];
+            let next = self.workload.next(&mut self.workload_rng);
+            prefetch(&self.store.page_map[next.page as usize]);
+            self.ahead[i] = next;
+            self.ahead_at = (i + 1) % AHEAD;
             // Second stage: a page whose page-map entry has arrived by now.
-            self.prefetch_old_copy(self.ahead[AHEAD / 2].page, false);
-            let w = self.ahead.pop_front().expect("filled above");
+            self.prefetch_old_copy(self.ahead[(i + AHEAD / 2) % AHEAD].page, false);
+            // Third stage: the policy's entries found through what the second brought.
+            self.prefetch_index_entry(self.ahead[(i + AHEAD / 4) % AHEAD].page);
             self.user_write(w)?;
         }
         Ok(())
     }
 
     /// Prefetches what invalidating `page`'s current copy touches, once its page-map entry has
-    /// arrived: the slot's reverse-map entry, its segment's valid count (and destage number
+    /// arrived: the slot's held word, its segment's valid count and state (and destage number
     /// with `ages`) and the policy's index entry, the other misses of a user write. A page
     /// past the slots (not written, or waiting in a stream, `streams = cache`) has none.
     #[inline]
     fn prefetch_old_copy(&self, page: u32, ages: bool) {
         let slot = self.store.page_map[page as usize];
         if (slot as usize) < self.store.reverse.len() {
-            prefetch(&self.store.reverse[slot as usize]);
+            self.store.prefetch_held(slot);
             let seg = self.store.segment_of(slot);
             prefetch(&self.store.valid[seg as usize]);
+            prefetch(&self.store.state[seg as usize]);
             if ages {
                 prefetch(&self.store.dseq[seg as usize]);
             }
             self.policies[self.region_of(seg)].prefetch(seg);
+        }
+    }
+
+    /// The third stage of the prefetch pipeline: the policy's index entries that
+    /// `on_invalidate` will touch for `page`'s current copy, found by reading its segment's
+    /// valid count and index position (brought by [`Self::prefetch_old_copy`]).
+    #[inline]
+    fn prefetch_index_entry(&self, page: u32) {
+        let slot = self.store.page_map[page as usize];
+        if (slot as usize) < self.store.reverse.len() {
+            let seg = self.store.segment_of(slot);
+            self.policies[self.region_of(seg)].prefetch_entry(seg, &self.store);
+        }
+    }
+
+    /// Stream `s` is a few user writes from full, when sealing it may call the cleaner: the
+    /// victim its policy would choose now, very likely the one it will choose then, has its
+    /// lines prefetched, so that choosing it finds them in the cache and its pages' page-map
+    /// entries can be prefetched at once.
+    #[cold]
+    #[inline(never)]
+    fn prefetch_likely_victim(&self, s: usize) {
+        let r = usize::from(self.placement.streams[s].region);
+        if let Some(seg) = self.policies[r].likely_victim(&self.store, &self.rng) {
+            self.store.prefetch_victim(seg);
         }
     }
 
@@ -838,6 +887,9 @@ impl Simulator {
         f.next += 1;
         f.stamp = self.clocks.user_writes;
         let full = f.next == pps;
+        if f.next + VICTIM_LEAD == pps {
+            self.prefetch_likely_victim(s);
+        }
         if self.notes {
             self.note_user_write(write, Some(s));
         }
@@ -1146,7 +1198,7 @@ impl Simulator {
     /// [`Self::invalidate`] for a page of s slots: its segment loses them one at a time, each
     /// told to the policy, so that every index sees valid counts fall by one.
     fn invalidate_sized(&mut self, slot: u32) {
-        let page = self.store.reverse[slot as usize];
+        let page = self.store.page_at(slot).expect("a page's slot holds it");
         let size = self.store.size_of(page);
         let (seg, sealed) = self.store.invalidate(slot);
         self.store.live[seg as usize] -= 1;
@@ -1483,6 +1535,7 @@ impl Simulator {
                         .count(),
                 });
             };
+            self.store.prefetch_victim(victim);
             // A policy's index must hold only sealed segments (`on_remove` keeps it so).
             assert_eq!(
                 self.store.state[victim as usize],

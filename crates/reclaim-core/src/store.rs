@@ -1,12 +1,16 @@
 //! The store: page map, reverse map, segment table and free pool.
 //!
-//! Memory: 4 bytes per logical page (page map) + 4 bytes per physical page (reverse map) +
-//! O(segments). A slot is `segment × pages_per_segment + offset`; `NONE` marks an unwritten
-//! logical page or an empty/invalid slot.
+//! Memory: 4 bytes per logical page (page map) + 4 bytes and 1 bit per physical page (reverse
+//! map, held bits) + O(segments). A slot is `segment × pages_per_segment + offset`; `NONE` marks
+//! an unwritten logical page. Whether a slot holds a page's current state is its held bit, not
+//! its reverse-map entry: invalidating a page clears one bit in an array 32 times smaller than
+//! the reverse map, whose entry (a random access, a cache miss at a real device's size) is left
+//! as it was and read again only once the slot is written anew.
 
 use std::collections::VecDeque;
 
 use crate::geometry::Geometry;
+use crate::memory::filled;
 
 /// "No page" / "no slot" / "no segment".
 pub const NONE: u32 = u32::MAX;
@@ -39,57 +43,78 @@ pub enum SegState {
     Sealed = 2,
 }
 
-/// Sealed segments as a set with O(1) insert, remove and uniform draw.
+/// Sealed segments as a set with O(1) insert, remove and uniform draw; or, where no policy
+/// draws from it ([`Store::count_sealed_only`]), only their number, which saves 8 bytes per
+/// segment and the random accesses that keep the members.
 #[derive(Clone, Debug)]
 pub struct SealedSet {
     items: Vec<u32>,
     pos: Vec<u32>,
+    count: usize,
 }
 
 impl SealedSet {
     fn new(segments: u32) -> Self {
         SealedSet {
             items: Vec::with_capacity(segments as usize),
-            pos: vec![NONE; segments as usize],
+            pos: filled(segments as usize, NONE),
+            count: 0,
         }
     }
 
     fn insert(&mut self, seg: u32) {
-        debug_assert_eq!(self.pos[seg as usize], NONE);
-        self.pos[seg as usize] = self.items.len() as u32;
-        self.items.push(seg);
+        if !self.pos.is_empty() {
+            debug_assert_eq!(self.pos[seg as usize], NONE);
+            self.pos[seg as usize] = self.items.len() as u32;
+            self.items.push(seg);
+        }
+        self.count += 1;
     }
 
     fn remove(&mut self, seg: u32) {
-        let i = self.pos[seg as usize] as usize;
-        debug_assert!(i < self.items.len());
-        let last = *self.items.last().expect("non-empty");
-        self.items[i] = last;
-        self.pos[last as usize] = i as u32;
-        self.items.pop();
-        self.pos[seg as usize] = NONE;
+        if !self.pos.is_empty() {
+            let i = self.pos[seg as usize] as usize;
+            debug_assert!(i < self.items.len());
+            let last = *self.items.last().expect("non-empty");
+            self.items[i] = last;
+            self.pos[last as usize] = i as u32;
+            self.items.pop();
+            self.pos[seg as usize] = NONE;
+        }
+        self.count -= 1;
     }
 
     /// Number of sealed segments.
     #[inline]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.count
     }
 
     /// True when no segment is sealed.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.count == 0
+    }
+
+    /// Whether the members are kept ([`Self::get`], [`Self::as_slice`]).
+    #[inline]
+    pub fn has_members(&self) -> bool {
+        !self.pos.is_empty()
     }
 
     /// The i-th member (arbitrary but deterministic order).
     #[inline]
     pub fn get(&self, i: usize) -> u32 {
+        debug_assert!(self.has_members(), "the sealed set keeps only a count");
         self.items[i]
     }
 
     /// All members.
     pub fn as_slice(&self) -> &[u32] {
+        assert!(
+            self.has_members() || self.count == 0,
+            "the sealed set keeps only a count"
+        );
         &self.items
     }
 }
@@ -131,6 +156,21 @@ impl SlotDivisor {
     }
 }
 
+/// The held words covering slots `start..end`, each with the mask of its bits among them.
+#[inline]
+fn word_masks(start: usize, end: usize) -> impl Iterator<Item = (usize, u64)> {
+    (start / 64..end.div_ceil(64)).map(move |w| {
+        let mut mask = u64::MAX;
+        if w * 64 < start {
+            mask &= u64::MAX << (start - w * 64);
+        }
+        if end < (w + 1) * 64 {
+            mask &= u64::MAX >> ((w + 1) * 64 - end);
+        }
+        (w, mask)
+    })
+}
+
 /// Page map, reverse map, segment table and free pool.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -139,8 +179,12 @@ pub struct Store {
     div: SlotDivisor,
     /// Logical page → slot.
     pub page_map: Vec<u32>,
-    /// Slot → logical page.
+    /// Slot → logical page: the page last written to the slot, current only where the slot's
+    /// held bit is set ([`Self::holds`]).
     pub reverse: Vec<u32>,
+    /// One bit per slot, set while the slot holds the (first slot of the) current state of the
+    /// page its reverse-map entry names; slot i is bit i % 64 of word i / 64.
+    held: Vec<u64>,
     /// Valid pages per segment.
     pub valid: Vec<u32>,
     /// State per segment.
@@ -194,24 +238,34 @@ impl Store {
         Store {
             pps: g.pages_per_segment,
             div: SlotDivisor::new(g.pages_per_segment),
-            page_map: vec![NONE; g.logical_pages as usize],
-            reverse: vec![NONE; g.physical_pages() as usize],
-            valid: vec![0; n],
-            state: vec![SegState::Free; n],
-            stamp: vec![0; n],
-            sealed_at: vec![0; n],
+            page_map: filled(g.logical_pages as usize, NONE),
+            reverse: filled(g.physical_pages() as usize, NONE),
+            held: filled((g.physical_pages() as usize).div_ceil(64), 0),
+            valid: filled(n, 0),
+            state: filled(n, SegState::Free),
+            stamp: filled(n, 0),
+            sealed_at: filled(n, 0),
             dseq: Vec::new(),
             up2: Vec::new(),
             sealed_by: Vec::new(),
             size: Vec::new(),
             live: Vec::new(),
             filled: Vec::new(),
-            erase_count: vec![0; n],
+            erase_count: filled(n, 0),
             free: (0..g.segments).collect(),
             sealed: SealedSet::new(g.segments),
             sealed_hist: vec![0; g.pages_per_segment as usize + 1],
             seal_seq: 0,
         }
+    }
+
+    /// Keeps only the number of sealed segments, not which they are: for policies that never
+    /// draw from or scan the sealed set (everything but `random`, `d-choices` and `mdc`).
+    /// Called before any segment is sealed.
+    pub fn count_sealed_only(&mut self) {
+        assert_eq!(self.sealed.count, 0, "called on an erased store");
+        self.sealed.items = Vec::new();
+        self.sealed.pos = Vec::new();
     }
 
     /// Allocates the per-segment destage sequence numbers (8 bytes per segment).
@@ -273,11 +327,43 @@ impl Store {
             .unwrap_or(self.valid[seg as usize])
     }
 
+    /// Whether `slot` holds the current state of a page (its first slot, with sizes).
+    #[inline]
+    pub fn holds(&self, slot: u32) -> bool {
+        self.held[slot as usize / 64] >> (slot % 64) & 1 == 1
+    }
+
+    /// The page whose current state starts at `slot`, if any.
+    #[inline]
+    pub fn page_at(&self, slot: u32) -> Option<u32> {
+        self.holds(slot).then(|| self.reverse[slot as usize])
+    }
+
+    #[inline]
+    fn hold(&mut self, slot: u32) {
+        self.held[slot as usize / 64] |= 1 << (slot % 64);
+    }
+
+    /// Sets the held bits of slots `start..end`, a word at a time.
+    #[inline]
+    fn hold_range(&mut self, start: u32, end: u32) {
+        for (w, mask) in word_masks(start as usize, end as usize) {
+            self.held[w] |= mask;
+        }
+    }
+
+    /// Brings in the word of `slot`'s held bit, which invalidating the slot clears.
+    #[inline]
+    pub fn prefetch_held(&self, slot: u32) {
+        prefetch(&self.held[slot as usize / 64]);
+    }
+
     /// Writes page `page`, of [`Self::size_of`] slots, from `slot` on (they are free and in one
-    /// segment).
+    /// segment). Only the first slot is marked held; the others are covered by its size.
     pub fn place_sized(&mut self, page: u32, slot: u32) {
         self.page_map[page as usize] = slot;
         self.reverse[slot as usize] = page;
+        self.hold(slot);
         let seg = self.segment_of(slot) as usize;
         self.valid[seg] += self.size_of(page);
         self.live[seg] += 1;
@@ -335,6 +421,7 @@ impl Store {
     pub fn place(&mut self, page: u32, slot: u32) {
         self.page_map[page as usize] = slot;
         self.reverse[slot as usize] = page;
+        self.hold(slot);
         let seg = self.segment_of(slot);
         self.valid[seg as usize] += 1;
     }
@@ -348,6 +435,7 @@ impl Store {
             self.page_map[page as usize] = slot;
             self.reverse[slot as usize] = page;
         }
+        self.hold_range(first, first + n);
         self.valid[seg as usize] += n;
     }
 
@@ -356,7 +444,8 @@ impl Store {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub fn invalidate(&mut self, slot: u32) -> (u32, bool) {
-        self.reverse[slot as usize] = NONE;
+        debug_assert!(self.holds(slot));
+        self.held[slot as usize / 64] &= !(1 << (slot % 64));
         let seg = self.segment_of(slot);
         let s = seg as usize;
         let sealed = self.state[s] == SegState::Sealed;
@@ -367,6 +456,26 @@ impl Store {
         }
         self.valid[s] -= 1;
         (seg, sealed)
+    }
+
+    /// Brings in what erasing sealed segment `seg` reads and writes, all at once, so that the
+    /// misses overlap instead of following one another: its entries in the per-segment arrays,
+    /// its sealed-set position and its reverse-map slots. A hint with no effect on results.
+    #[inline]
+    pub fn prefetch_victim(&self, seg: u32) {
+        let s = seg as usize;
+        prefetch(&self.state[s]);
+        prefetch(&self.valid[s]);
+        prefetch(&self.stamp[s]);
+        prefetch(&self.erase_count[s]);
+        if let Some(p) = self.sealed.pos.get(s) {
+            prefetch(p);
+        }
+        let start = s * self.pps as usize;
+        for line in self.reverse[start..start + self.pps as usize].chunks(16) {
+            prefetch(&line[0]);
+        }
+        prefetch(&self.held[start / 64]);
     }
 
     /// Takes a sealed segment out of the sealed set before it is cleaned, appending its valid
@@ -383,12 +492,17 @@ impl Store {
         self.sealed.remove(seg);
         self.sealed_hist[self.valid[s] as usize] -= 1;
         let start = seg as usize * self.pps as usize;
-        for entry in &mut self.reverse[start..start + self.pps as usize] {
-            if *entry != NONE {
+        let end = start + self.pps as usize;
+        // The segment's held bits, in slot order, cleared as they are taken.
+        for (w, mask) in word_masks(start, end) {
+            let mut bits = self.held[w] & mask;
+            self.held[w] &= !mask;
+            while bits != 0 {
+                let page = self.reverse[w * 64 + bits.trailing_zeros() as usize];
                 // The page is about to be relocated, which writes its page-map entry.
-                prefetch(&self.page_map[*entry as usize]);
-                take(*entry);
-                *entry = NONE;
+                prefetch(&self.page_map[page as usize]);
+                take(page);
+                bits &= bits - 1;
             }
         }
         self.valid[s] = 0;
@@ -415,7 +529,10 @@ impl Store {
         let mut pages = vec![0u32; self.valid.len()];
         let mut covered = 0;
         for (slot, &page) in self.reverse.iter().enumerate() {
-            if page != NONE {
+            if self.holds(slot as u32) {
+                if page == NONE {
+                    return Err(format!("slot {slot} is held by no page"));
+                }
                 if self.page_map[page as usize] != slot as u32 {
                     return Err(format!(
                         "slot {slot} holds page {page}, which maps to {}",
@@ -450,10 +567,10 @@ impl Store {
         }
         for (page, &slot) in self.page_map.iter().enumerate() {
             // Entries past the slots name pages waiting in a stream; the simulator checks them.
-            if (slot as usize) < self.reverse.len() && self.reverse[slot as usize] != page as u32 {
+            if (slot as usize) < self.reverse.len() && self.page_at(slot) != Some(page as u32) {
                 return Err(format!(
-                    "page {page} maps to slot {slot}, which holds {}",
-                    self.reverse[slot as usize]
+                    "page {page} maps to slot {slot}, which holds {:?}",
+                    self.page_at(slot)
                 ));
             }
         }
@@ -479,8 +596,13 @@ impl Store {
             ));
         }
         let mut hist = vec![0u64; pps + 1];
-        for &seg in self.sealed.as_slice() {
-            hist[self.valid[seg as usize] as usize] += 1;
+        for (seg, &state) in self.state.iter().enumerate() {
+            if state == SegState::Sealed {
+                hist[self.valid[seg] as usize] += 1;
+                if self.sealed.has_members() && self.sealed.pos[seg] == NONE {
+                    return Err(format!("sealed segment {seg} is not in the sealed set"));
+                }
+            }
         }
         if hist != self.sealed_hist {
             return Err("sealed-segment histogram differs from valid counts".into());
@@ -491,7 +613,80 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::SlotDivisor;
+    use super::{SlotDivisor, Store};
+    use crate::geometry::Geometry;
+
+    /// A store that counts its sealed segments without keeping which they are agrees with one
+    /// that keeps them, seal by seal and erase by erase.
+    #[test]
+    fn a_counted_sealed_set_agrees_with_a_kept_one() {
+        let g = Geometry {
+            segments: 6,
+            pages_per_segment: 4,
+            logical_pages: 16,
+        };
+        let (mut kept, mut counted) = (Store::new(&g), Store::new(&g));
+        counted.count_sealed_only();
+        assert!(kept.sealed.has_members() && !counted.sealed.has_members());
+        for st in [&mut kept, &mut counted] {
+            for seg in 0..4 {
+                assert_eq!(st.open(), Some(seg));
+                st.place_run(seg, 0, seg * 4..seg * 4 + 4);
+                st.seal(seg, 0);
+            }
+            // Two victims' pages relocated into the two segments left.
+            for victim in [2, 0] {
+                let mut pages = Vec::new();
+                st.erase_into(victim, &mut pages);
+                let to = st.open().expect("free");
+                st.place_run(to, 0, pages.into_iter());
+            }
+            assert_eq!(st.check(), Ok(()));
+        }
+        assert_eq!(kept.sealed.len(), 2);
+        assert_eq!(counted.sealed.len(), 2);
+        let mut members = kept.sealed.as_slice().to_vec();
+        members.sort_unstable();
+        assert_eq!(members, [1, 3]);
+    }
+
+    /// Erasing gives a segment's current pages in slot order, whatever its slots' place in the
+    /// held words: segments of 5 (inside a word and across two), 64 (one word) and 100 slots
+    /// (across two or three words), every third page rewritten out of the segment first.
+    #[test]
+    fn erase_gives_the_current_pages_in_slot_order() {
+        for pps in [5u32, 64, 100] {
+            let segments = 4;
+            let mut st = Store::new(&Geometry {
+                segments,
+                pages_per_segment: pps,
+                logical_pages: u64::from(pps * 3),
+            });
+            // Pages 0..3b into segments 0, 1, 2 in order; segment 3 takes the rewrites.
+            for seg in 0..3 {
+                let opened = st.open().expect("free");
+                assert_eq!(opened, seg);
+                st.place_run(seg, 0, seg * pps..(seg + 1) * pps);
+                st.seal(seg, 0);
+            }
+            let spare = st.open().expect("free");
+            for (next, page) in (0..3 * pps).step_by(3).take(pps as usize).enumerate() {
+                let old = st.page_map[page as usize];
+                st.place(page, spare * pps + next as u32);
+                st.invalidate(old);
+            }
+            assert_eq!(st.check(), Ok(()));
+            for seg in 0..3 {
+                let mut got = Vec::new();
+                st.erase_into(seg, &mut got);
+                let want: Vec<u32> = (seg * pps..(seg + 1) * pps)
+                    .filter(|p| p % 3 != 0 || p / 3 >= pps)
+                    .collect();
+                assert_eq!(got, want, "b = {pps}, segment {seg}");
+                assert!((seg * pps..(seg + 1) * pps).all(|slot| !st.holds(slot)));
+            }
+        }
+    }
 
     #[test]
     fn slot_division_is_exact() {

@@ -25,7 +25,7 @@ impl ValidBuckets {
     pub fn new(segments: u32, pps: u32) -> Self {
         ValidBuckets {
             buckets: vec![Vec::new(); pps as usize + 1],
-            pos: vec![NONE; segments as usize],
+            pos: crate::memory::filled(segments as usize, NONE),
             low: 0,
             len: 0,
             entered: Vec::new(),
@@ -70,6 +70,26 @@ impl ValidBuckets {
         crate::store::prefetch(&self.pos[seg as usize]);
     }
 
+    /// Brings in what a [`Self::decrement`] of `seg`, now with `valid` valid pages, touches
+    /// besides its position: its slot in its bucket and the position entry of the bucket's last
+    /// segment, which moves into that slot. Reads `seg`'s position, which [`Self::prefetch`]
+    /// brought in a write or two before.
+    #[inline]
+    pub fn prefetch_entry(&self, seg: u32, valid: u32) {
+        let i = self.pos[seg as usize];
+        if i == NONE {
+            return;
+        }
+        if let Some(b) = self.buckets.get(valid as usize) {
+            if let Some(x) = b.get(i as usize) {
+                crate::store::prefetch(x);
+            }
+            if let Some(&last) = b.last() {
+                crate::store::prefetch(&self.pos[last as usize]);
+            }
+        }
+    }
+
     /// Adds `seg` with `valid` valid pages.
     #[inline]
     pub fn insert(&mut self, seg: u32, valid: u32) {
@@ -112,6 +132,17 @@ impl ValidBuckets {
             self.low += 1;
         }
         Some(self.low)
+    }
+
+    /// The segment [`Self::pop_min`] with [`Tie::Random`] would take out, drawing from `rng`
+    /// as it would, without taking it out.
+    #[inline]
+    pub fn peek_min<R: Rng>(&self, rng: &mut R) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let b = self.buckets[self.low..].iter().find(|b| !b.is_empty())?;
+        Some(b[rng.random_range(0..b.len())])
     }
 
     /// Takes out a segment with the fewest valid pages, ties broken by `tie`.

@@ -51,6 +51,11 @@ impl VictimPolicy for Gra {
         self.buckets.prefetch(seg);
     }
 
+    #[inline]
+    fn prefetch_entry(&self, seg: u32, store: &Store) {
+        self.buckets.prefetch_entry(seg, store.valid[seg as usize]);
+    }
+
     fn select(&mut self, _store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let candidates = (self.d as usize).min(self.buckets.len());
         if candidates == 0 {

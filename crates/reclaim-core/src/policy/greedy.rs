@@ -55,6 +55,19 @@ impl VictimPolicy for Greedy {
         self.buckets.prefetch(seg);
     }
 
+    #[inline]
+    fn prefetch_entry(&self, seg: u32, store: &Store) {
+        self.buckets.prefetch_entry(seg, store.valid[seg as usize]);
+    }
+
+    #[inline]
+    fn likely_victim(&self, _store: &Store, rng: &SimRng) -> Option<u32> {
+        match self.tie {
+            Tie::Random => self.buckets.peek_min(&mut rng.clone()),
+            Tie::Oldest | Tie::Fifo => None,
+        }
+    }
+
     fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         self.buckets.pop_min(self.tie, store, rng)
     }

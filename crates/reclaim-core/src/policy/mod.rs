@@ -32,7 +32,7 @@ pub trait VictimPolicy {
     /// destage number are set in `store`).
     fn on_seal(&mut self, _seg: u32, _user: bool, _store: &Store) {}
     /// `seg`, sealed, lost the valid page in `slot` (`store.valid[seg]` is already the new count;
-    /// `store.reverse[slot]` is already `NONE`). A page of s slots (`sizes`) is lost one slot at
+    /// `store.holds(slot)` is already false). A page of s slots (`sizes`) is lost one slot at
     /// a time: its first with `slot`, the s − 1 others with `NONE`, the count falling by one each.
     fn on_invalidate(&mut self, _seg: u32, _slot: u32, _store: &Store) {}
     /// `seg`, sealed, leaves the candidates other than by [`Self::select`]: it emptied and goes
@@ -42,6 +42,18 @@ pub trait VictimPolicy {
     /// `seg` is likely to lose a valid page in a few writes: a hint to bring the index entries
     /// `on_invalidate` will touch into the cache. No effect on results.
     fn prefetch(&self, _seg: u32) {}
+    /// The second stage of [`Self::prefetch`], a write or two later, once what it brought has
+    /// arrived: the entries found by reading it (a bucket's slot, found by the segment's
+    /// position and valid count). No effect on results.
+    fn prefetch_entry(&self, _seg: u32, _store: &Store) {}
+    /// The segment [`Self::select`] would choose now with a generator in `rng`'s state, without
+    /// changing either: the cleaner's guess at its next victim a few writes before it chooses,
+    /// so that the victim's lines are on their way when it does (a guess a later write proves
+    /// wrong costs only a few prefetches). `None` where a policy cannot tell cheaply. No effect
+    /// on results.
+    fn likely_victim(&self, _store: &Store, _rng: &SimRng) -> Option<u32> {
+        None
+    }
     /// Chooses a victim among the sealed segments it was told of and drops it from its index;
     /// ages are read from `clocks`. `None` when it holds no candidate. The cleaner erases each
     /// victim before asking for the next, so a batch of victims is a sequence of selections.
@@ -152,6 +164,14 @@ impl VictimPolicy for Policy {
     #[inline]
     fn prefetch(&self, seg: u32) {
         dispatch!(self, p => p.prefetch(seg));
+    }
+    #[inline]
+    fn prefetch_entry(&self, seg: u32, store: &Store) {
+        dispatch!(self, p => p.prefetch_entry(seg, store));
+    }
+    #[inline]
+    fn likely_victim(&self, store: &Store, rng: &SimRng) -> Option<u32> {
+        dispatch!(self, p => p.likely_victim(store, rng))
     }
     #[inline]
     fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
