@@ -2260,6 +2260,8 @@ impl SimConfig {
             PlacementSpec::Oracle => (u64::from(classes) - 1, 1),
             PlacementSpec::Regions { .. } => (0, u64::from(classes)),
             PlacementSpec::AgeSorted(a) => ((1u64 << a.fsc_exp) - 1, 1),
+            // Every log takes relocated pages: one GC stream per log.
+            PlacementSpec::MultiLog { logs, .. } => (u64::from(logs) - 1, 1),
             _ => (0, 1),
         };
         streams + reserve + regions * u64::from(self.gc.min_free()) + 1

@@ -2293,6 +2293,42 @@ mod tests {
         assert!(e.contains("at most 24 logical pages"), "{e}");
     }
 
+    /// The geometry check keeps, beyond one open segment per stream and the trigger's free
+    /// segments, the reserve the engine holds back: one free segment per GC stream beyond the
+    /// first in each region. If it kept fewer, a device it admits could run the cleaner into
+    /// `NoProgress` (multi-log's logs, each a GC stream, once did).
+    #[test]
+    fn the_geometry_check_keeps_the_engines_reserve() {
+        for placement in [
+            "single",
+            "double:copy=random",
+            "oracle",
+            "regions:spare=0.5/0.5",
+            "age-sorted:dtg_exp=2,fsc_exp=2",
+            "multi-log:logs=4",
+            "multi-log:logs=3,freq=exact",
+            "sort-buffer:segments=2",
+        ] {
+            for gc in ["one-free", "batch:low=3,victims=4"] {
+                let c = SimConfig::from_json(&format!(
+                    r#"{{"segments": 400, "pages_per_segment": 16, "placement": "{placement}",
+                        "workload": "hotcold:r=0.9,f=0.1", "gc": "{gc}"}}"#
+                ))
+                .unwrap();
+                let sim = Simulator::new(&c).unwrap();
+                let regions = &sim.placement.regions;
+                let reserve: u64 = (0..regions.len()).map(|r| sim.reserve(r) as u64).sum();
+                let streams = sim.placement.streams.len() as u64;
+                let trigger = regions.len() as u64 * u64::from(c.gc.min_free());
+                assert_eq!(
+                    c.kept_segments(),
+                    streams + reserve + trigger + 1,
+                    "{placement} with {gc}"
+                );
+            }
+        }
+    }
+
     /// 16 segments of 4 pages at spare 0.25 (48 logical pages): the guards' tests' geometry.
     fn guard_sim() -> Simulator {
         let c = SimConfig::from_json(
