@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from reclaim.bench import FITNESS_TREE, MDC, PLACEMENTS, compare_revisions, measure_placements, measure_share
+from reclaim.bench import (
+    FITNESS_TREE,
+    MDC,
+    PLACEMENTS,
+    SCALING,
+    compare_revisions,
+    measure_placements,
+    measure_scaling,
+    measure_share,
+    scaling_config,
+)
 
 
 def test_every_placement_row_runs_and_amplifies():
@@ -31,3 +41,28 @@ def test_the_share_of_greedy_names_its_row_and_bounds_its_median():
         measure_share(runs=0, writes="0.2x")
     mdc = measure_share(runs=1, writes="0.2x", row=MDC)
     assert mdc["row"] == MDC and MDC in dict(PLACEMENTS) and mdc["median"] > 0
+
+
+def test_sizes_reports_speed_and_the_memory_of_each_device():
+    report = measure_scaling(runs=1, segments="64,16384", policies=["greedy", "fifo"], show=False)
+    rows = report["rows"]
+    assert [(r["policy"], r["segments"]) for r in rows] == [("greedy", 64), ("greedy", 16384), ("fifo", 64), ("fifo", 16384)]
+    for r in rows:
+        assert r["engine_page_writes_per_second"] > 0
+        assert r["physical_pages"] == 64 * r["segments"]
+    # The larger device holds at least its page map (4 B per logical page, 0.9 of the
+    # physical ones) and reverse map (4 B per physical page) more: 7.6 B per added page.
+    for small, large in ((rows[0], rows[1]), (rows[2], rows[3])):
+        added = large["physical_pages"] - small["physical_pages"]
+        assert large["engine_peak_rss_bytes"] - small["engine_peak_rss_bytes"] >= 7.6 * added
+
+
+def test_sizes_names_a_bad_segment_count_and_scales_its_writes():
+    for bad in ("12", "abc", "64,,128", str((1 << 26) + 1)):
+        with pytest.raises(ValueError, match="`segments`"):
+            measure_scaling(runs=1, segments=bad, show=False)
+    # Each size takes the warm-up and writes of the first row of SCALING at least as large.
+    assert [scaling_config(n, "greedy", 1)["writes"] for n in (64, 10_000, 10_001, 1 << 22, 1 << 23)] == [
+        "10x", "10x", "2x", "0.25x", "0.25x"]
+    assert scaling_config(1 << 22, "fifo", 3)["warmup"] == "fill+1x"
+    assert [s for s, _, _ in SCALING] == [10_000, 100_000, 1_000_000, 1 << 22]

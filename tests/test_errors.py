@@ -72,6 +72,8 @@ EXAMPLES = [
     (["model", "gra", "--writes", "inf"], "`writes`: inf"),
     (["layout", "mva", "--disk", "abc"], "`--disk`: `abc`"),
     (["bench", "--runs", "0"], "--runs"),
+    (["bench", "--segments", "64"], "`--segments` is for `--sizes` only"),
+    (["bench", "--sizes", "--segments", "8"], "`segments`: '8'"),
     (["validate", "--workers", "-1"], "--workers"),
     (["reproduce", "dyal-draughn", "--figures", "{file}"], "--figures"),
     (["model", "gra", "--d", "0"], "`d`: 0.0"),

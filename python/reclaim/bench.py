@@ -7,6 +7,11 @@ page writes (user + GC) and user writes per second over its measured phase; the 
 interleaved. Memory: a child process builds a 1 TiB
 device (268,435,456 physical pages of 4 KiB, 64 per segment, spare 0.10), fills it and writes
 until the cleaner has run, and reports its peak resident set size.
+
+``--sizes`` measures how the speed scales with the device: greedy, FIFO, d-choices (d = 10) and
+cost-benefit on 10,000 to 4,194,304 segments of 64 pages (2.4 GiB to 1 TiB of 4 KiB pages), each
+run in a child process whose peak resident set size is reported beside its speed. With
+``--compare REV`` the two engines alternate at every size.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reclaim.api import SimConfig, SimResult, simulate
+from reclaim.progress import progress_bar
 
 POLICIES = ("greedy", "fifo", "d-choices:d=10")
 
@@ -72,6 +79,17 @@ MDC = "mdc, sort-buffer 16, batch 32/64 sort=up2"
 TB_PAGES = 1 << 28  # 1 TiB / 4 KiB
 TB_PAGES_PER_SEGMENT = 64
 
+#: `--sizes`: device sizes [segments of 64 pages] with each one's warm-up and measured writes,
+#: enough for the cleaner's steady state and at least 100M measured page writes, and the
+#: policies timed at each.
+SCALING: tuple[tuple[int, str, str], ...] = (
+    (10_000, "fill+2x", "10x"),
+    (100_000, "fill+2x", "2x"),
+    (1_000_000, "fill+1x", "0.5x"),
+    (1 << 22, "fill+1x", "0.25x"),
+)
+SCALING_POLICIES = ("greedy", "fifo", "d-choices:d=10", "cost-benefit")
+
 _CHILD = """
 import json, resource, sys
 from reclaim import _core
@@ -83,6 +101,164 @@ r = sim.result()
 print(json.dumps({"gc_writes": r["gc_writes"], "user_writes": r["user_writes"],
                   "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
+
+
+_SIZE_CHILD = """
+import json, sys
+from reclaim import _core
+sim = _core.Simulator(sys.argv[1])
+while sim.step(1 << 24):
+    pass
+r = sim.result()
+print(json.dumps({"page_writes_per_second": r["page_writes_per_second"], "wa": r["wa"]}))
+"""
+
+
+def scaling_config(segments: int, policy: str, seed: int) -> dict[str, Any]:
+    """The configuration `--sizes` times at ``segments`` segments: the warm-up and measured
+    writes of the first row of :data:`SCALING` at least as large (of the last beyond them)."""
+    warmup, writes = next(((w, x) for s, w, x in SCALING if s >= segments), SCALING[-1][1:])
+    return {"segments": segments, "pages_per_segment": 64, "spare": 0.10, "policy": policy, "workload": "uniform",
+            "warmup": warmup, "writes": writes, "seed": seed}
+
+
+def _peak_rss(pid: int, last: int) -> int:
+    """Process ``pid``'s peak resident set so far [bytes] (``VmHWM``), or ``last`` once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return max(last, int(line.split()[1]) * 1024)
+    except (OSError, ValueError):
+        pass
+    return last
+
+
+def _run_measured(argv: Sequence[str]) -> tuple[str, int]:
+    """Runs ``argv`` to its end; its standard output and its peak resident set [bytes].
+
+    The peak is the child's ``VmHWM``, read every hundredth of a second for its first second
+    and every tenth after: its own,
+    since it was started (a ``wait4`` count would include the copy of this process it was forked
+    from). The engine reaches its peak when its arrays are written, long before it ends.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(list(argv), stdout=out, stderr=err)
+        peak, polls = 0, 0
+        try:
+            while True:
+                peak = _peak_rss(proc.pid, peak)
+                polls += 1
+                try:
+                    # Often at first, for runs of a fraction of a second.
+                    proc.wait(timeout=0.01 if polls < 100 else 0.1)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                proc.wait()
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{argv[0]} failed (exit {proc.returncode}): {err.read().decode(errors='replace')[-2000:]}")
+        out.seek(0)
+        return out.read().decode(), peak
+
+
+def _parse_sizes(segments: str | None) -> list[int]:
+    if segments is None:
+        return [s for s, _, _ in SCALING]
+    out = []
+    for part in segments.split(","):
+        try:
+            n = int(part.replace("_", ""))
+        except ValueError:
+            n = 0
+        if n < 16 or n > 1 << 26:
+            raise ValueError(f"invalid value for `segments`: {part!r} (expected comma-separated segment counts, "
+                             f"each a whole number from 16 to {1 << 26:,})")
+        out.append(n)
+    return out
+
+
+def measure_scaling(runs: int = 5, segments: str | None = None, policies: Sequence[str] = SCALING_POLICIES,
+                    compare: str | None = None, show: bool = True) -> dict[str, Any]:
+    """Speed and peak memory against device size (`reclaim bench --sizes`).
+
+    Each run is a child process: the installed engine in a Python interpreter (whose own 30 MiB
+    or so are in its resident set), or with ``compare`` the ``simulate`` example built at that
+    revision and in the working tree, alternating run by run so that a shared machine's drifting
+    load falls on both alike. Reports, per policy and size, the median page writes per second
+    and the largest peak resident set of the runs.
+    """
+    _check_runs(runs)
+    sizes = _parse_sizes(segments)
+    binaries: dict[str, Path] = {}
+    if compare is not None:
+        base, old, new = _build_pair(compare)
+        binaries = {"base": old, "new": new}
+    engines = list(binaries) or ["engine"]
+    report: dict[str, Any] = {"runs": runs, "pages_per_segment": 64, "spare": 0.10, "rows": []}
+    if compare is not None:
+        report["base"] = base
+    total = len(policies) * len(sizes) * runs * len(engines)
+    with progress_bar(enabled=show and sys.stderr.isatty()) as p:
+        task = p.add_task("bench --sizes", total=total)
+        for policy in policies:
+            for n in sizes:
+                got: dict[str, list[tuple[float, int]]] = {e: [] for e in engines}
+                for seed in range(1, runs + 1):
+                    cfg = json.dumps(scaling_config(n, policy, seed))
+                    for e in (engines if seed % 2 else engines[::-1]):
+                        p.update(task, description=f"{policy}, {n:,} segments")
+                        if e == "engine":
+                            out, rss = _run_measured([sys.executable, "-c", _SIZE_CHILD, cfg])
+                            speed = float(json.loads(out)["page_writes_per_second"])
+                        else:
+                            out, rss = _run_measured([str(binaries[e]), cfg])
+                            m = _SPEED.search(out)
+                            if m is None:
+                                raise RuntimeError(f"{binaries[e]}: no speed in its output: {out!r}")
+                            speed = float(m.group(1)) * 1e6
+                        got[e].append((speed, rss))
+                        p.advance(task)
+                row: dict[str, Any] = {"policy": policy, "segments": n, "physical_pages": n * 64}
+                for e, v in got.items():
+                    row[f"{e}_page_writes_per_second"] = statistics.median(x for x, _ in v)
+                    row[f"{e}_runs"] = [x for x, _ in v]
+                    row[f"{e}_peak_rss_bytes"] = max(r for _, r in v)
+                if compare is not None:
+                    row["ratio"] = row["new_page_writes_per_second"] / row["base_page_writes_per_second"]
+                report["rows"].append(row)
+    if show:
+        Console().print(_scaling_table(report, engines))
+    return report
+
+
+def _scaling_table(report: dict[str, Any], engines: Sequence[str]) -> Table:
+    t = Table(title=f"reclaim bench --sizes — uniform, 64 pages of 4 KiB per segment, spare 0.10, "
+                    f"median of {report['runs']} runs")
+    t.add_column("policy")
+    t.add_column("segments", justify="right")
+    t.add_column("device", justify="right")
+    for e in engines:
+        t.add_column("M page writes/s" if e == "engine" else f"{e} M/s", justify="right")
+        t.add_column("peak RSS" if e == "engine" else f"{e} RSS", justify="right")
+    if "base" in report:
+        t.add_column("new/base", justify="right")
+    for row in report["rows"]:
+        cells = [row["policy"], f"{row['segments']:,}", _gib(row["physical_pages"] * 4096)]
+        for e in engines:
+            cells += [f"{row[f'{e}_page_writes_per_second'] / 1e6:.1f}", _gib(row[f"{e}_peak_rss_bytes"])]
+        if "ratio" in row:
+            cells.append(f"{row['ratio']:.3f}")
+        t.add_row(*cells)
+    return t
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
 
 
 def speed_config(policy: str, writes: str, seed: int) -> SimConfig:
@@ -174,18 +350,9 @@ def _run_simulate(binary: Path, config: dict[str, Any]) -> float:
     return float(m.group(1))
 
 
-def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: Sequence[str] = ("greedy", "fifo"),
-                      show: bool = True) -> dict[str, Any]:
-    """Engine speed of the working tree against revision ``base``, interleaved in one run.
-
-    Builds the ``simulate`` example of ``reclaim-core`` at ``base`` (in a git worktree under
-    ``target/compare-base/``) and in the working tree, then alternates runs of the two on the
-    speed geometry, so that a shared machine's drifting load falls on both alike. Reports each
-    policy's median page writes per second for both builds and their ratio.
-    """
-    _check_runs(runs)
-    if runs < 1:
-        raise ValueError(f"invalid value for `runs`: {runs} (expected a whole number ≥ 1)")
+def _build_pair(base: str) -> tuple[str, Path, Path]:
+    """Builds the ``simulate`` example at revision ``base`` (in a git worktree under
+    ``target/compare-base/``) and in the working tree: the base's commit and both binaries."""
     root = _repository()
     rev = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], cwd=root,
                          capture_output=True, text=True)
@@ -198,13 +365,30 @@ def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: S
                        capture_output=True)
     old = _build_simulate(tree, root / "target" / "compare-base-build")
     new = _build_simulate(root, root / "target")
+    return commit, old, new
+
+
+def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: Sequence[str] = ("greedy", "fifo"),
+                      show: bool = True) -> dict[str, Any]:
+    """Engine speed of the working tree against revision ``base``, interleaved in one run.
+
+    Builds the ``simulate`` example of ``reclaim-core`` at ``base`` (in a git worktree under
+    ``target/compare-base/``) and in the working tree, then alternates runs of the two on the
+    speed geometry, so that a shared machine's drifting load falls on both alike (which runs
+    first alternates too). Reports each
+    policy's median page writes per second for both builds and their ratio.
+    """
+    _check_runs(runs)
+    commit, old, new = _build_pair(base)
     report: dict[str, Any] = {"base": commit, "runs": runs, "writes": writes, "policies": {}}
     for policy in policies:
-        a, b = [], []
+        a: list[float] = []
+        b: list[float] = []
         for seed in range(1, runs + 1):
+            # The two alternate which runs first, so that neither always follows the other.
             config = speed_config(policy, writes, seed).to_dict()
-            a.append(_run_simulate(old, config))
-            b.append(_run_simulate(new, config))
+            for binary, out in ((old, a), (new, b)) if seed % 2 else ((new, b), (old, a)):
+                out.append(_run_simulate(binary, config))
         ma, mb = statistics.median(a), statistics.median(b)
         report["policies"][policy] = {"base": a, "new": b, "base_median": ma, "new_median": mb, "ratio": mb / ma}
         if show:

@@ -230,14 +230,28 @@ def bench(
     trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
     placements: Annotated[bool, typer.Option(help="Also time greedy under each placement scheme and option.")] = True,
     compare: Annotated[str | None, typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
-    policies: Annotated[str, typer.Option(help="With --compare: the policies to time, comma-separated.")] = "greedy,fifo",
+    policies: Annotated[str | None, typer.Option(help="With --compare or --sizes: the policies to time, comma-separated "
+                                                 "(default greedy,fifo; with --sizes greedy,fifo,d-choices:d=10,cost-benefit).")] = None,
+    sizes: Annotated[bool, typer.Option("--sizes", help="Only time the engine against device size, 10,000 to 4,194,304 segments "
+                                        "of 64 pages (2.4 GiB to 1 TiB), with peak memory; with --compare, beside that revision. "
+                                        "About 30 minutes at 5 runs.")] = False,
+    segments: Annotated[str | None, typer.Option(help="With --sizes: the segment counts, comma-separated.")] = None,
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
-    from reclaim.bench import compare_revisions, run_bench
+    from reclaim.bench import SCALING_POLICIES, compare_revisions, measure_scaling, run_bench
 
-    if compare is not None:
+    chosen = None if policies is None else [p.strip() for p in policies.split(",") if p.strip()]
+    if segments is not None and not sizes:
+        fail("`--segments` is for `--sizes` only")
+    if sizes:
+        try:
+            report = measure_scaling(runs=runs, segments=segments, policies=chosen or list(SCALING_POLICIES),
+                                     compare=compare, show=not as_json)
+        except ValueError as e:
+            fail(str(e))
+    elif compare is not None:
         report = compare_revisions(compare, runs=runs, writes=writes, show=not as_json,
-                                   policies=[p.strip() for p in policies.split(",") if p.strip()])
+                                   policies=chosen or ["greedy", "fifo"])
     else:
         report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace,
                            placements=placements)
