@@ -31,6 +31,19 @@ pub(crate) fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
+/// Prefetches every cache line `xs` touches: one element a line from its first, and its last
+/// (which, when `xs` does not start on a line, can lie in a line past the others).
+#[inline]
+pub(crate) fn prefetch_lines<T>(xs: &[T]) {
+    let per_line = (64 / std::mem::size_of::<T>()).max(1);
+    for line in xs.chunks(per_line) {
+        prefetch(&line[0]);
+    }
+    if let Some(last) = xs.last() {
+        prefetch(last);
+    }
+}
+
 /// State of a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -472,10 +485,9 @@ impl Store {
             prefetch(p);
         }
         let start = s * self.pps as usize;
-        for line in self.reverse[start..start + self.pps as usize].chunks(16) {
-            prefetch(&line[0]);
-        }
-        prefetch(&self.held[start / 64]);
+        let end = start + self.pps as usize;
+        prefetch_lines(&self.reverse[start..end]);
+        prefetch_lines(&self.held[start / 64..=(end - 1) / 64]);
     }
 
     /// Takes a sealed segment out of the sealed set before it is cleaned, appending its valid
