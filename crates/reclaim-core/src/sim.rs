@@ -2025,6 +2025,8 @@ mod tests {
                 let mut c = small(policy, "single", gc);
                 c.placement = Some(placement.parse().unwrap());
                 c.workload = workload.parse().unwrap();
+                // Room for multi-log's four logs and their reserve at three slots a page.
+                c.segments = Some(80);
                 if size > 1 {
                     c.pages_per_segment *= u32::from(size);
                     c.sizes = Some(SizeSpec::Fixed { size });
