@@ -478,6 +478,15 @@ impl PolicySpec {
         matches!(self, PolicySpec::AgeThreshold(_) | PolicySpec::Fitness(_))
     }
 
+    /// Whether the policy draws its candidates at random, so that it can miss the segments with
+    /// room by chance (its choice among equal valid counts aside).
+    pub fn draws_at_random(&self) -> bool {
+        matches!(
+            self,
+            PolicySpec::Random | PolicySpec::DChoices { .. } | PolicySpec::Gra { .. }
+        )
+    }
+
     /// Whether the policy draws from or scans the set of sealed segments (else the store keeps
     /// only their number).
     pub fn reads_sealed_set(&self) -> bool {

@@ -15,10 +15,12 @@ pub enum Error {
         /// The valid range or form.
         expected: String,
     },
-    /// The cleaner cannot free a segment: every candidate victim is full of valid pages.
+    /// The cleaner frees no room: the victims the policy chooses are full of valid pages (the
+    /// device is too full for its streams, or the policy keeps choosing full segments).
     #[error(
-        "no victim can yield space: {victims} victims in a row were cleaned without freeing room for a user write \
-         ({logical_pages} logical pages on {segments} segments of {pages_per_segment} pages); increase `spare`"
+        "the cleaner makes no progress: {victims} victims in a row were cleaned without freeing room for a user write \
+         ({logical_pages} logical pages on {segments} segments of {pages_per_segment} pages); increase `spare`, \
+         or choose a policy that takes the segments with room"
     )]
     NoProgress {
         /// Consecutive victims cleaned without progress.

@@ -69,6 +69,10 @@ impl VictimPolicy for Windowed {
         // Its entry in `order` goes stale: the store will not hold it sealed at that seal number.
         if self.window.contains(seg) {
             self.window.remove(seg, store.valid[seg as usize]);
+            // The next sealed segment in seal order takes its place (its own entry lies before
+            // the boundary, so it cannot come back). Without this a window emptied by removals
+            // had no victim to give while sealed segments waited behind it.
+            self.fill_window(store);
         }
     }
 
@@ -87,5 +91,41 @@ impl VictimPolicy for Windowed {
         }
         self.fill_window(store);
         Some(victim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::geometry::Geometry;
+
+    /// Hu et al.'s window holds the w segments sealed longest ago: when one of them empties by
+    /// itself and leaves (`free_empty`), the next in seal order takes its place. Segments 0, 1, 2
+    /// sealed in that order with 3, 1, 2 valid pages of 4; w = 1 holds segment 0; segment 0
+    /// leaves, so the window holds segment 1, and the choices are 1 then 2.
+    #[test]
+    fn a_segment_leaving_the_window_is_replaced_in_seal_order() {
+        let g = Geometry {
+            segments: 4,
+            pages_per_segment: 4,
+            logical_pages: 8,
+        };
+        let mut store = Store::new(&g);
+        let mut w = Windowed::new(4, 4, 1, Tie::Fifo);
+        for (seg, valid) in [(0, 3), (1, 1), (2, 2)] {
+            store.state[seg] = SegState::Sealed;
+            store.sealed_at[seg] = seg as u64 + 1;
+            store.valid[seg] = valid;
+            w.on_seal(seg as u32, true, &store);
+        }
+        w.on_remove(0, &store);
+        store.state[0] = SegState::Free;
+        let clocks = Clocks::default();
+        let mut rng = SimRng::seed_from_u64(1);
+        assert_eq!(w.select(&store, &clocks, &mut rng), Some(1));
+        store.state[1] = SegState::Free;
+        assert_eq!(w.select(&store, &clocks, &mut rng), Some(2));
     }
 }
