@@ -9,19 +9,17 @@
 //! whose version is no longer its segment's is stale and dropped when it reaches the top (or when
 //! the stale entries outnumber the live ones). Ties of equal key go to the lower segment number.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use super::min_heap::MinHeap;
 use crate::store::Store;
 
 /// Heap entry: key, segment, and the segment's version when it was pushed.
-type Entry = Reverse<(u64, u32, u64)>;
+type Entry = (u64, u32, u64);
 
 /// Sealed segments by valid count, smallest key on top of each count's heap.
 #[derive(Clone, Debug)]
 pub struct CountHeaps {
     /// Per valid count v = 0..=b, the indexed segments with that count.
-    heaps: Vec<BinaryHeap<Entry>>,
+    heaps: Vec<MinHeap<Entry>>,
     /// Live (non-stale) entries per heap, to bound the stale ones.
     live: Vec<usize>,
     /// Per segment: the version of its one live entry; bumped whenever the segment moves or
@@ -33,7 +31,7 @@ impl CountHeaps {
     /// An empty index for `segments` segments of `pps` pages.
     pub fn new(segments: u32, pps: u32) -> Self {
         CountHeaps {
-            heaps: vec![BinaryHeap::new(); pps as usize + 1],
+            heaps: vec![MinHeap::default(); pps as usize + 1],
             live: vec![0; pps as usize + 1],
             version: vec![0; segments as usize],
         }
@@ -50,11 +48,11 @@ impl CountHeaps {
         self.version[s] += 1;
         let v = valid as usize;
         self.live[v] += 1;
-        self.heaps[v].push(Reverse((key, seg, self.version[s])));
+        self.heaps[v].push((key, seg, self.version[s]));
         // Stale entries are at most the live ones plus a constant: rebuild when past that.
         if self.heaps[v].len() > 2 * self.live[v] + 64 {
             let version = &self.version;
-            self.heaps[v].retain(|Reverse((_, g, ver))| version[*g as usize] == *ver);
+            self.heaps[v].retain(|(_, g, ver)| version[*g as usize] == *ver);
         }
     }
 
@@ -75,7 +73,7 @@ impl CountHeaps {
 
     /// The live top of heap `v` as (key, segment), dropping stale entries above it.
     pub fn top(&mut self, v: usize) -> Option<(u64, u32)> {
-        while let Some(&Reverse((key, seg, ver))) = self.heaps[v].peek() {
+        while let Some(&(key, seg, ver)) = self.heaps[v].peek() {
             if self.version[seg as usize] == ver {
                 return Some((key, seg));
             }

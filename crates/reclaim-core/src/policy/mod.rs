@@ -12,6 +12,7 @@ pub mod fitness;
 pub mod gra;
 pub mod greedy;
 pub mod mdc;
+pub mod min_heap;
 pub mod multi_log;
 pub mod random;
 pub mod windowed;
