@@ -86,8 +86,9 @@ impl CountHeaps {
 /// A random exercise of a policy over this index, for the policies' tests: 40 segments of 8
 /// pages under 200 logical pages, 20,000 steps of seals (a segment filled with fresh pages, then
 /// rewrites, `label` setting what the policy keys on and returning the seal stamp),
-/// invalidations, and selections when fewer than 4 segments are free, each checked by `check`
-/// (the store, the victim, the clock) before the victim is erased. Returns the selections made.
+/// invalidations, and one to three selections in a row when fewer than 4 segments are free, each
+/// checked by `check` (the store, the victim, the clock) before the victim is erased. Returns
+/// the selections made.
 #[cfg(test)]
 pub(crate) fn exercise<P: super::VictimPolicy>(
     policy: &mut P,
@@ -136,17 +137,20 @@ pub(crate) fn exercise<P: super::VictimPolicy>(
                     user_writes: now,
                     ..Clocks::default()
                 };
-                let victim = policy
-                    .select(store, &clocks, &mut rng)
-                    .expect("a sealed segment");
-                assert_eq!(store.state[victim as usize], crate::store::SegState::Sealed);
-                check(store, victim, now);
-                buffer.clear();
-                store.erase_into(victim, &mut buffer);
-                for &p in &buffer {
-                    store.page_map[p as usize] = NONE;
+                // One to three victims in a row at one clock, as a cleaning batch chooses them.
+                for _ in 0..rng.random_range(1..=3) {
+                    let Some(victim) = policy.select(store, &clocks, &mut rng) else {
+                        break;
+                    };
+                    assert_eq!(store.state[victim as usize], crate::store::SegState::Sealed);
+                    check(store, victim, now);
+                    buffer.clear();
+                    store.erase_into(victim, &mut buffer);
+                    for &p in &buffer {
+                        store.page_map[p as usize] = NONE;
+                    }
+                    selections += 1;
                 }
-                selections += 1;
             }
             _ => {}
         }

@@ -85,6 +85,16 @@ pub struct Mdc {
     /// ((B − A)/A)² for each valid count v of a segment of b pages (A = b − v), as
     /// [`declining_cost`] computes it: a choice then divides once per count, not twice.
     squared: Vec<f64>,
+    /// Per valid count: the priority and segment of its heap's top, as last scored.
+    tops: Vec<Option<(f64, u32)>>,
+    /// Whether `tops` still holds for every count but `last` at update count `scored_at`:
+    /// nothing was sealed, invalidated or removed since, only victims chosen. The victims of a
+    /// batch are chosen one after another with nothing in between (Lomet & Luo's 64 a cycle),
+    /// and each changes one heap, so all but the first choice rescore one count, not b + 1.
+    fresh: bool,
+    scored_at: u64,
+    /// The valid count of the last victim, whose heap's top changed.
+    last: usize,
 }
 
 impl Mdc {
@@ -94,6 +104,10 @@ impl Mdc {
         Mdc {
             index: CountHeaps::new(segments, pps),
             freq,
+            tops: vec![None; pps as usize + 1],
+            fresh: false,
+            scored_at: 0,
+            last: 0,
             squared: (0..=pps)
                 .map(|v| {
                     let a = b - f64::from(v);
@@ -158,8 +172,16 @@ impl Mdc {
             }
         }
         let (_, valid, _, seg) = best?;
+        self.fresh = false;
         self.index.unindex(seg, valid);
         Some(seg)
+    }
+
+    /// The priority and segment of count `v`'s top at update count `now`, if it has one.
+    #[inline]
+    fn score(&mut self, v: usize, store: &Store, now: u64) -> Option<(f64, u32)> {
+        let (k, seg) = self.index.top(v)?;
+        Some((self.priority(v as u32, store.pps, up2(k), now), seg))
     }
 }
 
@@ -167,17 +189,20 @@ impl VictimPolicy for Mdc {
     #[inline]
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         let s = seg as usize;
+        self.fresh = false;
         self.index.push(seg, store.valid[s], key(store.up2[s]));
     }
 
     #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
     #[inline(always)]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
+        self.fresh = false;
         self.index
             .lost_page(seg, store, key(store.up2[seg as usize]));
     }
 
     fn on_remove(&mut self, seg: u32, store: &Store) {
+        self.fresh = false;
         self.index.unindex(seg, store.valid[seg as usize]);
     }
 
@@ -186,10 +211,17 @@ impl VictimPolicy for Mdc {
             return self.select_sized(store, clocks);
         }
         let now = clocks.user_writes;
+        if self.fresh && self.scored_at == now {
+            self.tops[self.last] = self.score(self.last, store, now);
+        } else {
+            for v in 0..self.index.counts() {
+                self.tops[v] = self.score(v, store, now);
+            }
+            (self.fresh, self.scored_at) = (true, now);
+        }
         let mut best: Option<(f64, u32, u32)> = None;
-        for v in 0..self.index.counts() {
-            if let Some((k, seg)) = self.index.top(v) {
-                let p = self.priority(v as u32, store.pps, up2(k), now);
+        for (v, top) in self.tops.iter().enumerate() {
+            if let &Some((p, seg)) = top {
                 if best.is_none_or(|(top, _, _)| p < top) {
                     best = Some((p, seg, v as u32));
                 }
@@ -197,6 +229,7 @@ impl VictimPolicy for Mdc {
         }
         let (_, seg, valid) = best?;
         self.index.unindex(seg, valid);
+        self.last = valid as usize;
         Some(seg)
     }
 }
