@@ -5,8 +5,8 @@
 //! invalidation and, sooner or later, a pop for every entry pushed (the stale ones included).
 //! Four children per node halve the levels; the four children of a node are adjacent, mostly in
 //! one cache line, so a level costs about one miss. Measured on MDC's benchmark row, interleaved:
-//! 1.12× the page writes/s. (Age-sorted buckets in Tree order, whose heaps see fewer pushes than
-//! pops of stale entries, ran 4% slower with it and keep the standard heap.) The entries are
+//! 1.12× the page writes/s. (Stockmeyer's Tree-order buckets ran 4% slower on it, and no faster
+//! with a bottom-up pop, so they keep the standard heap.) The entries are
 //! distinct under their order (each carries a unique version number), so the smallest is unique
 //! and every heap shape gives the same sequence of tops: results do not depend on the heap.
 
