@@ -276,7 +276,7 @@ impl Store {
     /// draw from or scan the sealed set (everything but `random`, `d-choices` and `mdc`).
     /// Called before any segment is sealed.
     pub fn count_sealed_only(&mut self) {
-        assert_eq!(self.sealed.count, 0, "called on an erased store");
+        assert_eq!(self.sealed.count, 0, "called after segments were sealed");
         self.sealed.items = Vec::new();
         self.sealed.pos = Vec::new();
     }
