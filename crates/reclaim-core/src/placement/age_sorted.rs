@@ -53,6 +53,56 @@ pub struct DecisionTree {
     /// Sorting nodes no track has reached yet. While any remain, `route` checks each node it
     /// passes for its first track; after, it takes a path without the checks (same results).
     fresh: usize,
+    /// The weight is a power of two and the processor fuses a multiply and an add: see
+    /// [`toward`].
+    fused: bool,
+}
+
+/// A node's average after a track of age `a` with weight `w`: avg + (a − avg)·w.
+///
+/// `FUSED` computes it as one fused multiply-add, a shorter dependency chain (a run's tracks
+/// pass its root one after another) with the same result when the product is exact and
+/// normal: the fused operation rounds the exact sum once, the plain one rounds an exact
+/// product (no change) and then the sum. The product is exact when w is a power of two
+/// (`decay_rule=exp2` with a whole decay), and normal when a ≥ 1: a − avg is then 0 or at
+/// least 2^-53 in size (doubles within 2^-53 of a whole a ≥ 1 are a itself), times w ≥ 2^-968.
+/// Tracks of age 0 (whose products can underflow after a long streak of them) take the plain
+/// form. [`fuses`] checks the weight and the processor once per tree.
+///
+/// Everything that calls it with `FUSED` is inlined into the FMA-enabled entry points
+/// (`route_fma`, `run_fma`): compiled outside them, `mul_add` would be a library call.
+#[allow(clippy::inline_always)] // see above
+#[inline(always)]
+fn toward<const FUSED: bool>(avg: f64, a: f64, w: f64) -> f64 {
+    if FUSED {
+        (a - avg).mul_add(w, avg)
+    } else {
+        avg + (a - avg) * w
+    }
+}
+
+/// True when [`toward`] may fuse with weight `w`: a power of two from 2^-968 to 1, on a
+/// processor with a fused multiply-add instruction (else `mul_add` is a slow library call).
+fn fuses(w: f64) -> bool {
+    let bits = w.to_bits();
+    let exponent = i64::try_from(bits >> 52).unwrap_or(i64::MAX) - 1023;
+    let power_of_two = bits & ((1 << 52) - 1) == 0 && (-968..=0).contains(&exponent);
+    power_of_two && fma_available()
+}
+
+#[cfg(target_arch = "x86_64")]
+fn fma_available() -> bool {
+    std::arch::is_x86_feature_detected!("fma")
+}
+
+#[cfg(target_arch = "aarch64")]
+fn fma_available() -> bool {
+    true
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn fma_available() -> bool {
+    false
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +133,7 @@ impl DecisionTree {
                 nodes
             ],
             fresh: nodes - 1,
+            fused: fuses(weight),
         }
     }
 
@@ -94,13 +145,33 @@ impl DecisionTree {
     /// The leaf a track of age `age` reaches.
     #[inline]
     pub fn route(&mut self, age: u64, rng: &mut SimRng) -> usize {
+        if self.fused && age > 0 && self.fresh == 0 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `fused` is set only on a processor with FMA (`fuses`).
+            return unsafe { self.route_fma(age, rng) };
+            #[cfg(not(target_arch = "x86_64"))]
+            return self.route_with::<true>(age, rng);
+        }
+        self.route_with::<false>(age, rng)
+    }
+
+    /// [`Self::route_with`] fused, compiled for processors with FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn route_fma(&mut self, age: u64, rng: &mut SimRng) -> usize {
+        self.route_with::<true>(age, rng)
+    }
+
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
+    fn route_with<const FUSED: bool>(&mut self, age: u64, rng: &mut SimRng) -> usize {
         let a = age as f64;
         let mut node = if self.fresh > 0 {
             self.sort_fresh(a)
         } else {
             match self.split {
-                SplitRule::Mean => self.sort_mean(a, self.weight),
-                SplitRule::Median => self.sort_median(a, self.weight),
+                SplitRule::Mean => self.sort_by(a, Self::step_mean::<FUSED>),
+                SplitRule::Median => self.sort_by(a, Self::step_median::<FUSED>),
             }
         };
         for _ in self.sort..self.exp {
@@ -124,15 +195,47 @@ impl DecisionTree {
             out.extend((0..n).map(|_| (base + self.route(age, rng)) as u32));
             return;
         }
+        if self.fused && age > 0 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `fused` is set only on a processor with FMA (`fuses`).
+            unsafe {
+                self.run_fma(age, n, base, out, rng);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            self.run_with::<true>(age, n, base, out, rng);
+        } else {
+            self.run_with::<false>(age, n, base, out, rng);
+        }
+    }
+
+    /// [`Self::run_with`] fused, compiled for processors with FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn run_fma(&mut self, age: u64, n: usize, base: usize, out: &mut Vec<u32>, rng: &mut SimRng) {
+        self.run_with::<true>(age, n, base, out, rng);
+    }
+
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
+    fn run_with<const FUSED: bool>(
+        &mut self,
+        age: u64,
+        n: usize,
+        base: usize,
+        out: &mut Vec<u32>,
+        rng: &mut SimRng,
+    ) {
+        let mean = Self::step_mean::<FUSED>;
+        let median = Self::run_median::<FUSED>;
         match (self.split, self.sort) {
-            (SplitRule::Mean, 1) => self.run_path::<1>(age, n, base, out, rng, Self::step_mean),
-            (SplitRule::Mean, 2) => self.run_path::<2>(age, n, base, out, rng, Self::step_mean),
-            (SplitRule::Mean, 3) => self.run_path::<3>(age, n, base, out, rng, Self::step_mean),
-            (SplitRule::Mean, 4) => self.run_path::<4>(age, n, base, out, rng, Self::step_mean),
-            (SplitRule::Median, 1) => self.run_path::<1>(age, n, base, out, rng, Self::run_median),
-            (SplitRule::Median, 2) => self.run_path::<2>(age, n, base, out, rng, Self::run_median),
-            (SplitRule::Median, 3) => self.run_path::<3>(age, n, base, out, rng, Self::run_median),
-            (SplitRule::Median, 4) => self.run_path::<4>(age, n, base, out, rng, Self::run_median),
+            (SplitRule::Mean, 1) => self.run_path::<1>(age, n, base, out, rng, mean),
+            (SplitRule::Mean, 2) => self.run_path::<2>(age, n, base, out, rng, mean),
+            (SplitRule::Mean, 3) => self.run_path::<3>(age, n, base, out, rng, mean),
+            (SplitRule::Mean, 4) => self.run_path::<4>(age, n, base, out, rng, mean),
+            (SplitRule::Median, 1) => self.run_path::<1>(age, n, base, out, rng, median),
+            (SplitRule::Median, 2) => self.run_path::<2>(age, n, base, out, rng, median),
+            (SplitRule::Median, 3) => self.run_path::<3>(age, n, base, out, rng, median),
+            (SplitRule::Median, 4) => self.run_path::<4>(age, n, base, out, rng, median),
             _ => unreachable!("trees of one to four sorting levels, checked above"),
         }
     }
@@ -141,7 +244,8 @@ impl DecisionTree {
     /// level is held in registers while the tracks of the run keep passing it (they mostly
     /// take one path, their ages being equal), and goes back to the tree when a track turns
     /// elsewhere at that level or the run ends.
-    #[inline]
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
     fn run_path<const S: usize>(
         &mut self,
         age: u64,
@@ -195,29 +299,22 @@ impl DecisionTree {
                 self.fresh -= 1;
             }
             let older = match self.split {
-                SplitRule::Mean => Self::step_mean(n, a, w),
-                SplitRule::Median => Self::step_median(n, a, w),
+                SplitRule::Mean => Self::step_mean::<false>(n, a, w),
+                SplitRule::Median => Self::step_median::<false>(n, a, w),
             };
             node = 2 * node + usize::from(older);
         }
         node
     }
 
-    #[inline]
-    fn sort_mean(&mut self, a: f64, w: f64) -> usize {
+    /// The sorting levels for a track of age `a`, each node it passes taking `step`.
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
+    fn sort_by(&mut self, a: f64, step: impl Fn(&mut Node, f64, f64) -> bool) -> usize {
+        let w = self.weight;
         let mut node = 1usize;
         for _ in 0..self.sort {
-            let older = Self::step_mean(&mut self.nodes[node], a, w);
-            node = 2 * node + usize::from(older);
-        }
-        node
-    }
-
-    #[inline]
-    fn sort_median(&mut self, a: f64, w: f64) -> usize {
-        let mut node = 1usize;
-        for _ in 0..self.sort {
-            let older = Self::step_median(&mut self.nodes[node], a, w);
+            let older = step(&mut self.nodes[node], a, w);
             node = 2 * node + usize::from(older);
         }
         node
@@ -225,19 +322,21 @@ impl DecisionTree {
 
     /// One `split=mean` node passing a track of age `a`: right when the age is above the
     /// node's average, which then moves toward it; true when it goes right.
-    #[inline]
-    fn step_mean(n: &mut Node, a: f64, w: f64) -> bool {
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
+    fn step_mean<const FUSED: bool>(n: &mut Node, a: f64, w: f64) -> bool {
         let older = a > n.avg;
-        n.avg += (a - n.avg) * w;
+        n.avg = toward::<FUSED>(n.avg, a, w);
         older
     }
 
     /// One `split=median` node passing a track of age `a`: right when the age is above the
     /// node's boundary, which moves a step (the weight times the average age) toward it; true
     /// when it goes right.
-    #[inline]
-    fn step_median(n: &mut Node, a: f64, w: f64) -> bool {
-        n.avg += (a - n.avg) * w;
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
+    fn step_median<const FUSED: bool>(n: &mut Node, a: f64, w: f64) -> bool {
+        n.avg = toward::<FUSED>(n.avg, a, w);
         let step = n.avg * w;
         let (older, younger) = (a > n.boundary, a < n.boundary);
         // The boundary moves by +step, -step or +0.0, the move built from the bits of `step`:
@@ -253,9 +352,10 @@ impl DecisionTree {
     /// a node sends them all one way, or (its boundary having reached their age) alternately
     /// one way and the other, patterns a branch predictor learns; the branch-free form would
     /// pay its extra arithmetic on every track. Same operations, same results.
-    #[inline]
-    fn run_median(n: &mut Node, a: f64, w: f64) -> bool {
-        n.avg += (a - n.avg) * w;
+    #[allow(clippy::inline_always)] // into the FMA entry points: see `toward`
+    #[inline(always)]
+    fn run_median<const FUSED: bool>(n: &mut Node, a: f64, w: f64) -> bool {
+        n.avg = toward::<FUSED>(n.avg, a, w);
         let step = n.avg * w;
         if a > n.boundary {
             n.boundary += step;
@@ -384,6 +484,55 @@ mod tests {
                 assert_eq!(r1.random::<u64>(), r2.random::<u64>());
             }
         }
+    }
+
+    /// The fused multiply-add form of the average ([`toward`]) gives the plain form's results
+    /// bit for bit: trees of both splits and of weights 2^-10, 2^-3, 2^-1 (fused where the
+    /// processor can) against the same trees kept plain, on ages that include 0 (plain even
+    /// when fused), long runs of one age and ages far apart, routed one by one and in runs.
+    #[test]
+    fn the_fused_average_changes_nothing() {
+        for split in [SplitRule::Median, SplitRule::Mean] {
+            for decay in [10.0, 3.0, 1.0] {
+                let mut fused = DecisionTree::new(5, 4, decay, DecayRule::Exp2, split);
+                assert_eq!(fused.fused, fma_available());
+                let mut plain = fused.clone();
+                plain.fused = false;
+                let (mut r1, mut r2) = (SimRng::seed_from_u64(8), SimRng::seed_from_u64(8));
+                let mut ages = SimRng::seed_from_u64(9);
+                let (mut o1, mut o2) = (Vec::new(), Vec::new());
+                for i in 0..20_000 {
+                    let age = match i % 4 {
+                        0 => 0,
+                        1 => ages.random_range(0..5u64),
+                        2 => ages.random_range(0..100_000u64),
+                        _ => 1u64 << ages.random_range(0..40),
+                    };
+                    if i % 3 == 0 {
+                        let n = ages.random_range(1..80);
+                        o1.clear();
+                        o2.clear();
+                        fused.route_run(age, n, 0, &mut o1, &mut r1);
+                        plain.route_run(age, n, 0, &mut o2, &mut r2);
+                        assert_eq!(o1, o2);
+                    } else {
+                        assert_eq!(fused.route(age, &mut r1), plain.route(age, &mut r2));
+                    }
+                }
+                for node in 1..16 {
+                    let (a, b) = (fused.node(node), plain.node(node));
+                    assert_eq!(
+                        (a.0.to_bits(), a.1.to_bits()),
+                        (b.0.to_bits(), b.1.to_bits())
+                    );
+                }
+            }
+        }
+        // Weights that are not powers of two, or too small, never fuse.
+        for w in [0.1, 0.75, 2f64.powi(-969), 2.0] {
+            assert!(!fuses(w), "{w}");
+        }
+        assert_eq!(fuses(2f64.powi(-968)), fma_available());
     }
 
     /// `split=median` converges to the boundary that sends half the tracks each way: on ages
