@@ -145,7 +145,7 @@ impl DecisionTree {
     /// The leaf a track of age `age` reaches.
     #[inline]
     pub fn route(&mut self, age: u64, rng: &mut SimRng) -> usize {
-        if self.fused && age > 0 && self.fresh == 0 {
+        if self.fused && age > 0 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `fused` is set only on a processor with FMA (`fuses`).
             return unsafe { self.route_fma(age, rng) };
