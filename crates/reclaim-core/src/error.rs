@@ -17,10 +17,16 @@ pub enum Error {
     },
     /// The cleaner frees no room: the victims the policy chooses are full of valid pages (the
     /// device is too full for its streams, or the policy keeps choosing full segments).
+    ///
+    /// The message counts where the segments beyond the data go, because many streams are a
+    /// common cause: each open stream holds a segment and each GC stream beyond the first keeps
+    /// one free, so 16 + 64 age-sorted streams on 1,500 segments at spare 0.1 leave the cleaner 7
+    /// of the 150 (docs/design.md, "Triggers").
     #[error(
         "the cleaner makes no progress: {victims} victims in a row were cleaned without freeing room for a user write \
-         ({logical_pages} logical pages on {segments} segments of {pages_per_segment} pages); increase `spare`, \
-         or choose a policy that takes the segments with room"
+         ({logical_pages} logical pages on {segments} segments of {pages_per_segment} pages: {spare_segments} segments \
+         beyond the data, of which the open streams hold up to {streams} and the cleaner's reserve {reserved}); \
+         increase `spare`, open fewer streams, or choose a policy that takes the segments with room"
     )]
     NoProgress {
         /// Consecutive victims cleaned without progress.
@@ -31,6 +37,14 @@ pub enum Error {
         segments: u32,
         /// Pages per segment.
         pages_per_segment: u32,
+        /// Segments beyond those the logical pages fill: segments − ⌈logical pages / pages per
+        /// segment⌉.
+        spare_segments: u64,
+        /// Streams of the placement (user, GC and cache streams, over every region), each of
+        /// which holds a segment while it is open.
+        streams: u32,
+        /// Free segments held back for relocation: one per GC stream beyond the first, per region.
+        reserved: u32,
     },
     /// A trace line that is not what its format says.
     #[error("{path}, line {line}: {expected} expected; found `{content}`")]

@@ -881,6 +881,26 @@ impl Simulator {
         }
     }
 
+    /// The cleaner's stop when it cleans victim after victim without room for a user write,
+    /// with the count of where the segments beyond the data are.
+    #[cold]
+    fn no_progress(&self) -> Error {
+        let g = &self.geometry;
+        let data = g.logical_pages.div_ceil(u64::from(g.pages_per_segment));
+        let reserved: usize = (0..self.placement.regions.len())
+            .map(|r| self.reserve(r))
+            .sum();
+        Error::NoProgress {
+            victims: self.streak,
+            logical_pages: g.logical_pages,
+            segments: g.segments,
+            pages_per_segment: g.pages_per_segment,
+            spare_segments: u64::from(g.segments).saturating_sub(data),
+            streams: self.placement.streams.len() as u32,
+            reserved: reserved as u32,
+        }
+    }
+
     /// Free segments region `r` keeps for relocation: one per GC stream beyond the first.
     #[inline]
     fn reserve(&self, r: usize) -> usize {
@@ -1524,12 +1544,7 @@ impl Simulator {
             }
             self.streak += 1;
             if self.streak > self.streak_limit {
-                return Err(Error::NoProgress {
-                    victims: self.streak,
-                    logical_pages: self.geometry.logical_pages,
-                    segments: self.geometry.segments,
-                    pages_per_segment: self.geometry.pages_per_segment,
-                });
+                return Err(self.no_progress());
             }
             for (acc, n) in self
                 .metrics
@@ -2375,12 +2390,19 @@ mod tests {
                     victims: 1,
                     logical_pages: 48,
                     segments: 16,
-                    pages_per_segment: 4
+                    pages_per_segment: 4,
+                    // 16 segments less the 12 that 48 pages fill; `single` writes user and
+                    // relocated pages to one stream, and one GC stream keeps no reserve.
+                    spare_segments: 4,
+                    streams: 1,
+                    reserved: 0,
                 }
             ),
             "{e}"
         );
-        assert!(e.to_string().contains("increase `spare`"));
+        assert!(e
+            .to_string()
+            .contains("increase `spare`, open fewer streams"));
     }
 
     /// `Error::NoVictim` guards a cleaner called with no sealed segment; the trigger checks
