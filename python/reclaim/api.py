@@ -143,8 +143,9 @@ class SimConfig:
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
         policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``,
             ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit[:form=lfs|lomet]``,
-            ``mdc[:freq=estimate|exact]`` (Lomet & Luo's minimum declining cost; with the
-            ``sort-buffer`` placement, or ``oracle`` for ``freq=exact``), ``multi-log`` (with the
+            ``mdc[:freq=estimate|exact,decline=paper|pages]`` (Lomet & Luo's minimum declining
+            cost; with the ``sort-buffer`` placement, or ``oracle`` for ``freq=exact``; ``decline``
+            reads §4.4's form for pages of variable size), ``multi-log`` (with the
             ``multi-log`` placement),
             ``age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``
             (Menon & Stockmeyer), ``fitness[:at=N,buckets=…,sort=…,age=…]`` (Butterworth,

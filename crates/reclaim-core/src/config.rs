@@ -239,12 +239,14 @@ pub enum PolicySpec {
         /// Which of the two scores.
         form: BenefitForm,
     },
-    /// `mdc[:freq=estimate|exact]`: minimum declining cost `((B − A)/A)² / (C·(u_now − u_p2))`
-    /// (Lomet & Luo §4–5), u_p2 estimated from update times or, `exact` (MDC-opt, §6.1.3), from
-    /// each write's known update rate.
+    /// `mdc[:freq=estimate|exact,decline=paper|pages]`: minimum declining cost
+    /// `((B − A)/A)² / (C·(u_now − u_p2))` (Lomet & Luo §4–5), u_p2 estimated from update times
+    /// or, `exact` (MDC-opt, §6.1.3), from each write's known update rate.
     Mdc {
         /// Where the update frequency comes from.
         freq: FreqSource,
+        /// How a segment's decline counts its pages when pages vary in size.
+        decline: Decline,
     },
     /// `multi-log`: the oldest segment of the log whose next victim is cheapest to clean (Stoica
     /// & Ailamaki, as Lomet & Luo §6.1.3 describe it); with the `multi-log` placement.
@@ -274,6 +276,30 @@ impl fmt::Display for BenefitForm {
         f.write_str(match self {
             BenefitForm::Lfs => "lfs",
             BenefitForm::Lomet => "lomet",
+        })
+    }
+}
+
+/// How MDC's cost decline counts a segment's pages when they vary in size (`mdc:decline=…`,
+/// Lomet & Luo §4.2–4.4). The two agree, priority for priority, when every page has one size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Decline {
+    /// `paper`: §4.4's general form as §5.1.3 simplifies it, `((B − A)/A)² / (C·(u_now − u_p2))`:
+    /// §4.2's (1 − E) times `Δ_E = ((B − A)/C)/B`, the mean size of the segment's current pages.
+    #[default]
+    Paper,
+    /// `pages`: §4.2's words, "the update frequency per segment is the number of current pages
+    /// times `U_pf`", with the same `Δ_E`: `C·U_pf·Δ_E = U_pf·(B − A)/B`, so that the priority is
+    /// `(B − A) / (A²·(u_now − u_p2))`. The paper's form multiplies by (1 − E), which already
+    /// counts the current pages by their size, and then by `Δ_E`, whose 1/C counts them again.
+    Pages,
+}
+
+impl fmt::Display for Decline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Decline::Paper => "paper",
+            Decline::Pages => "pages",
         })
     }
 }
@@ -499,7 +525,7 @@ impl PolicySpec {
     /// Where the run's update frequencies come from, for a policy that reads them.
     pub fn freq(&self) -> Option<FreqSource> {
         match self {
-            PolicySpec::Mdc { freq } => Some(*freq),
+            PolicySpec::Mdc { freq, .. } => Some(*freq),
             _ => None,
         }
     }
@@ -557,7 +583,7 @@ impl FromStr for PolicySpec {
                 PolicySpec::MultiLog
             }
             "mdc" => {
-                spec.only(&["freq"])?;
+                spec.only(&["freq", "decline"])?;
                 let freq = match spec.get("freq") {
                     None | Some("estimate") => FreqSource::Estimate,
                     Some("exact") => FreqSource::Exact,
@@ -565,7 +591,14 @@ impl FromStr for PolicySpec {
                         return Err(Error::param("policy.freq", format!("`{v}`"), "`estimate` or `exact`"))
                     }
                 };
-                PolicySpec::Mdc { freq }
+                let decline = match spec.get("decline") {
+                    None | Some("paper") => Decline::Paper,
+                    Some("pages") => Decline::Pages,
+                    Some(v) => {
+                        return Err(Error::param("policy.decline", format!("`{v}`"), "`paper` or `pages`"))
+                    }
+                };
+                PolicySpec::Mdc { freq, decline }
             }
             "age-threshold" => PolicySpec::AgeThreshold(LsaSelection::parse(
                 &spec,
@@ -580,7 +613,7 @@ impl FromStr for PolicySpec {
             _ => {
                 return Err(spec.bad(
                     "one of `fifo`, `greedy[:tie=random|oldest|fifo]`, `random`, `d-choices:d=D`, `gra:d=D`, \
-                     `windowed:w=W[,tie=…]`, `cost-benefit[:form=lfs|lomet]`, `mdc[:freq=estimate|exact]`, `multi-log`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
+                     `windowed:w=W[,tie=…]`, `cost-benefit[:form=lfs|lomet]`, `mdc[:freq=estimate|exact,decline=paper|pages]`, `multi-log`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
                      `fitness[:at=N,buckets=B,sort=fifo|tree,age=all|tw]`",
                 ))
             }
@@ -601,7 +634,12 @@ impl fmt::Display for PolicySpec {
                 form: BenefitForm::Lfs,
             } => write!(f, "cost-benefit"),
             PolicySpec::CostBenefit { form } => write!(f, "cost-benefit:form={form}"),
-            PolicySpec::Mdc { freq } => write!(f, "mdc:freq={freq}"),
+            // The default reading is left out, so that the names of earlier runs stay theirs.
+            PolicySpec::Mdc {
+                freq,
+                decline: Decline::Paper,
+            } => write!(f, "mdc:freq={freq}"),
+            PolicySpec::Mdc { freq, decline } => write!(f, "mdc:freq={freq},decline={decline}"),
             PolicySpec::MultiLog => write!(f, "multi-log"),
             PolicySpec::AgeThreshold(b) => write!(f, "age-threshold:{b}"),
             PolicySpec::Fitness(b) => write!(f, "fitness:{b}"),
@@ -2577,6 +2615,8 @@ mod tests {
             "cost-benefit:form=lomet",
             "mdc",
             "mdc:freq=exact",
+            "mdc:decline=pages",
+            "mdc:freq=exact,decline=paper",
             "multi-log",
         ] {
             let p: PolicySpec = s.parse().unwrap();

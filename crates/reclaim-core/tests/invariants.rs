@@ -246,7 +246,7 @@ proptest! {
         segments in 16u32..80,
         pps in 8u32..64,
         spare in 0.3f64..0.6,
-        policy in 0..6usize,
+        policy in 0..7usize,
         placement in 0..4usize,
         sizes in 0..3usize,
         largest in 1u16..8,
@@ -256,7 +256,8 @@ proptest! {
         seed in any::<u64>(),
         chunk in 1u64..200,
     ) {
-        let policy = ["mdc", "greedy", "cost-benefit", "fifo", "d-choices:d=4", "multi-log"][policy];
+        let policy = ["mdc", "greedy", "cost-benefit", "fifo", "d-choices:d=4", "multi-log",
+                      "mdc:decline=pages"][policy];
         let placement = ["single", "sort-buffer:segments=2", "sort-buffer:segments=1,rewrite=absorb",
                          "multi-log:logs=4"][placement];
         let policy = match (policy, placement) {

@@ -114,7 +114,9 @@ impl Policy {
             PolicySpec::CostBenefit { form } => {
                 Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps, *form))
             }
-            PolicySpec::Mdc { freq } => Policy::Mdc(mdc::Mdc::new(segments, pps, *freq)),
+            PolicySpec::Mdc { freq, decline } => {
+                Policy::Mdc(mdc::Mdc::new(segments, pps, *freq, *decline))
+            }
             PolicySpec::MultiLog => Policy::MultiLog(multi_log::MultiLogCleaning::default()),
             PolicySpec::AgeThreshold(b) => {
                 Policy::AgeThreshold(age_threshold::AgeThreshold::new(aged(b)))
