@@ -82,6 +82,41 @@ pub fn declining_cost_per_page(b: f64, a: f64, c: f64, d: f64) -> f64 {
     (b - a) / (a * a * d)
 }
 
+/// The sealed segment of least priority `cost(B, A, C, u_now − u_p2)` with its valid count, the
+/// ties as in the indexed choice: fewest valid, then oldest u_p2, then lowest number.
+#[inline(always)]
+#[allow(clippy::inline_always)] // one copy per reading, each with its priority inlined
+fn scan_sized(
+    store: &Store,
+    now: f64,
+    cost: impl Fn(f64, f64, f64, f64) -> f64,
+) -> Option<(u32, u32)> {
+    let b = f64::from(store.pps);
+    let mut best: Option<(f64, u32, f64, u32)> = None;
+    for &seg in store.sealed.as_slice() {
+        let s = seg as usize;
+        let valid = store.valid[s];
+        let up2 = store.up2[s];
+        let p = cost(
+            b,
+            b - f64::from(valid),
+            f64::from(store.pages_in(seg)),
+            now - up2,
+        );
+        let better = best.is_none_or(|(top, v, u, g)| {
+            p.total_cmp(&top)
+                .then(valid.cmp(&v))
+                .then(up2.total_cmp(&u))
+                .then(seg.cmp(&g))
+                .is_lt()
+        });
+        if better {
+            best = Some((p, valid, up2, seg));
+        }
+    }
+    best.map(|(_, valid, _, seg)| (valid, seg))
+}
+
 /// A u_p2 as a heap key: the order of `f64::total_cmp` as unsigned integers.
 #[inline]
 pub(crate) fn key(up2: f64) -> u64 {
@@ -177,34 +212,13 @@ impl Mdc {
             FreqSource::Estimate => clocks.user_writes as f64,
             FreqSource::Exact => 0.0,
         };
-        let b = f64::from(store.pps);
-        let cost = match self.decline {
-            Decline::Paper => declining_cost,
-            Decline::Pages => declining_cost_per_page,
+        // One loop per reading, each with its priority inlined (through a function pointer the
+        // scan ran 9% slower).
+        let best = match self.decline {
+            Decline::Paper => scan_sized(store, now, declining_cost),
+            Decline::Pages => scan_sized(store, now, declining_cost_per_page),
         };
-        let mut best: Option<(f64, u32, f64, u32)> = None;
-        for &seg in store.sealed.as_slice() {
-            let s = seg as usize;
-            let valid = store.valid[s];
-            let up2 = store.up2[s];
-            let p = cost(
-                b,
-                b - f64::from(valid),
-                f64::from(store.pages_in(seg)),
-                now - up2,
-            );
-            let better = best.is_none_or(|(top, v, u, g)| {
-                p.total_cmp(&top)
-                    .then(valid.cmp(&v))
-                    .then(up2.total_cmp(&u))
-                    .then(seg.cmp(&g))
-                    .is_lt()
-            });
-            if better {
-                best = Some((p, valid, up2, seg));
-            }
-        }
-        let (_, valid, _, seg) = best?;
+        let (valid, seg) = best?;
         self.fresh = false;
         self.index.unindex(seg, valid);
         Some(seg)
