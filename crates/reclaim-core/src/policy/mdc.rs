@@ -73,11 +73,8 @@ pub fn declining_cost(b: f64, a: f64, c: f64, d: f64) -> f64 {
 #[inline]
 #[allow(clippy::many_single_char_names)] // the paper's B, A, C and the interval d
 pub fn declining_cost_per_page(b: f64, a: f64, c: f64, d: f64) -> f64 {
-    if c == 0.0 {
-        return 0.0;
-    }
-    if a <= 0.0 || d <= 0.0 {
-        return f64::INFINITY;
+    if c == 0.0 || a <= 0.0 || d <= 0.0 {
+        return declining_cost(b, a, c, d); // the same 0 and ∞
     }
     (b - a) / (a * a * d)
 }
