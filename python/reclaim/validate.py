@@ -173,22 +173,27 @@ def table(rows: list[dict[str, Any]]) -> Table:
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> Path:
-    """Writes a 2 × 2 figure: Van Houdt model vs simulation, Li et al. cost vs d, Lomet E vs F."""
+    """Writes a five-panel figure: Van Houdt model vs simulation (Tables 1 and 2) and Lomet E vs F
+    above, Li et al. cost vs d (Fig. 5) and Theorem 5 beside FIFO and greedy in regions (Fig. 7(a))
+    below."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(11, 8.5))
+    fig = plt.figure(figsize=(16, 8.5))
+    gs = fig.add_gridspec(2, 6)
+    top = [fig.add_subplot(gs[0, 2 * i:2 * i + 2]) for i in range(3)]
+    bottom = [fig.add_subplot(gs[1, 3 * i:3 * i + 3]) for i in range(2)]
     by: Callable[[str], list[dict[str, Any]]] = lambda g: [r for r in rows if r["group"].startswith(g)]
-    for ax, group in zip(axes[0], ("Van Houdt Table 1", "Van Houdt Table 2")):
+    for ax, group in zip(top[:2], ("Van Houdt Table 1", "Van Houdt Table 2")):
         rs = by(group)
         xs = [r["model"] for r in rs]
         ax.plot(xs, [r["simulation"] for r in rs], "o")
         lo, hi = min(xs) * 0.95, max(xs) * 1.05
         ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
         ax.set(title=group, xlabel="mean-field WA", ylabel="simulated WA")
-    ax = axes[1][0]
+    ax = bottom[0]
     for name in LI_WORKLOADS:
         rs = by(f"Li et al. Fig. 5 ({name})")
         ds = [int(r["setting"].split("=")[1]) for r in rs]
@@ -196,7 +201,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> Path:
         ax.plot(ds, [r["simulation"] for r in rs], "o", label=f"simulation, {name}")
     ax.set(xscale="log", yscale="log", title="Li et al. Fig. 5: GRA(d)", xlabel="window d", ylabel="cleaning cost")
     ax.legend(fontsize=8)
-    ax = axes[1][1]
+    ax = top[2]
     for policy, marker in (("fifo", "o"), ("greedy", "x")):
         rs = by(f"Lomet & Luo Table 1 ({policy})")
         fs = [float(r["setting"].split("=")[1]) for r in rs]
@@ -204,6 +209,17 @@ def plot(rows: list[dict[str, Any]], path: Path) -> Path:
             ax.plot(fs, [r["model"] for r in rs], "-", label="eq. 4")
         ax.plot(fs, [r["simulation"] for r in rs], marker, label=f"simulation, {policy}")
     ax.set(title="Lomet & Luo Table 1", xlabel="fill factor F", ylabel="emptiness at clean E")
+    ax.legend(fontsize=8)
+    ax = bottom[1]
+    settings = ("b_c*", "b_w*")
+    ax.axhspan(-2, 2, color="0.9", zorder=0, label="FIFO's tolerance (±2%)")
+    for i, policy in enumerate(("fifo", "greedy")):
+        rel = {r["setting"]: 100 * r["rel"] for r in by(f"Li et al. Fig. 7(a) ({policy})")}
+        ax.bar([x + (i - 0.5) * 0.35 for x in range(len(settings))], [rel[s] for s in settings], width=0.35,
+               zorder=2, label=f"regions, {policy}")
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xticks(range(len(settings)), [f"b = {s}" for s in settings])
+    ax.set(title="Li et al. Fig. 7(a): regions against Theorem 5", ylabel="simulation vs Theorem 5 (%)")
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
