@@ -29,15 +29,20 @@ def test_result_has_every_metric_name():
     assert r.wa == pytest.approx((r.user_writes + r.gc_writes) / r.user_writes)
     assert r.wamp == pytest.approx(r.gc_writes / r.user_writes)
     assert r.cleaning_cost == r.gc_writes
-    assert r.user_writes == 5 * r.logical_pages
+    assert r.user_writes == 5 * r.simulated_logical_pages
     # Stockmeyer §2.2: WorkRdLive = 2 × SegTrkCount × GCU × CltdCount = 2G.
     assert r.work_rd_live == pytest.approx(2 * r.gc_writes)
     assert r.work_rd_all == pytest.approx(r.gc_writes + 16 * (r.collected - r.emptied))
-    # Histograms have b + 1 bins; victims counted once each; sealed fractions sum to 1.
+    # Histograms have b + 1 bins of counts; victims counted once each; fractions sum to 1.
     assert r.victim_valid_histogram.shape == (17,)
     assert r.victim_valid_histogram.sum() == r.collected
     assert (r.victim_valid_histogram * np.arange(17)).sum() == r.gc_writes
-    assert r.segment_valid_histogram.sum() == pytest.approx(1.0)
+    assert r.victim_valid_fractions().sum() == pytest.approx(1.0)
+    assert r.segment_valid_fractions().sum() == pytest.approx(1.0)
+    # Counts: each cleaning epoch (one per victim) counts the sealed segments, at least the victim
+    # itself and at most all N = 128 of them.
+    assert r.segment_valid_histogram.dtype.kind in "iu"
+    assert r.collected <= r.segment_valid_histogram.sum() <= 128 * r.collected
     assert r.erase_counts.sum() == r.erases
     assert r.series["user_writes"].sum() == r.user_writes
     assert r.series["gc_writes"].sum() == r.gc_writes

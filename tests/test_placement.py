@@ -51,7 +51,7 @@ def test_cache_hit_ratio_and_store_writes():
     r = simulate(segments=256, pages_per_segment=16, spare=0.2, workload="hotcold:r=0.9,f=0.05", cache=64, writes="5x")
     assert 0.0 < r.cache_hit_ratio < 1.0
     # Misses that evicted a page are the store's user writes: at most the workload's misses.
-    workload_writes = 5 * r.logical_pages
+    workload_writes = 5 * r.simulated_logical_pages
     assert r.user_writes <= round((1 - r.cache_hit_ratio) * workload_writes)
     assert len(r.series["cache_hit_ratio"]) == len(r.series["wa"])
     assert math.isnan(simulate(segments=128, pages_per_segment=16, writes="2x").cache_hit_ratio)

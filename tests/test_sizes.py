@@ -34,7 +34,7 @@ def test_one_size_is_the_one_slot_engine_scaled(params):
     four = reclaim.simulate(**BASE, **params, pages_per_segment=128, sizes="fixed:size=4")
     assert four.wa == one.wa and four.emptiness_at_clean == one.emptiness_at_clean
     assert (four.user_writes, four.gc_writes, four.erases) == (4 * one.user_writes, 4 * one.gc_writes, one.erases)
-    assert four.logical_pages == one.logical_pages
+    assert four.simulated_logical_pages == one.simulated_logical_pages
 
 
 def test_mdc_opt_per_page_is_greedy_under_uniform_updates():
@@ -56,7 +56,7 @@ def test_mdc_opt_per_page_is_greedy_under_uniform_updates():
 def test_fill_is_in_slots():
     # Fill 0.8 of 256 × 128 slots with pages of 1 … 7 slots (mean 4): 0.8 · 32,768 / 4 = 6,554 pages.
     r = reclaim.simulate(**BASE, pages_per_segment=128, sizes="uniform:min=1,max=7", policy="greedy")
-    assert r.logical_pages == round(0.8 * 256 * 128 / 4)
+    assert r.simulated_logical_pages == round(0.8 * 256 * 128 / 4)
 
 
 def test_the_cli_takes_sizes():
@@ -66,7 +66,7 @@ def test_the_cli_takes_sizes():
     out = json.loads(res.output)
     assert out["config"]["sizes"] == "choice:sizes=1/8,weights=3/1"
     # U counts slots: 2 × the logical pages, each write of 1 or 8 slots.
-    assert 2 * out["logical_pages"] <= out["user_writes"] <= 16 * out["logical_pages"]
+    assert 2 * out["simulated_logical_pages"] <= out["user_writes"] <= 16 * out["simulated_logical_pages"]
 
 
 def test_request_sizes_match_an_independent_reading(shared_dir: Path):

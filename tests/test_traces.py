@@ -68,7 +68,7 @@ def test_replay_equals_page_list_through_the_api(tmp_path):
     assert (a.user_writes, a.gc_writes, a.erases) == (b.user_writes, b.gc_writes, b.erases)
     assert a.user_writes == 3 * len(pages)
     # Without `segments` the logical space is the trace's address space (Li et al. §6.1).
-    assert a.logical_pages >= int(pages.max()) + 1
+    assert a.simulated_logical_pages >= int(pages.max()) + 1
     # One time-series window per pass.
     assert len(a.series["wa"]) == 3
 

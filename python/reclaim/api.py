@@ -239,7 +239,7 @@ class SimConfig:
         return SimConfig(**json.loads(_core.canonical_config(self.to_json())))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SimResult:
     """Metrics of a run's measured phase, named as everywhere in reclaim (DESIGN "Metrics").
 
@@ -260,14 +260,23 @@ class SimResult:
         cache_hit_ratio: Share of the workload's writes absorbed by the write cache (NaN
             without one); with a cache, ``user_writes`` counts the writes that reach the store.
         erase_counts: Erases per segment in the measured phase.
-        victim_valid_histogram: Victims by valid-page count (b + 1 bins).
-        segment_valid_histogram: Fraction of sealed segments by valid-page count, averaged
-            over cleaning epochs (Van Houdt Fig. 3).
+        victim_valid_histogram: Victims by valid-page count (b + 1 bins, counts;
+            :meth:`victim_valid_fractions` gives shares).
+        segment_valid_histogram: Sealed segments by valid-page count, counted at every
+            cleaning epoch and summed (b + 1 bins, counts); :meth:`segment_valid_fractions` is
+            Van Houdt's Fig. 3 distribution, averaged over epochs.
         series: Per-window arrays ``user_writes``, ``gc_writes``, ``erases``, ``wa``,
-            ``cache_hit_ratio`` (empty without a cache), Stockmeyer's ``collected``, ``emptied``,
-            ``gcu``, ``work_rd_live`` and ``work_rd_all`` (§2.2 per window, e.g. per quarter of a
-            pass, §8), and ``window``.
-        logical_pages: Logical pages of the geometry.
+            ``cache_hit_ratio`` (NaN in every window without a cache), Stockmeyer's
+            ``collected``, ``emptied``, ``gcu``, ``work_rd_live`` and ``work_rd_all`` (§2.2 per
+            window, e.g. per quarter of a pass, §8), and ``window`` (the window's length in user
+            writes, one number); :meth:`frame` makes a table of them.
+        simulated_segments: Physical segments as simulated (for a trace run without
+            ``segments``, derived from the trace and the spare factor).
+        simulated_pages_per_segment: Pages per segment as simulated.
+        simulated_logical_pages: Logical pages as simulated (``config.logical_pages`` is what
+            was asked for, often nothing).
+        simulated_spare: Spare factor as simulated, 1 − logical / physical pages (of slots
+            with ``sizes``).
         seconds: Wall-clock seconds of the measured phase.
         user_writes_per_second: User writes per second in the measured phase.
         page_writes_per_second: User + GC writes per second in the measured phase.
@@ -292,7 +301,10 @@ class SimResult:
     victim_valid_histogram: np.ndarray
     segment_valid_histogram: np.ndarray
     series: dict[str, Any]
-    logical_pages: int
+    simulated_segments: int
+    simulated_pages_per_segment: int
+    simulated_logical_pages: int
+    simulated_spare: float
     seconds: float
     user_writes_per_second: float
     page_writes_per_second: float
@@ -303,7 +315,47 @@ class SimResult:
         """Builds a result from the engine's dict."""
         d = dict(d)
         d["config"] = SimConfig(**json.loads(d["config"]))
+        series = dict(d["series"])
+        windows = len(series["wa"])
+        if len(series["cache_hit_ratio"]) != windows:
+            # Without a cache there is no hit ratio in any window: NaN, as the scalar is.
+            series["cache_hit_ratio"] = np.full(windows, np.nan)
+        d["series"] = series
         return cls(**d)
+
+    def frame(self) -> Any:
+        """The time series as a pandas DataFrame: one row per window, with its index
+        (``window_index``), its length in user writes (``window``) and every per-window metric.
+
+        >>> r = simulate(segments=64, pages_per_segment=16, writes="3x", window=512)
+        >>> f = r.frame()
+        >>> len(f), list(f.columns[:3]), int(f["user_writes"].sum()) == r.user_writes
+        (6, ['window_index', 'window', 'user_writes'], True)
+        """
+        import pandas as pd
+
+        s = self.series
+        windows = len(s["wa"])
+        data: dict[str, Any] = {"window_index": np.arange(windows), "window": np.full(windows, int(s["window"]))}
+        for name, arr in s.items():
+            if name != "window":
+                data[name] = np.asarray(arr)
+        return pd.DataFrame(data)
+
+    def victim_valid_fractions(self) -> np.ndarray:
+        """Victims by valid-page count as shares of all victims (zeros if none was collected)."""
+        return _shares(self.victim_valid_histogram)
+
+    def segment_valid_fractions(self) -> np.ndarray:
+        """Sealed segments by valid-page count as shares, averaged over cleaning epochs (Van
+        Houdt Fig. 3)."""
+        return _shares(self.segment_valid_histogram)
+
+    def __repr__(self) -> str:
+        c = self.config
+        what = ", ".join(f"{k}={v!r}" for k, v in (("policy", c.policy), ("placement", c.placement), ("workload", c.workload)) if v is not None)
+        return (f"SimResult({what}, segments={self.simulated_segments:,}, spare={self.simulated_spare:.4g}, "
+                f"user_writes={self.user_writes:,}, wa={self.wa:.4f})")
 
     def to_dict(self, arrays: bool = True) -> dict[str, Any]:
         """A JSON-ready dict: metric names as keys, arrays as lists (or left out).
@@ -327,6 +379,11 @@ class SimResult:
             else:
                 out[f.name] = v
         return out
+
+
+def _shares(counts: np.ndarray) -> np.ndarray:
+    total = counts.sum()
+    return counts / total if total > 0 else np.zeros(len(counts))
 
 
 def _merge(config: SimConfig | Mapping[str, Any] | None, overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -101,8 +101,8 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
     for name, df in frames:
         if df.empty:
             continue
-        # Varying as given (the canonical configuration), not as resolved: `logical_pages` is
-        # also a result (the geometry), which follows from `spare`.
+        # Varying as given (the canonical configuration), not as simulated (`simulated_*`, which
+        # follows from `spare` and the rest).
         configs = [json.loads(c) for c in df["config"]]
         varying = [c for c in CONFIG_COLUMNS if c != "seed" and c in df and len({json.dumps(x.get(c), sort_keys=True) for x in configs}) > 1]
         numeric = [c for c in X_PREFERENCE if c in varying] + [c for c in varying if c not in X_PREFERENCE and CONFIG_COLUMNS[c] in ("BIGINT", "DOUBLE")]

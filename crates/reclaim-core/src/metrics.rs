@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::config::SimConfig;
+use crate::geometry::Geometry;
 
 /// Cumulative counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -132,16 +133,24 @@ pub struct SimResult {
     pub erase_counts: Vec<u32>,
     /// Victims by valid-page count (b + 1 bins).
     pub victim_valid_histogram: Vec<u64>,
-    /// Fraction of sealed segments with j valid pages, averaged over cleaning epochs (b + 1 bins;
-    /// Van Houdt Fig. 3).
-    pub segment_valid_histogram: Vec<f64>,
+    /// Sealed segments with j valid pages, counted at every cleaning epoch and summed over the
+    /// epochs of the measured phase (b + 1 bins); divided by its sum, the distribution of valid
+    /// pages over sealed segments averaged over epochs (Van Houdt Fig. 3).
+    pub segment_valid_histogram: Vec<u64>,
     /// Share of the workload's writes absorbed by the write cache (Stockmeyer §2.3's hit ratio);
     /// NaN without a cache. With a cache, `user_writes` counts the writes that reach the store.
     pub cache_hit_ratio: f64,
     /// Per-window time series.
     pub series: Series,
-    /// Logical pages of the geometry.
-    pub logical_pages: u64,
+    /// Physical segments N as simulated (derived from a trace's pages when not given).
+    pub simulated_segments: u32,
+    /// Pages (slots, with sizes) per segment b as simulated.
+    pub simulated_pages_per_segment: u32,
+    /// Logical pages as simulated (the configuration's `logical_pages` is what was asked, if anything).
+    pub simulated_logical_pages: u64,
+    /// Spare factor as simulated, 1 − logical / physical (in slots with page sizes: logical pages
+    /// times their mean size).
+    pub simulated_spare: f64,
     /// Wall-clock seconds of the measured phase.
     pub seconds: f64,
     /// User writes per second in the measured phase.
@@ -235,14 +244,15 @@ impl Metrics {
     pub fn result(
         &self,
         erase_counts: &[u32],
-        pps: u32,
-        logical_pages: u64,
+        geometry: &Geometry,
+        mean_size: f64,
         seconds: f64,
         config: &SimConfig,
     ) -> SimResult {
         let c = self.counters.minus(&self.base);
         let u = c.user_writes as f64;
         let g = c.gc_writes as f64;
+        let pps = geometry.pages_per_segment;
         let (gcu, work_rd_live, work_rd_all) = stockmeyer_work(&c, pps);
         let erase_counts: Vec<u32> = erase_counts
             .iter()
@@ -261,8 +271,6 @@ impl Metrics {
         };
         let diff =
             |a: &[u64], z: &[u64]| -> Vec<u64> { a.iter().zip(z).map(|(x, y)| x - y).collect() };
-        let seg_hist = diff(&self.segment_hist, &self.base_segment_hist);
-        let seg_total: u64 = seg_hist.iter().sum();
         let rate = |n: f64| if seconds > 0.0 { n / seconds } else { f64::NAN };
         SimResult {
             user_writes: c.user_writes,
@@ -281,18 +289,13 @@ impl Metrics {
             cache_hit_ratio: c.hit_ratio(),
             erase_counts,
             victim_valid_histogram: diff(&self.victim_hist, &self.base_victim_hist),
-            segment_valid_histogram: seg_hist
-                .iter()
-                .map(|&n| {
-                    if seg_total > 0 {
-                        n as f64 / seg_total as f64
-                    } else {
-                        0.0
-                    }
-                })
-                .collect(),
+            segment_valid_histogram: diff(&self.segment_hist, &self.base_segment_hist),
             series: self.series.clone(),
-            logical_pages,
+            simulated_segments: geometry.segments,
+            simulated_pages_per_segment: pps,
+            simulated_logical_pages: geometry.logical_pages,
+            simulated_spare: 1.0
+                - geometry.logical_pages as f64 * mean_size / geometry.physical_pages() as f64,
             seconds,
             user_writes_per_second: rate(u),
             page_writes_per_second: rate(u + g),

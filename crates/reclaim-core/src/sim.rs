@@ -726,10 +726,15 @@ impl Simulator {
 
     /// The result of the measured phase so far.
     pub fn result(&self) -> SimResult {
+        let mean_size = self
+            .config
+            .sizes
+            .as_ref()
+            .map_or(1.0, crate::config::SizeSpec::mean);
         self.metrics.result(
             &self.store.erase_count,
-            self.geometry.pages_per_segment,
-            self.geometry.logical_pages,
+            &self.geometry,
+            mean_size,
             self.seconds,
             &self.config,
         )

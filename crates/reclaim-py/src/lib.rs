@@ -162,6 +162,7 @@ impl PySimulator {
             ("seconds", r.seconds),
             ("user_writes_per_second", r.user_writes_per_second),
             ("page_writes_per_second", r.page_writes_per_second),
+            ("simulated_spare", r.simulated_spare),
         ] {
             d.set_item(k, x)?;
         }

@@ -7,7 +7,7 @@
 """
 
 from reclaim.experiments.spec import Experiment, ExperimentError, Task, engine_version, load, make_task, parse
-from reclaim.experiments.store import ResultStore, export, frame, query
+from reclaim.experiments.store import SCHEMA_VERSION, ResultStore, SchemaError, export, frame, migrate, query
 from reclaim.experiments.sweep import Plan, SweepReport, plan, run
 
 __all__ = [
@@ -15,6 +15,8 @@ __all__ = [
     "ExperimentError",
     "Plan",
     "ResultStore",
+    "SCHEMA_VERSION",
+    "SchemaError",
     "SweepReport",
     "Task",
     "engine_version",
@@ -22,6 +24,7 @@ __all__ = [
     "frame",
     "load",
     "make_task",
+    "migrate",
     "parse",
     "plan",
     "query",

@@ -12,6 +12,12 @@ Tables:
 - ``sweep_tasks``: which sweep holds which task, with the task's axis values (``point``, JSON);
   a task shared by two sweeps runs once and belongs to both.
 - ``failures``: the last error of each task that failed and has not succeeded since.
+- ``schema_version``: one row, the version of this layout (:data:`SCHEMA_VERSION`).
+
+Configuration and results never share a column name: a parameter's column holds what was asked
+for (``logical_pages``, often NULL), the result's ``simulated_*`` columns the geometry that was
+simulated. A database written by an older layout is refused, with the command that migrates it
+(:func:`migrate`, ``reclaim results migrate DB``).
 
 DuckDB has one writer: only the coordinator of a sweep writes, in one transaction per batch of
 results, so a task's row and its series are in the database together or not at all, and a sweep
@@ -45,7 +51,10 @@ METRICS: dict[str, str] = {
     "work_rd_all": "DOUBLE",
     "wear_leveling_index": "DOUBLE",
     "cache_hit_ratio": "DOUBLE",
-    "logical_pages": "BIGINT",
+    "simulated_segments": "BIGINT",
+    "simulated_pages_per_segment": "BIGINT",
+    "simulated_logical_pages": "BIGINT",
+    "simulated_spare": "DOUBLE",
     "seconds": "DOUBLE",
     "user_writes_per_second": "DOUBLE",
     "page_writes_per_second": "DOUBLE",
@@ -53,7 +62,7 @@ METRICS: dict[str, str] = {
 #: List-valued columns of a result.
 ARRAYS: dict[str, str] = {
     "victim_valid_histogram": "BIGINT[]",
-    "segment_valid_histogram": "DOUBLE[]",
+    "segment_valid_histogram": "BIGINT[]",
 }
 #: Per-window series and their column types.
 SERIES: dict[str, str] = {
@@ -93,20 +102,76 @@ def _config_type(annotation: Any) -> str:
 #: One column per parameter of :class:`reclaim.SimConfig` (new parameters become new columns).
 CONFIG_COLUMNS: dict[str, str] = {f.name: _config_type(f.type) for f in dataclasses.fields(SimConfig)}
 
+#: The layout of the database: 1 before the configuration and the results had names of their
+#: own (``logical_pages`` was both, and the INSERT named it twice), 2 since.
+SCHEMA_VERSION = 2
 
-def _connect(path: str | Path, read_only: bool = False) -> Any:
+
+def task_columns() -> list[str]:
+    """Every column of the ``tasks`` table, in order.
+
+    Raises:
+        RuntimeError: a name is both a parameter and a result (a bug in reclaim's own tables).
+
+    >>> task_columns()[:3]
+    ['key', 'config', 'segments']
+    """
+    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *PROVENANCE]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise RuntimeError(f"the results table names {', '.join(repeated)} twice (a parameter and a result may not share a name)")
+    return names
+
+
+class SchemaError(RuntimeError):
+    """The database was written with another layout than this reclaim's."""
+
+
+def _tables(con: Any) -> set[str]:
+    return {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+
+
+def schema_version(con: Any) -> int | None:
+    """The layout version of an open database: ``None`` when it is empty, 1 for a database
+    written before versions were kept."""
+    tables = _tables(con)
+    if "schema_version" in tables:
+        row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+        return int(row[0]) if row and row[0] is not None else 1
+    return 1 if "tasks" in tables else None
+
+
+def _check_version(con: Any, path: Path) -> None:
+    v = schema_version(con)
+    if v is None or v == SCHEMA_VERSION:
+        return
+    if v < SCHEMA_VERSION:
+        raise SchemaError(f"{path}: this results database has layout {v}, written by an older reclaim (this one reads layout "
+                          f"{SCHEMA_VERSION}); run `reclaim results migrate {path}` to bring it up to date (every row is kept)")
+    raise SchemaError(f"{path}: this results database has layout {v}, written by a newer reclaim (this one reads layout "
+                      f"{SCHEMA_VERSION}); open it with that version")
+
+
+def _connect(path: str | Path, read_only: bool = False, check: bool = True) -> Any:
     import duckdb
 
     p = Path(path)
     if read_only and not p.is_file():
         raise FileNotFoundError(f"{p}: no results database there (a sweep creates one: `reclaim sweep run`)")
     try:
-        return duckdb.connect(str(p), read_only=read_only)
+        con = duckdb.connect(str(p), read_only=read_only)
     except duckdb.IOException as e:
         if "lock" in str(e).lower():
             raise RuntimeError(f"{p}: the results database is open for writing in another process "
                                "(a running sweep); wait for it or query a copy") from None
         raise RuntimeError(f"{p}: cannot open the results database: {e}") from None
+    if check:
+        try:
+            _check_version(con, p)
+        except SchemaError:
+            con.close()
+            raise
+    return con
 
 
 class ResultStore:
@@ -121,6 +186,9 @@ class ResultStore:
 
     def _schema(self) -> None:
         c = self.con
+        c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
+        if c.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
+            c.execute("INSERT INTO schema_version VALUES ($1)", [SCHEMA_VERSION])
         c.execute("CREATE TABLE IF NOT EXISTS tasks (key VARCHAR PRIMARY KEY, config JSON)")
         have = {r[0] for r in c.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
         for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **PROVENANCE}.items():
@@ -164,7 +232,7 @@ class ResultStore:
         c.execute("BEGIN TRANSACTION")
         try:
             if rows:
-                names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *PROVENANCE]
+                names = task_columns()
                 table = pa.table({n: [r["task"].get(n) for r in rows] for n in names}, schema=_arrow_schema(names))
                 c.register("new_tasks", table)
                 casts = ", ".join("config::JSON" if n == "config" else _q(n) for n in names)
@@ -241,7 +309,7 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
     for name in METRICS:
         task[name] = _finite(getattr(result, name))
     task["victim_valid_histogram"] = [int(x) for x in result.victim_valid_histogram]
-    task["segment_valid_histogram"] = [float(x) for x in result.segment_valid_histogram]
+    task["segment_valid_histogram"] = [int(x) for x in result.segment_valid_histogram]
     task.update(provenance)
     s = result.series
     n = len(s.get("wa", []))
@@ -254,6 +322,67 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
             item[name] = _finite(arr[i].item()) if arr is not None and len(arr) > i else None
         series.append(item)
     return {"task": task, "series": series}
+
+
+def migrate(path: str | Path) -> str:
+    """Brings a results database written by an older reclaim to :data:`SCHEMA_VERSION`, in one
+    transaction; returns what was done. Every row is kept.
+
+    Layout 1 → 2: the result's ``logical_pages`` (the geometry simulated; layout 1 had no column
+    for the requested value) becomes ``simulated_logical_pages``; ``logical_pages`` is the
+    requested value again, read from each row's ``config``; ``simulated_pages_per_segment`` is
+    read from the victim histogram's length, ``simulated_segments`` from the configuration where
+    it names them, ``simulated_spare`` follows where both are known (no page sizes);
+    ``segment_valid_histogram`` held shares, not counts: they move to the table
+    ``legacy_segment_valid_fractions`` (``key``, ``fractions``) and the column is NULL for those rows.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no results database there")
+    con = _connect(p, check=False)
+    try:
+        v = schema_version(con)
+        if v is None or v == SCHEMA_VERSION:
+            return f"{p}: layout {SCHEMA_VERSION} already; nothing to do"
+        if v > SCHEMA_VERSION:
+            _check_version(con, p)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            cols = {r[0]: r[1] for r in con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
+            n = con.execute("SELECT count(*) FROM tasks").fetchone()[0]
+            if "logical_pages" in cols and "simulated_logical_pages" not in cols:
+                con.execute('ALTER TABLE tasks RENAME COLUMN logical_pages TO simulated_logical_pages')
+            con.execute('ALTER TABLE tasks ADD COLUMN IF NOT EXISTS logical_pages BIGINT')
+            con.execute("UPDATE tasks SET logical_pages = TRY_CAST(json_extract_string(config, '$.logical_pages') AS BIGINT)")
+            for name in ("simulated_segments", "simulated_pages_per_segment"):
+                con.execute(f"ALTER TABLE tasks ADD COLUMN IF NOT EXISTS {name} BIGINT")
+            con.execute("ALTER TABLE tasks ADD COLUMN IF NOT EXISTS simulated_spare DOUBLE")
+            con.execute("UPDATE tasks SET simulated_pages_per_segment = len(victim_valid_histogram) - 1 WHERE victim_valid_histogram IS NOT NULL")
+            con.execute("UPDATE tasks SET simulated_segments = TRY_CAST(json_extract_string(config, '$.segments') AS BIGINT)")
+            con.execute("UPDATE tasks SET simulated_spare = 1 - simulated_logical_pages / (simulated_segments * simulated_pages_per_segment) "
+                        "WHERE simulated_segments IS NOT NULL AND json_extract_string(config, '$.sizes') IS NULL")
+            moved = 0
+            if cols.get("segment_valid_histogram", "").startswith("DOUBLE"):
+                con.execute("CREATE TABLE IF NOT EXISTS legacy_segment_valid_fractions (key VARCHAR PRIMARY KEY, fractions DOUBLE[])")
+                con.execute("INSERT INTO legacy_segment_valid_fractions SELECT key, segment_valid_histogram FROM tasks "
+                            "WHERE segment_valid_histogram IS NOT NULL ON CONFLICT DO NOTHING")
+                moved = con.execute("SELECT count(*) FROM legacy_segment_valid_fractions").fetchone()[0]
+                con.execute("ALTER TABLE tasks DROP COLUMN segment_valid_histogram")
+                con.execute("ALTER TABLE tasks ADD COLUMN segment_valid_histogram BIGINT[]")
+            con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
+            con.execute("DELETE FROM schema_version")
+            con.execute("INSERT INTO schema_version VALUES ($1)", [SCHEMA_VERSION])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    finally:
+        con.close()
+    # The writer adds whatever columns the current layout has beyond these.
+    ResultStore(p).close()
+    return (f"{p}: layout {v} → {SCHEMA_VERSION}: {n} task rows kept; `logical_pages` is now the requested value and "
+            f"`simulated_logical_pages` the simulated one; {moved} rows' segment_valid_histogram shares moved to "
+            "legacy_segment_valid_fractions (the counts were not stored)")
 
 
 def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:

@@ -69,13 +69,13 @@ def dask_executor(scheduler: str | None = None, local_workers: int | None = None
     ``local_workers`` single-threaded worker processes started for the sweep.
 
     Raises:
-        RuntimeError: Dask is not installed (``pip install 'reclaim[dask]'``) or the scheduler
+        RuntimeError: Dask is not installed (``pip install '.[dask]'``) or the scheduler
             cannot be reached.
     """
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise RuntimeError("Dask is not installed: `pip install 'reclaim[dask]'` (or dask[distributed])") from None
+        raise RuntimeError("Dask is not installed: `pip install '.[dask]'` from the checkout, or dask[distributed]") from None
 
     def run(units: list[list[Task]]) -> Iterator[list[dict[str, Any]]]:
         cluster = None
