@@ -1,6 +1,8 @@
 """reclaim: a workbench for space reclamation in log-structured storage.
 
-The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`.
+The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`; the subpackages
+(``reclaim.experiments``, ``reclaim.traces``, ``reclaim.models``, ``reclaim.report``,
+``reclaim.layout``, ``reclaim.reproduce``) load on first use, so ``import reclaim`` stays quick.
 
 >>> import reclaim
 >>> r = reclaim.simulate(segments=128, pages_per_segment=16, policy="greedy", writes="5x")
@@ -8,7 +10,19 @@ The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`.
 True
 """
 
+import importlib
+from typing import Any
+
 from reclaim._core import __version__
 from reclaim.api import SimConfig, SimResult, region_layout, simulate
 
 __all__ = ["SimConfig", "SimResult", "__version__", "region_layout", "simulate"]
+
+_SUBPACKAGES = ("experiments", "traces", "models", "report", "layout", "reproduce")
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: `reclaim.experiments.frame(...)` after a bare `import reclaim`.
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"reclaim.{name}")
+    raise AttributeError(f"module 'reclaim' has no attribute {name!r}")

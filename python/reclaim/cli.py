@@ -33,9 +33,48 @@ def _report(message: str) -> None:
     console.print(f"[bold red]error:[/] {message}", soft_wrap=True, markup=True, highlight=False)
 
 
+#: The parser's exceptions: click's, or the copy of click that newer Typer releases carry.
+_parser_errors: Any = sys.modules[typer.BadParameter.__module__]
+#: End of input at a prompt (click's Abort, or Typer's own in the releases that carry click).
+_ABORT: Any = (typer.Abort, getattr(_parser_errors, "Abort", typer.Abort))
+
+
+def _shows_help(e: Exception) -> bool:
+    # click >= 8.2 raises NoArgsIsHelpError for a group called without arguments.
+    kind = getattr(_parser_errors, "NoArgsIsHelpError", None)
+    return kind is not None and isinstance(e, kind)
+
+
 class _OneErrorPath(TyperGroup):
     """Every command runs inside :meth:`invoke`: the one place where errors become messages and
-    exit statuses (usage errors are the parser's, also status 2)."""
+    exit statuses; :meth:`main` gives the parser's usage errors (also status 2) the same
+    ``error:`` prefix."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # The parser's own signature varies between click and Typer releases: pass it through.
+        standalone = kwargs.get("standalone_mode", True)
+        kwargs["standalone_mode"] = False
+        if not standalone:
+            return super().main(*args, **kwargs)
+        try:
+            code = super().main(*args, **kwargs)
+        except _parser_errors.UsageError as e:
+            if _shows_help(e):
+                # `reclaim` alone (no_args_is_help): the help is the message, not an error.
+                e.show()
+                sys.exit(e.exit_code)
+            if e.ctx is not None:
+                typer.echo(e.ctx.get_usage(), err=True)
+                typer.echo(f"Try '{e.ctx.command_path} {e.ctx.help_option_names[0]}' for help.\n", err=True)
+            _report(e.format_message())
+            sys.exit(e.exit_code)
+        except _parser_errors.ClickException as e:
+            _report(e.format_message())
+            sys.exit(e.exit_code)
+        except _ABORT:
+            console.print("aborted")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -103,6 +142,26 @@ def _finite(v: Any) -> Any:
     if isinstance(v, np.generic):
         return _finite(v.item())
     return v
+
+
+def number(name: str, v: Any) -> str:
+    """A metric as printed in tables: counts with thousands separators, rates to the whole unit,
+    seconds to the millisecond, ratios to four places.
+
+    >>> number("page_writes_per_second", 39274373.2445), number("seconds", 1.23456), number("wa", 2.0), number("erases", 12345)
+    ('39,274,373', '1.235', '2.0000', '12,345')
+    """
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return f"{int(v):,}"
+    if not isinstance(v, (float, np.floating)):
+        return str(v)
+    if not math.isfinite(v):
+        return "n/a" if v != v else str(v)
+    if name.endswith("_per_second"):
+        return f"{v:,.0f}"
+    if name == "seconds":
+        return f"{v:.3f}"
+    return f"{v:.4f}"
 
 
 def print_json(data: Any) -> None:
@@ -196,17 +255,16 @@ def simulate_cmd(
     if as_json:
         print_json(r.to_dict(arrays=arrays))
         return
-    physical = len(r.erase_counts) * (config.pages_per_segment or 64)
-    room = f"spare {1 - r.logical_pages / physical:.4f}" if config.sizes is None else f"sizes {config.sizes} (U, G in slots)"
-    t = Table(title=f"{config.policy}, {config.workload}, {len(r.erase_counts)} segments, {room}")
+    room = f"spare {r.simulated_spare:.4f}" if config.sizes is None else f"sizes {config.sizes}, spare {r.simulated_spare:.4f} of slots (U, G in slots)"
+    t = Table(title=f"{config.policy}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
+                    f"{r.simulated_logical_pages:,} logical pages, {room}")
     t.add_column("metric")
     t.add_column("value", justify="right")
     keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]
     if config.cache is not None:
         keys.append("cache_hit_ratio")
     for k in [*keys, "seconds", "page_writes_per_second"]:
-        v = getattr(r, k)
-        t.add_row(k, f"{v:.4f}" if isinstance(v, float) else f"{v:,}")
+        t.add_row(k, number(k, getattr(r, k)))
     out.print(t)
 
 
@@ -427,7 +485,7 @@ def sweep_run(
 @results_app.command("query")
 def results_query(
     db: Annotated[Path, typer.Argument(dir_okay=False, help="The results database.")],
-    sql: Annotated[str, typer.Argument(help="SQL (DuckDB); tables: tasks, series, sweep_tasks, failures.")],
+    sql: Annotated[str, typer.Argument(help="SQL (DuckDB); tables: tasks, series, sweep_tasks, failures, schema_version.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON objects.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the rows as CSV.")] = False,
 ) -> None:
@@ -468,6 +526,16 @@ def results_export(
     assert target is not None
     n = export(db, target, fmt, table)
     console.print(f"{n:,} rows of `{table}` written to {target}", soft_wrap=True, markup=False, highlight=False)
+
+
+@results_app.command("migrate")
+def results_migrate(
+    db: Annotated[Path, typer.Argument(dir_okay=False, help="The results database.")],
+) -> None:
+    """Bring a results database written by an older reclaim to this one's layout (every row is kept)."""
+    from reclaim.experiments import migrate
+
+    console.print(migrate(db), soft_wrap=True, markup=False, highlight=False)
 
 
 @app.command("report")
@@ -627,7 +695,7 @@ def trace_evaluate(
         print_json({"trace": info, "rows": rows})
         return
     t = Table(title=f"Li et al. §6 on {path.name}: {info['page_writes']:,} page writes, volume {info['volume_pages']:,} pages, "
-                    f"f_a = {info['f_a']:.4f}, S = {spare}, k = {pages_per_segment}")
+                    f"f_a = {info['f_a']:.4f}, S = {spare:g}, k = {pages_per_segment}")
     for col in ("algorithm", "normalized cleaning cost", "wear-leveling index", "allocation b"):
         t.add_column(col, justify="left" if col == "algorithm" else "right")
     for r in rows:
@@ -717,7 +785,8 @@ def _emit(as_json: bool, data: dict[str, Any], title: str) -> None:
     t.add_column("value", justify="right")
     for k, v in data.items():
         if isinstance(v, float):
-            t.add_row(k, f"{v:.6g}")
+            # Model outputs to six significant digits (a residual of 1e-11 stays readable).
+            t.add_row(k, number(k, v) if k == "seconds" or k.endswith("_per_second") else f"{v:.6g}")
         elif isinstance(v, list) and len(v) > 8:
             t.add_row(k, f"[{len(v)} values]")
         else:
@@ -791,7 +860,7 @@ def model_mean_field(
         m = vanhoudt.solve(pages_per_segment, s, d, r, f, frontier=frontier)
     _emit(as_json, {"wa": m.wa, "d": m.d, "frontier": m.frontier, "valid_distribution": m.valid_distribution.tolist(),
                     "residual": m.residual, "iterations": m.iterations, "seconds": m.seconds},
-          f"Van Houdt mean field, {frontier} frontier, b = {pages_per_segment}, S_f = {s}")
+          f"Van Houdt mean field, {frontier} frontier, b = {pages_per_segment}, S_f = {s:.6g}")
 
 
 def _li_workload(fa: float, r: str, f: str):
@@ -819,7 +888,7 @@ def model_gra(
     c = li.cost_per_gc(pages_per_segment, spare, w, d=d, blocks=segments)
     _emit(as_json, {"cleaning_cost": li.cleaning_cost(writes, c, pages_per_segment), "mean_valid_per_gc": c,
                     "wamp": c / (pages_per_segment - c)},
-          f"Li et al. GRA(d = {d:g}), k = {pages_per_segment}, S = {spare}, f_a = {fa}")
+          f"Li et al. GRA(d = {d:g}), k = {pages_per_segment}, S = {spare:g}, f_a = {fa:g}")
 
 
 @model_app.command("grouping")

@@ -87,6 +87,7 @@ def convert(
         raise ValueError(f"invalid value for `out`: {out} (expected a file other than the trace being converted)")
     if dst.is_dir():
         raise ValueError(f"invalid value for `out`: {out} (expected a file, not a folder)")
+    dst.parent.mkdir(parents=True, exist_ok=True)
     conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action)
     try:
         while conv.step(1 << 18):
@@ -119,6 +120,7 @@ def write_pages(pages: Sequence[int] | np.ndarray, out: str | Path, source: str 
     from reclaim.api import page_ids
 
     arr = np.ascontiguousarray(page_ids(pages, "pages"))
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
     return json.loads(_core.write_page_trace(str(out), arr, source))
 
 
@@ -264,12 +266,17 @@ def fit_locality(counts: np.ndarray, thresholds: Sequence[int], fa: float) -> di
     return {"fa": fa, "n": len(r), "r": r, "f": f, "thresholds": ts}
 
 
-def stats(trace: Trace, thresholds: Sequence[int] = (20, 5)) -> dict[str, Any]:
-    """Statistics of a converted trace (names as in ``reclaim trace stats --json``).
+def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format: str | None = None,
+          **options: Any) -> dict[str, Any]:
+    """Statistics of a trace (names as in ``reclaim trace stats --json``): a loaded
+    :class:`Trace`, the path of a converted one, or a text trace's path with its ``format`` (and
+    the options of :func:`convert`).
 
     ``f_a`` is the written share of the volume, the volume being the largest address rounded up
     to a whole GiB (Li et al. §6.1); ``f_a_address`` uses the address space itself.
     """
+    if not isinstance(trace, Trace):
+        trace = load_or_convert(trace, format, **options)
     m = trace.meta
     counts = access_counts(trace.pages) if len(trace.pages) else np.zeros(0, dtype=np.int64)
     volume_pages = volume(m)
