@@ -5,29 +5,54 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test lint build reproduce validate bench fuzz msrv clean
+.PHONY: run test test-browser test-newest lint build reproduce validate bench fuzz msrv clean
 
 $(STAMP): requirements.lock
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.lock
-	touch $(STAMP)
+	@echo "setting up $(VENV) from requirements.lock"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install --quiet --upgrade pip
+	@$(BIN)/pip install --quiet -r requirements.lock
+	@touch $(STAMP)
+
+# The engine is rebuilt only when a Rust source, a manifest or the lock changed (the Python
+# package is installed editable: its edits need no rebuild).
+ENGINE_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+ENGINE := $(VENV)/.engine-built
+
+$(ENGINE): $(STAMP) $(ENGINE_SOURCES)
+	@echo "building the engine (release; a few minutes the first time; log in $(VENV)/build.log)"
+	@VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release > $(VENV)/build.log 2>&1 \
+		|| { tail -n 40 $(VENV)/build.log; exit 1; }
+	@touch $(ENGINE)
 
 # Builds the engine (release) into the virtual environment.
-build: $(STAMP)
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+build: $(ENGINE)
 
 # The main job: compares cleaning policies on uniform and hot/cold writes.
 run: build
-	$(BIN)/reclaim demo
+	@$(BIN)/reclaim demo
 
-# Every test (Debian's chromium is installed first, for the report tests): the linters, the stubs, Rust unit, property and integration tests, then the Python suite.
-# RECLAIM_REQUIRE_SHARED=1 turns a missing ../shared into failures instead of skips.
+# Every test: the linters, the stubs, Rust unit, property and integration tests, then the Python
+# suite. RECLAIM_REQUIRE_SHARED=1 turns a missing ../shared into failures instead of skips. The
+# report's browser tests use a chromium on PATH; without one they are skipped (said below), and
+# RECLAIM_INSTALL_BROWSER=1 installs Debian's package first (apt; `make test-browser` does that).
 test: build lint
-	scripts/setup-test-browser.sh
+	@if [ "$${RECLAIM_INSTALL_BROWSER:-0}" = 1 ]; then scripts/setup-test-browser.sh; \
+	elif ! command -v chromium >/dev/null 2>&1; then \
+		echo "note: no chromium on PATH: the report's browser tests will be skipped (make test-browser installs Debian's chromium and runs them)"; fi
 	$(BIN)/python -m mypy.stubtest reclaim._core
 	cargo test --release --workspace --exclude reclaim-py
 	$(BIN)/python -m pytest -q
+
+# Installs Debian's chromium (apt, with sudo when not root) and runs the report's browser tests.
+test-browser: build
+	RECLAIM_INSTALL_BROWSER=1 scripts/setup-test-browser.sh
+	RECLAIM_INSTALL_BROWSER=1 $(BIN)/python -m pytest -q tests/test_report.py
+
+# The package built in a fresh environment from pyproject.toml alone (today's newest releases of
+# every dependency, not the lock), a smoke run of it, and the Rust workspace after `cargo update`.
+test-newest:
+	scripts/test-newest.sh
 
 # rustfmt, clippy (warnings are errors), ruff over the Python package, tests, examples and benchmarks, and
 # mypy over the package (`make test` adds stubtest: the engine's stubs against the built module).

@@ -1,8 +1,10 @@
-"""Shared fixtures: where the project's shared data lives, if it is beside the checkout."""
+"""Shared fixtures: where the project's shared data lives, if it is beside the checkout; the
+browser the report tests open pages in, if there is one."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,3 +21,14 @@ def shared_dir() -> Path:
             pytest.fail(f"{SHARED} is missing and RECLAIM_REQUIRE_SHARED=1")
         pytest.skip("../shared is not beside this checkout")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        if os.environ.get("RECLAIM_INSTALL_BROWSER") == "1":
+            # Asked for (CI, `make test-browser`): a missing browser is a failed install.
+            pytest.fail("chromium is not on PATH although RECLAIM_INSTALL_BROWSER=1 (scripts/setup-test-browser.sh installs it)")
+        pytest.skip("no chromium on PATH (`make test-browser` installs Debian's package and runs these tests)")
+    return path

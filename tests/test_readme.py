@@ -1,7 +1,7 @@
 """Every example of README.md's "Use" block runs, succeeds and finishes in under 30 seconds (the
 README promises it: a new user runs them and waits). They run in order in one scratch folder
-with ``../shared`` beside it, as a user would from a checkout: the trace examples use the file
-the one before them wrote."""
+holding only the checkout's ``data/`` and ``examples/``, with no ``../shared`` beside it, as from a
+fresh clone: the trace examples use the file the one before them wrote."""
 
 from __future__ import annotations
 
@@ -37,14 +37,18 @@ def test_the_use_block_holds_the_examples():
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory, shared_dir):
-    # The examples name ../shared/data/traces and write tpcc.rtr and out/ where they run.
+def workdir(tmp_path_factory):
+    # A clone's root as the examples see it: its data and example files, nothing beside it.
     base = tmp_path_factory.mktemp("readme")
-    (base / "shared").symlink_to(shared_dir)
     (base / "work").mkdir()
-    # …and the checkout's example files, as from the checkout's root.
-    (base / "work" / "examples").symlink_to(ROOT / "examples")
+    for name in ("data", "examples"):
+        (base / "work" / name).symlink_to(ROOT / name)
+    assert not (base / "shared").exists()
     return base / "work"
+
+
+def test_no_example_reads_beside_the_checkout():
+    assert not [c for c in examples() if "../" in c]
 
 
 @pytest.mark.parametrize("cmd", examples())
@@ -56,3 +60,5 @@ def test_readme_example(cmd, workdir):
         pytest.fail(f"README example took over {LIMIT} s: {cmd}")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Traceback" not in res.stderr
+    # Whatever an example writes goes under out/ (ignored by git), beside the results/ default.
+    assert {p.name for p in workdir.iterdir()} <= {"data", "examples", "out", "results"}

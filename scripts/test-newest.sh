@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# reclaim as a user gets it today, not as the lock pins it:
+#  1. a fresh virtual environment resolved from pyproject.toml alone (the newest release of every
+#     dependency within its stated range), the package built and installed from this checkout
+#     (`pip install '.[dask]'`), then a smoke run from an empty folder: a simulation, two quick
+#     reproductions that write a results database, a sweep and its rerun, a report;
+#  2. the Rust workspace in a scratch copy after `cargo update`: it builds and its unit tests pass.
+# `make test-newest` runs it; .ci/run runs it after `make test`. `scripts/test-newest.sh python`
+# or `… cargo` runs one part.
+set -euo pipefail
+PART=${1:-all}
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PYTHON=${PYTHON:-python3}
+WORK=$ROOT/target/newest
+rm -rf "$WORK/venv" "$WORK/smoke" "$WORK/cargo"
+mkdir -p "$WORK/smoke" "$WORK/cargo"
+
+step() { printf '\n== %s\n' "$*"; }
+
+if [ "$PART" = all ] || [ "$PART" = python ]; then
+step "fresh environment from pyproject.toml (no lock)"
+"$PYTHON" -m venv "$WORK/venv"
+"$WORK/venv/bin/pip" install --quiet --upgrade pip
+"$WORK/venv/bin/pip" install --quiet "$ROOT[dask]"
+"$WORK/venv/bin/pip" freeze | grep -iE '^(duckdb|numpy|pandas|pyarrow|scipy|typer|click|rich|matplotlib|plotly|dask|distributed)==' | tr '\n' ' '
+echo
+
+step "smoke run (from an empty folder, no checkout on the path)"
+cd "$WORK/smoke"
+R="$WORK/venv/bin/reclaim"
+"$R" simulate --segments 256 --pages-per-segment 32 --spare 0.1 --policy greedy --writes 3x --quiet --json > sim.json
+"$WORK/venv/bin/python" -c "import json; d = json.load(open('sim.json')); assert d['wa'] > 1 and d['simulated_segments'] == 256, d"
+"$R" reproduce stockmeyer --quick --db smoke.duckdb --workers 2 > stockmeyer.txt
+"$R" reproduce lomet --quick --db smoke.duckdb --workers 2 > lomet.txt
+cat > sweep.toml <<'EOF'
+name = "smoke"
+replications = 2
+[base]
+segments = 64
+pages_per_segment = 32
+warmup = "fill+1x"
+writes = "3x"
+[axes]
+policy = ["fifo", "greedy"]
+spare = [0.1, 0.2]
+EOF
+"$R" sweep run sweep.toml --db sweep.duckdb --workers 2
+"$R" sweep run sweep.toml --db sweep.duckdb --workers 2 2>&1 | tee rerun.txt
+grep -q "8 already in" rerun.txt
+"$R" results query sweep.duckdb "SELECT count(*) AS tasks, count(DISTINCT simulated_logical_pages) AS geometries FROM tasks"
+"$R" report sweep.duckdb -o report.html
+"$R" report smoke.duckdb -o reproductions.html
+test -s report.html && test -s reproductions.html
+cd "$ROOT"
+fi
+
+if [ "$PART" = all ] || [ "$PART" = cargo ]; then
+step "Rust workspace after cargo update (scratch copy)"
+cp -r Cargo.toml Cargo.lock clippy.toml crates "$WORK/cargo/"
+if [ -d fuzz ]; then cp -r fuzz "$WORK/cargo/"; fi
+cd "$WORK/cargo"
+cargo update 2>&1 | grep -E "Updating|Locking|Adding|Removing" | head -n 40 || true
+CARGO_TARGET_DIR=$ROOT/target/newest-cargo cargo test --release --workspace --exclude reclaim-py --lib --quiet
+cd "$ROOT"
+fi
+step "newest dependencies ($PART): passed"
