@@ -62,3 +62,13 @@ def test_readme_example(cmd, workdir):
     assert "Traceback" not in res.stderr
     # Whatever an example writes goes under out/ (ignored by git), beside the results/ default.
     assert {p.name for p in workdir.iterdir()} <= {"data", "examples", "out", "results"}
+
+
+def test_readme_python_block(workdir):
+    # Runs after the sh examples (same folder): it reads the trace and the database they wrote.
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", text.split("\n## Use\n", 1)[1], re.S)
+    assert block, "README.md has no python block under ## Use"
+    code = block.group(1)
+    res = subprocess.run([sys.executable, "-c", code], cwd=workdir, capture_output=True, text=True, timeout=LIMIT)
+    assert res.returncode == 0, res.stdout + res.stderr

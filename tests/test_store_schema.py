@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from reclaim.cli import app
-from reclaim.experiments import SCHEMA_VERSION, SchemaError, load, migrate, query, run
+from reclaim.experiments import SCHEMA_VERSION, SchemaError, frame, load, migrate, query, run
 from reclaim.experiments import store as store_mod
 from typer.testing import CliRunner
 
@@ -51,6 +51,9 @@ def test_requested_and_simulated_geometry_are_both_kept(tmp_path):
                         "simulated_spare FROM tasks")
     # 200 logical pages of 16 × 16 = 256 physical: spare 1 − 200/256 = 0.21875.
     assert rows == [(200, 200, 16, 16, pytest.approx(0.21875))] * 2
+    # The layout check leaves the connection free for the query (a data frame through Arrow).
+    f = frame(db, "SELECT logical_pages, simulated_spare FROM tasks")
+    assert list(f["logical_pages"]) == [200, 200]
     sweep(tmp_path / "spare", tmp_path / "q.duckdb", spare=0.25)
     _, rows = query(tmp_path / "q.duckdb", "SELECT DISTINCT logical_pages, simulated_logical_pages, simulated_spare FROM tasks")
     # A spare factor asked for, no logical pages: 0.75 × 256 = 192 simulated, NULL requested.

@@ -136,8 +136,9 @@ def schema_version(con: Any) -> int | None:
     written before versions were kept."""
     tables = _tables(con)
     if "schema_version" in tables:
-        row = con.execute("SELECT max(version) FROM schema_version").fetchone()
-        return int(row[0]) if row and row[0] is not None else 1
+        # fetchall, not fetchone: a result left unfinished blocks the connection's next query.
+        (version,) = con.execute("SELECT max(version) FROM schema_version").fetchall()[0]
+        return int(version) if version is not None else 1
     return 1 if "tasks" in tables else None
 
 
@@ -187,7 +188,7 @@ class ResultStore:
     def _schema(self) -> None:
         c = self.con
         c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
-        if c.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0:
+        if c.execute("SELECT count(*) FROM schema_version").fetchall()[0][0] == 0:
             c.execute("INSERT INTO schema_version VALUES ($1)", [SCHEMA_VERSION])
         c.execute("CREATE TABLE IF NOT EXISTS tasks (key VARCHAR PRIMARY KEY, config JSON)")
         have = {r[0] for r in c.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
@@ -349,7 +350,7 @@ def migrate(path: str | Path) -> str:
         con.execute("BEGIN TRANSACTION")
         try:
             cols = {r[0]: r[1] for r in con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
-            n = con.execute("SELECT count(*) FROM tasks").fetchone()[0]
+            n = con.execute("SELECT count(*) FROM tasks").fetchall()[0][0]
             if "logical_pages" in cols and "simulated_logical_pages" not in cols:
                 con.execute('ALTER TABLE tasks RENAME COLUMN logical_pages TO simulated_logical_pages')
             con.execute('ALTER TABLE tasks ADD COLUMN IF NOT EXISTS logical_pages BIGINT')
@@ -366,7 +367,7 @@ def migrate(path: str | Path) -> str:
                 con.execute("CREATE TABLE IF NOT EXISTS legacy_segment_valid_fractions (key VARCHAR PRIMARY KEY, fractions DOUBLE[])")
                 con.execute("INSERT INTO legacy_segment_valid_fractions SELECT key, segment_valid_histogram FROM tasks "
                             "WHERE segment_valid_histogram IS NOT NULL ON CONFLICT DO NOTHING")
-                moved = con.execute("SELECT count(*) FROM legacy_segment_valid_fractions").fetchone()[0]
+                moved = con.execute("SELECT count(*) FROM legacy_segment_valid_fractions").fetchall()[0][0]
                 con.execute("ALTER TABLE tasks DROP COLUMN segment_valid_histogram")
                 con.execute("ALTER TABLE tasks ADD COLUMN segment_valid_histogram BIGINT[]")
             con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
@@ -436,7 +437,7 @@ def export(path: str | Path, out: str | Path, fmt: str, table: str = "tasks") ->
         raise ValueError(f"invalid value for `table`: {table!r} (expected tasks, series, sweep_tasks or failures)")
     con = _connect(path, read_only=True)
     try:
-        n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        n = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
         target = str(Path(out)).replace("'", "''")
         con.execute(f"COPY {table} TO '{target}' (FORMAT {fmt.upper()})")
         return int(n)
