@@ -144,9 +144,9 @@ def _finite(v: Any) -> Any:
     return v
 
 
-def number(name: str, v: Any) -> str:
+def number(name: str, v: Any, other: str = ".4f") -> str:
     """A metric as printed in tables: counts with thousands separators, rates to the whole unit,
-    seconds to the millisecond, ratios to four places.
+    seconds to the millisecond, other numbers (ratios) in the format ``other``, four places.
 
     >>> number("page_writes_per_second", 39274373.2445), number("seconds", 1.23456), number("wa", 2.0), number("erases", 12345)
     ('39,274,373', '1.235', '2.0000', '12,345')
@@ -161,7 +161,7 @@ def number(name: str, v: Any) -> str:
         return f"{v:,.0f}"
     if name == "seconds":
         return f"{v:.3f}"
-    return f"{v:.4f}"
+    return format(v, other)
 
 
 def print_json(data: Any) -> None:
@@ -786,7 +786,7 @@ def _emit(as_json: bool, data: dict[str, Any], title: str) -> None:
     for k, v in data.items():
         if isinstance(v, float):
             # Model outputs to six significant digits (a residual of 1e-11 stays readable).
-            t.add_row(k, number(k, v) if k == "seconds" or k.endswith("_per_second") else f"{v:.6g}")
+            t.add_row(k, number(k, v, other=".6g"))
         elif isinstance(v, list) and len(v) > 8:
             t.add_row(k, f"[{len(v)} values]")
         else:
