@@ -364,7 +364,11 @@ impl Simulator {
         if placement.buffer.is_some() || config.policy.freq().is_some() {
             store.keep_up2();
         }
-        if matches!(config.policy, PolicySpec::MultiLog) {
+        if config
+            .policy
+            .info()
+            .needs(crate::config::grammar::Need::SealedBy)
+        {
             store.keep_sealed_by();
         }
         if let Some(sizes) = &config.sizes {
@@ -2318,7 +2322,7 @@ mod tests {
             segments: Some(8),
             pages_per_segment: 4,
             logical_pages: Some(24),
-            policy: PolicySpec::Fifo,
+            policy: PolicySpec::Fifo(()),
             ..SimConfig::default()
         };
         // 8 segments − 1 frontier − 1 = 6 segments of 4 pages: 24 pages fit, but FIFO must

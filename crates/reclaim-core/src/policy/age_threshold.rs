@@ -11,8 +11,13 @@
 //! with Fifo (or, with `sort=tree`, oldest-first) ties.
 
 use super::aged_buckets::{aged_hooks, AgedBuckets};
+use super::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshold};
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -36,5 +41,29 @@ impl VictimPolicy for AgeThreshold {
         let seg = self.index.lowest_head(store)?;
         self.index.take(seg);
         Some(seg)
+    }
+}
+
+const PARAMS: [Param; 5] = lsa_params("nat=heuristic", "fifo");
+
+impl Declare for AgeThreshold {
+    type Params = LsaSelection;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "age-threshold",
+        aliases: &[],
+        summary: "Greedy among the segments older than the age threshold AT.",
+        source: "Menon & Stockmeyer 1998; Stockmeyer §1, §2.3",
+        params: &PARAMS,
+        needs: &[Need::DestageNumbers],
+    };
+    fn parse(args: &Args<'_>) -> Result<LsaSelection> {
+        LsaSelection::parse(args, Threshold::Heuristic, BucketOrder::Fifo)
+    }
+    fn show(b: &LsaSelection, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "age-threshold:{b}")
+    }
+    fn build(b: &LsaSelection, g: &Geometry) -> Self {
+        AgeThreshold::new(AgedBuckets::of(b, g))
     }
 }

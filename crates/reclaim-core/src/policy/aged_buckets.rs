@@ -31,8 +31,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::config::{AgeRule, BucketCount, BucketOrder};
 use crate::store::{Store, NONE};
+use std::fmt;
+
+use crate::config::grammar::{check_range, Args, Param};
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
 
 /// The [`super::VictimPolicy`] hooks of a policy whose candidates are an [`AgedBuckets`] field
 /// `index`: every one is forwarded, only `select` differs.
@@ -331,6 +335,239 @@ impl AgedBuckets {
     /// Takes `seg`, a candidate, out as the victim.
     pub fn take(&mut self, seg: u32) {
         self.leave(seg);
+    }
+}
+
+/// Number of utilization buckets of Stockmeyer's selection (`CdmBucketCount`, §2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BucketCount {
+    /// `exact`: one bucket per valid count, so that bucket heads are exact.
+    Exact,
+    /// `B` buckets of equal utilization range, 1 ≤ B ≤ 65,536 (the report uses 10).
+    Count(u32),
+}
+
+impl fmt::Display for BucketCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BucketCount::Exact => f.write_str("exact"),
+            BucketCount::Count(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// Order inside a bucket (Stockmeyer §2.3's `Sorting`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BucketOrder {
+    /// `fifo`: a queue a segment joins when it enters the bucket.
+    Fifo,
+    /// `tree`: sorted by age, the oldest at the head.
+    Tree,
+}
+
+impl fmt::Display for BucketOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BucketOrder::Fifo => "fifo",
+            BucketOrder::Tree => "tree",
+        })
+    }
+}
+
+/// Which sealed segments must wait for the age threshold (Stockmeyer Note 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgeRule {
+    /// `all`: every sealed segment (the all-age version, Stockmeyer's simulator).
+    All,
+    /// `tw`: only segments sealed from a destage (user) stream (the TW-age version).
+    Tw,
+}
+
+impl fmt::Display for AgeRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AgeRule::All => "all",
+            AgeRule::Tw => "tw",
+        })
+    }
+}
+
+/// The age threshold AT [destage sequence numbers].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Threshold {
+    /// `at=N`: N segments closed from a destage stream.
+    At(u64),
+    /// `nat=X`: the normalized threshold, AT = round(X · segments), 0 ≤ X ≤ 1.
+    Nat(f64),
+    /// `nat=heuristic`: NAT = 0.5·(1 − ASU), ASU = logical pages / physical pages (Menon &
+    /// Stockmeyer §18; Stockmeyer §3's age-thr-nat.10 at ASU 0.8).
+    Heuristic,
+}
+
+impl Threshold {
+    /// AT on a geometry.
+    pub fn resolve(&self, g: &Geometry) -> u64 {
+        let nat = match *self {
+            Threshold::At(n) => return n,
+            Threshold::Nat(x) => x,
+            Threshold::Heuristic => {
+                0.5 * (1.0 - g.logical_pages as f64 / g.physical_pages() as f64)
+            }
+        };
+        (nat * f64::from(g.segments)).round().max(0.0) as u64
+    }
+}
+
+impl fmt::Display for Threshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Threshold::At(n) => write!(f, "at={n}"),
+            Threshold::Nat(x) => write!(f, "nat={x}"),
+            Threshold::Heuristic => f.write_str("nat=heuristic"),
+        }
+    }
+}
+
+/// The selection parameters shared by `age-threshold` and `fitness` (Stockmeyer §2.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LsaSelection {
+    /// Age threshold.
+    pub threshold: Threshold,
+    /// `CdmBucketCount`.
+    pub buckets: BucketCount,
+    /// `Sorting`.
+    pub sort: BucketOrder,
+    /// All-age or TW-age.
+    pub age: AgeRule,
+}
+
+impl LsaSelection {
+    /// The selection of `age-threshold` or `fitness`, with that policy's defaults.
+    pub fn parse(spec: &Args<'_>, threshold: Threshold, sort: BucketOrder) -> Result<Self> {
+        let threshold = match (spec.get("at"), spec.get("nat")) {
+            (Some(_), Some(_)) => {
+                return Err(spec.bad("one of `at=N` and `nat=X`, not both"));
+            }
+            (Some(_), None) => Threshold::At(spec.num("at", None, "a whole number ≥ 0")?),
+            (None, Some("heuristic")) => Threshold::Heuristic,
+            (None, Some(_)) => {
+                let x: f64 = spec.num("nat", None, "a number in [0, 1] or `heuristic`")?;
+                check_range(&format!("{}.nat", spec.param), x, 0.0, 1.0, false, false)?;
+                Threshold::Nat(x)
+            }
+            (None, None) => threshold,
+        };
+        let buckets = match spec.get("buckets") {
+            None | Some("exact") => BucketCount::Exact,
+            Some(_) => {
+                let range = "a whole number in [1, 65536] or `exact`";
+                let b: u32 = spec.num("buckets", None, range)?;
+                if !(1..=65_536).contains(&b) {
+                    return Err(Error::param(&format!("{}.buckets", spec.param), b, range));
+                }
+                BucketCount::Count(b)
+            }
+        };
+        let sort = match spec.get("sort") {
+            None => sort,
+            Some("fifo") => BucketOrder::Fifo,
+            Some("tree") => BucketOrder::Tree,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.sort", spec.param),
+                    format!("`{v}`"),
+                    "`fifo` or `tree`",
+                ))
+            }
+        };
+        let age = match spec.get("age") {
+            None | Some("all") => AgeRule::All,
+            Some("tw") => AgeRule::Tw,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.age", spec.param),
+                    format!("`{v}`"),
+                    "`all` or `tw`",
+                ))
+            }
+        };
+        Ok(LsaSelection {
+            threshold,
+            buckets,
+            sort,
+            age,
+        })
+    }
+}
+
+impl fmt::Display for LsaSelection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{},buckets={},sort={},age={}",
+            self.threshold, self.buckets, self.sort, self.age
+        )
+    }
+}
+
+/// The parameters of Stockmeyer's selection shared by `age-threshold` and `fitness`, with the
+/// defaults of `age-threshold` (`fitness` differs in `at` and `sort`).
+pub const fn lsa_params(threshold_default: &'static str, sort_default: &'static str) -> [Param; 5] {
+    [
+        Param {
+            key: "at",
+            values: "N",
+            unit: "destage sequence numbers",
+            range: "a whole number ≥ 0",
+            default: Some(threshold_default),
+            help: "Age threshold AT: segments closed from a destage stream since a segment's own.",
+        },
+        Param {
+            key: "nat",
+            values: "X|heuristic",
+            unit: "",
+            range: "a number in [0, 1] or `heuristic`",
+            default: Some(threshold_default),
+            help: "Normalized threshold NAT = AT / segments; heuristic: 0.5·(1 − ASU) (Menon & Stockmeyer §18).",
+        },
+        Param {
+            key: "buckets",
+            values: "B|exact",
+            unit: "buckets",
+            range: "a whole number in [1, 65536] or `exact`",
+            default: Some("exact"),
+            help: "CdmBucketCount: utilization buckets (the report uses 10); exact: one per valid count.",
+        },
+        Param {
+            key: "sort",
+            values: "fifo|tree",
+            unit: "",
+            range: "`fifo` or `tree`",
+            default: Some(sort_default),
+            help: "Order inside a bucket: arrival (Fifo) or age (Tree), Stockmeyer §2.3.",
+        },
+        Param {
+            key: "age",
+            values: "all|tw",
+            unit: "",
+            range: "`all` or `tw`",
+            default: Some("all"),
+            help: "Which segments wait for the threshold: all (all-age) or those of destage streams (TW-age), Note 1.",
+        },
+    ]
+}
+
+impl AgedBuckets {
+    /// The index of a selection for a store of `geometry`.
+    pub fn of(b: &LsaSelection, geometry: &Geometry) -> Self {
+        AgedBuckets::new(
+            geometry.segments,
+            geometry.pages_per_segment,
+            b.buckets,
+            b.sort,
+            b.threshold.resolve(geometry),
+            b.age,
+        )
     }
 }
 

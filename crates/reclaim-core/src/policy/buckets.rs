@@ -4,7 +4,7 @@
 
 use rand::Rng;
 
-use crate::config::Tie;
+use super::greedy::Tie;
 use crate::store::{Store, NONE};
 
 /// Buckets of segments by valid count.

@@ -18,11 +18,15 @@
 //! FTL counts it. `form=lomet` selects that reading, `form=lfs` (the default) Rosenblum's.
 
 use super::count_heaps::CountHeaps;
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::BenefitForm;
+use crate::config::grammar::{Args, Family, Info, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
+use std::fmt;
 
 /// Cost-benefit over sealed segments indexed by valid count, oldest stamp on top.
 #[derive(Clone, Debug)]
@@ -87,6 +91,63 @@ impl VictimPolicy for CostBenefit {
         let (_, seg, valid) = best?;
         self.index.unindex(seg, valid);
         Some(seg)
+    }
+}
+
+/// Cost-benefit's score (`cost-benefit:form=…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BenefitForm {
+    /// `lfs`: (1 − u)·age/(1 + u), Rosenblum & Ousterhout §3.6 (reading the segment costs 1,
+    /// rewriting its live data u).
+    #[default]
+    Lfs,
+    /// `lomet`: Lomet & Luo §6.1.3's "(1 − E)·age/E", E read as the utilization u (see
+    /// `policy::cost_benefit`): (1 − u)·age/u.
+    Lomet,
+}
+
+impl fmt::Display for BenefitForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BenefitForm::Lfs => "lfs",
+            BenefitForm::Lomet => "lomet",
+        })
+    }
+}
+
+impl Declare for CostBenefit {
+    type Params = BenefitForm;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "cost-benefit",
+        aliases: &[],
+        summary: "The largest (1 − u)·age/(1 + u) (lfs) or (1 − u)·age/u (lomet).",
+        source: "Rosenblum & Ousterhout §3.6; Lomet & Luo §6.1.3",
+        params: &[Param {
+            key: "form",
+            values: "lfs|lomet",
+            unit: "",
+            range: "`lfs` or `lomet`",
+            default: Some("lfs"),
+            help: "Score: Rosenblum's (1 − u)·age/(1 + u), or Lomet & Luo's (1 − u)·age/u.",
+        }],
+        needs: &[],
+    };
+    fn parse(args: &Args<'_>) -> Result<BenefitForm> {
+        args.choice(
+            "form",
+            &[("lfs", BenefitForm::Lfs), ("lomet", BenefitForm::Lomet)],
+            BenefitForm::Lfs,
+        )
+    }
+    fn show(form: &BenefitForm, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match form {
+            BenefitForm::Lfs => write!(f, "cost-benefit"),
+            BenefitForm::Lomet => write!(f, "cost-benefit:form=lomet"),
+        }
+    }
+    fn build(form: &BenefitForm, g: &Geometry) -> Self {
+        CostBenefit::new(g.segments, g.pages_per_segment, *form)
     }
 }
 

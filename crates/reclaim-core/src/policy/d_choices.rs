@@ -7,8 +7,12 @@
 
 use rand::Rng;
 
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -42,5 +46,35 @@ impl VictimPolicy for DChoices {
             }
         }
         Some(best)
+    }
+}
+
+impl Declare for DChoices {
+    type Params = u32;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "d-choices",
+        aliases: &[],
+        summary: "The fewest valid pages among d sealed segments drawn uniformly with replacement.",
+        source: "Van Houdt §2.2, eq. 3",
+        params: &[Param {
+            key: "d",
+            values: "D",
+            unit: "segments",
+            range: "a whole number in [1, segments]",
+            default: None,
+            help: "Segments drawn, with replacement.",
+        }],
+        needs: &[Need::SealedSet],
+    };
+    const DRAWS_AT_RANDOM: bool = true;
+    fn parse(args: &Args<'_>) -> Result<u32> {
+        args.num("d", None, "a whole number ≥ 1")
+    }
+    fn show(d: &u32, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "d-choices:d={d}")
+    }
+    fn build(d: &u32, _g: &Geometry) -> Self {
+        DChoices::new(*d)
     }
 }

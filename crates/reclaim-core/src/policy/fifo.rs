@@ -5,8 +5,12 @@
 
 use std::collections::VecDeque;
 
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -47,5 +51,27 @@ impl VictimPolicy for Fifo {
             }
             *stale -= 1;
         }
+    }
+}
+
+impl Declare for Fifo {
+    type Params = ();
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "fifo",
+        aliases: &["age"],
+        summary: "The oldest sealed segment first.",
+        source: "Lomet & Luo §3 (age-based cleaning, eq. 3–4); Van Houdt §1",
+        params: &[],
+        needs: &[],
+    };
+    fn parse(_args: &Args<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn show((): &(), f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("fifo")
+    }
+    fn build((): &(), g: &Geometry) -> Self {
+        Fifo::new(g.segments)
     }
 }

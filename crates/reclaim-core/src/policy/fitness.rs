@@ -11,8 +11,13 @@
 //! fitness go to the lower utilization.
 
 use super::aged_buckets::{aged_hooks, AgedBuckets};
+use super::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshold};
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -66,12 +71,37 @@ impl VictimPolicy for Fitness {
 }
 
 // The brute force computes the very same expression, so the scores must be equal to the bit.
+
+const PARAMS: [Param; 5] = lsa_params("at=0", "tree");
+
+impl Declare for Fitness {
+    type Params = LsaSelection;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "fitness",
+        aliases: &[],
+        summary: "The largest fitness A·(1 − u)²/u, optionally with an age threshold.",
+        source: "Butterworth 1999; Stockmeyer §1 eq. 1, §2.3, §9",
+        params: &PARAMS,
+        needs: &[Need::DestageNumbers],
+    };
+    fn parse(args: &Args<'_>) -> Result<LsaSelection> {
+        LsaSelection::parse(args, Threshold::At(0), BucketOrder::Tree)
+    }
+    fn show(b: &LsaSelection, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fitness:{b}")
+    }
+    fn build(b: &LsaSelection, g: &Geometry) -> Self {
+        Fitness::new(AgedBuckets::of(b, g))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
-    use crate::config::{AgeRule, BucketCount, BucketOrder};
     use crate::geometry::Geometry;
+    use crate::policy::aged_buckets::{AgeRule, BucketCount, BucketOrder};
     use rand::{Rng, SeedableRng};
 
     /// With exact buckets in Tree order, each selection is the argmax of eq. (1) over every

@@ -8,8 +8,12 @@
 use rand::Rng;
 
 use super::buckets::ValidBuckets;
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -66,5 +70,35 @@ impl VictimPolicy for Gra {
         // is uniform, as §3.1's random tie-breaking asks.
         let rank = rng.random_range(0..candidates);
         self.buckets.pop_rank(rank, rng)
+    }
+}
+
+impl Declare for Gra {
+    type Params = u32;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "gra",
+        aliases: &[],
+        summary: "Uniform among the d sealed segments with the fewest valid pages (d = 1 greedy, d = segments random).",
+        source: "Li et al. §3.1",
+        params: &[Param {
+            key: "d",
+            values: "D",
+            unit: "segments",
+            range: "a whole number in [1, segments]",
+            default: None,
+            help: "Window of the fewest-valid segments drawn from.",
+        }],
+        needs: &[],
+    };
+    const DRAWS_AT_RANDOM: bool = true;
+    fn parse(args: &Args<'_>) -> Result<u32> {
+        args.num("d", None, "a whole number ≥ 1")
+    }
+    fn show(d: &u32, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "gra:d={d}")
+    }
+    fn build(d: &u32, g: &Geometry) -> Self {
+        Gra::new(g.segments, g.pages_per_segment, *d)
     }
 }

@@ -11,11 +11,15 @@
 //! et al. §3.1 (GRA with d = 1).
 
 use super::buckets::ValidBuckets;
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::Tie;
+use crate::config::grammar::{Args, Family, Info, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
+use std::fmt;
 
 /// Exact greedy.
 #[derive(Clone, Debug)]
@@ -70,5 +74,77 @@ impl VictimPolicy for Greedy {
 
     fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         self.buckets.pop_min(self.tie, store, rng)
+    }
+}
+
+/// How ties between equally good victims are broken (greedy and windowed greedy): the order kept
+/// inside a bucket of equal valid counts. The default is `random`, Li et al.'s rule (§3.1) and
+/// O(1); `oldest` and `fifo` scan the tied segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tie {
+    /// The segment sealed first among the tied ones: the bucket kept sorted by age, oldest at
+    /// the head (Stockmeyer §2.3's Sorting = Tree, with age read as seal order).
+    Oldest,
+    /// The segment that entered the bucket first, by sealing or by losing a page: each bucket a
+    /// FIFO queue (Stockmeyer §2.3's Sorting = Fifo).
+    Fifo,
+    /// Uniformly at random among the tied ones.
+    Random,
+}
+
+impl Tie {
+    /// The `tie=` argument, random when absent.
+    pub fn parse(args: &Args<'_>) -> Result<Self> {
+        args.choice(
+            "tie",
+            &[
+                ("random", Tie::Random),
+                ("oldest", Tie::Oldest),
+                ("fifo", Tie::Fifo),
+            ],
+            Tie::Random,
+        )
+    }
+}
+
+/// The `tie=` parameter of greedy and windowed greedy.
+pub const TIE: Param = Param {
+    key: "tie",
+    values: "random|oldest|fifo",
+    unit: "",
+    range: "`random`, `oldest` or `fifo`",
+    default: Some("random"),
+    help: "Order among segments with equally few valid pages: random (Li et al. §3.1), oldest sealed, or first in (Stockmeyer §2.3).",
+};
+
+impl fmt::Display for Tie {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Tie::Oldest => "oldest",
+            Tie::Fifo => "fifo",
+            Tie::Random => "random",
+        })
+    }
+}
+
+impl Declare for Greedy {
+    type Params = Tie;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "greedy",
+        aliases: &[],
+        summary: "The sealed segment with the fewest valid pages.",
+        source: "Van Houdt §1; Li et al. §3.1 (GRA with d = 1)",
+        params: &[TIE],
+        needs: &[],
+    };
+    fn parse(args: &Args<'_>) -> Result<Tie> {
+        Tie::parse(args)
+    }
+    fn show(tie: &Tie, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "greedy:tie={tie}")
+    }
+    fn build(tie: &Tie, g: &Geometry) -> Self {
+        Greedy::new(g.segments, g.pages_per_segment, *tie)
     }
 }

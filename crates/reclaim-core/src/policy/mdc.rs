@@ -44,11 +44,15 @@
 //! segment number.
 
 use super::count_heaps::CountHeaps;
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::{Decline, FreqSource};
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
+use std::fmt;
 
 /// MDC's priority ((B − A)/A)² / (C·d) (§5.1.3), smallest cleaned first: `b` the segment's size
 /// and `a` its available space (the same unit), `c` its current pages and `d` = u_now − u_p2
@@ -275,6 +279,131 @@ impl VictimPolicy for Mdc {
         self.index.unindex(seg, valid);
         self.last = valid as usize;
         Some(seg)
+    }
+}
+
+/// How MDC's cost decline counts a segment's pages when they vary in size (`mdc:decline=…`,
+/// Lomet & Luo §4.2–4.4). The two agree, priority for priority, when every page has one size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Decline {
+    /// `paper`: §4.4's general form as §5.1.3 simplifies it, `((B − A)/A)² / (C·(u_now − u_p2))`:
+    /// §4.2's (1 − E) times `Δ_E = ((B − A)/C)/B`, the mean size of the segment's current pages.
+    #[default]
+    Paper,
+    /// `pages`: §4.2's words, "the update frequency per segment is the number of current pages
+    /// times `U_pf`", with the same `Δ_E`: `C·U_pf·Δ_E = U_pf·(B − A)/B`, so that the priority is
+    /// `(B − A) / (A²·(u_now − u_p2))`. The paper's form multiplies by (1 − E), which already
+    /// counts the current pages by their size, and then by `Δ_E`, whose 1/C counts them again.
+    Pages,
+}
+
+impl fmt::Display for Decline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Decline::Paper => "paper",
+            Decline::Pages => "pages",
+        })
+    }
+}
+
+/// Where MDC's update frequency of a page comes from (`mdc:freq=…`, and the keys by which the
+/// sort buffer and a cleaning batch are sorted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FreqSource {
+    /// `estimate`: u_p2, the estimated time of a page's penultimate update, carried forward as
+    /// Lomet & Luo §5.2.2 says.
+    #[default]
+    Estimate,
+    /// `exact`: the update rate each write carries from the workload (MDC-opt, multi-log-opt;
+    /// §6.1.3).
+    Exact,
+}
+
+impl fmt::Display for FreqSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FreqSource::Estimate => "estimate",
+            FreqSource::Exact => "exact",
+        })
+    }
+}
+
+/// The parameters of MDC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MdcSpec {
+    /// Where the update frequency comes from.
+    pub freq: FreqSource,
+    /// How a segment's decline counts its pages when pages vary in size.
+    pub decline: Decline,
+}
+
+/// The `freq=` parameter of MDC and multi-log.
+pub const FREQ: Param = Param {
+    key: "freq",
+    values: "estimate|exact",
+    unit: "",
+    range: "`estimate` or `exact`",
+    default: Some("estimate"),
+    help: "Update frequencies estimated from update times (u_p2), or each write's exact rate (the -opt variants, §6.1.3).",
+};
+
+impl FreqSource {
+    /// The `freq=` argument, `estimate` when absent.
+    pub fn parse(args: &Args<'_>) -> Result<Self> {
+        args.choice(
+            "freq",
+            &[
+                ("estimate", FreqSource::Estimate),
+                ("exact", FreqSource::Exact),
+            ],
+            FreqSource::Estimate,
+        )
+    }
+}
+
+impl Declare for Mdc {
+    type Params = MdcSpec;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "mdc",
+        aliases: &[],
+        summary: "Minimum declining cost ((B − A)/A)²/(C·(u_now − u_p2)).",
+        source: "Lomet & Luo §4–5; MDC-opt §6.1.3",
+        params: &[
+            FREQ,
+            Param {
+                key: "decline",
+                values: "paper|pages",
+                unit: "",
+                range: "`paper` or `pages`",
+                default: Some("paper"),
+                help: "With page sizes: §4.4's general form (paper), or §4.2's words (pages).",
+            },
+        ],
+        needs: &[Need::SealedSet, Need::Up2],
+    };
+    fn parse(args: &Args<'_>) -> Result<MdcSpec> {
+        Ok(MdcSpec {
+            freq: FreqSource::parse(args)?,
+            decline: args.choice(
+                "decline",
+                &[("paper", Decline::Paper), ("pages", Decline::Pages)],
+                Decline::Paper,
+            )?,
+        })
+    }
+    fn show(p: &MdcSpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The default reading is left out, so that the names of earlier runs stay theirs.
+        match p.decline {
+            Decline::Paper => write!(f, "mdc:freq={}", p.freq),
+            Decline::Pages => write!(f, "mdc:freq={},decline=pages", p.freq),
+        }
+    }
+    fn build(p: &MdcSpec, g: &Geometry) -> Self {
+        Mdc::new(g.segments, g.pages_per_segment, p.freq, p.decline)
+    }
+    fn freq(p: &MdcSpec) -> Option<FreqSource> {
+        Some(p.freq)
     }
 }
 

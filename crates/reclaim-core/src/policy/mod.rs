@@ -1,5 +1,6 @@
 //! Victim policies: which sealed segment the cleaner reclaims next. One file per policy, each
-//! citing its source.
+//! citing its source and declaring itself ([`Declare`]); the registry at the end of this file
+//! collects them, one line each.
 
 pub mod age_threshold;
 pub mod aged_buckets;
@@ -17,8 +18,12 @@ pub mod multi_log;
 pub mod random;
 pub mod windowed;
 
+use std::fmt;
+use std::str::FromStr;
+
 use crate::clocks::Clocks;
-use crate::config::PolicySpec;
+use crate::config::grammar::{string_serde, usages, Args, Info, Need};
+use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
@@ -61,123 +66,189 @@ pub trait VictimPolicy {
     fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32>;
 }
 
-/// Every policy, dispatched statically (one predictable branch per call on the hot path).
-#[derive(Clone, Debug)]
-pub enum Policy {
-    /// See [`fifo::Fifo`].
-    Fifo(fifo::Fifo),
-    /// See [`greedy::Greedy`].
-    Greedy(greedy::Greedy),
-    /// See [`random::RandomPolicy`].
-    Random(random::RandomPolicy),
-    /// See [`d_choices::DChoices`].
-    DChoices(d_choices::DChoices),
-    /// See [`gra::Gra`].
-    Gra(gra::Gra),
-    /// See [`windowed::Windowed`].
-    Windowed(windowed::Windowed),
-    /// See [`cost_benefit::CostBenefit`].
-    CostBenefit(cost_benefit::CostBenefit),
-    /// See [`mdc::Mdc`].
-    Mdc(mdc::Mdc),
-    /// See [`multi_log::MultiLogCleaning`].
-    MultiLog(multi_log::MultiLogCleaning),
-    /// See [`age_threshold::AgeThreshold`].
-    AgeThreshold(age_threshold::AgeThreshold),
-    /// See [`fitness::Fitness`].
-    Fitness(fitness::Fitness),
-}
-
-impl Policy {
-    /// The policy of a spec for a store of the given geometry.
-    pub fn new(spec: &PolicySpec, geometry: &Geometry) -> Self {
-        let (segments, pps) = (geometry.segments, geometry.pages_per_segment);
-        let aged = |b: &crate::config::LsaSelection| {
-            aged_buckets::AgedBuckets::new(
-                segments,
-                pps,
-                b.buckets,
-                b.sort,
-                b.threshold.resolve(geometry),
-                b.age,
-            )
-        };
-        match spec {
-            PolicySpec::Fifo => Policy::Fifo(fifo::Fifo::new(segments)),
-            PolicySpec::Greedy { tie } => Policy::Greedy(greedy::Greedy::new(segments, pps, *tie)),
-            PolicySpec::Random => Policy::Random(random::RandomPolicy),
-            PolicySpec::DChoices { d } => Policy::DChoices(d_choices::DChoices::new(*d)),
-            PolicySpec::Gra { d } => Policy::Gra(gra::Gra::new(segments, pps, *d)),
-            PolicySpec::Windowed { w, tie } => {
-                Policy::Windowed(windowed::Windowed::new(segments, pps, *w, *tie))
-            }
-            PolicySpec::CostBenefit { form } => {
-                Policy::CostBenefit(cost_benefit::CostBenefit::new(segments, pps, *form))
-            }
-            PolicySpec::Mdc { freq, decline } => {
-                Policy::Mdc(mdc::Mdc::new(segments, pps, *freq, *decline))
-            }
-            PolicySpec::MultiLog => Policy::MultiLog(multi_log::MultiLogCleaning::default()),
-            PolicySpec::AgeThreshold(b) => {
-                Policy::AgeThreshold(age_threshold::AgeThreshold::new(aged(b)))
-            }
-            PolicySpec::Fitness(b) => Policy::Fitness(fitness::Fitness::new(aged(b))),
-        }
+/// What a victim policy declares in its own file, and how it is built from its parameters.
+pub trait Declare: VictimPolicy + Sized {
+    /// Its parsed parameters (`()` for none).
+    type Params: Clone + fmt::Debug + PartialEq;
+    /// Its name, parameters, source and needs.
+    const INFO: Info;
+    /// Whether it draws its candidates at random, so that it can miss the segments with room by
+    /// chance (its choice among equal valid counts aside).
+    const DRAWS_AT_RANDOM: bool = false;
+    /// Its parameters from a spec string whose keys are already checked against [`Self::INFO`].
+    fn parse(args: &Args<'_>) -> Result<Self::Params>;
+    /// Its canonical spec string, which names runs and results: it must not change.
+    fn show(params: &Self::Params, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// The policy for a store of `geometry`.
+    fn build(params: &Self::Params, geometry: &Geometry) -> Self;
+    /// Where its update frequencies come from, if it reads them.
+    fn freq(_params: &Self::Params) -> Option<mdc::FreqSource> {
+        None
     }
 }
 
-macro_rules! dispatch {
-    ($self:ident, $p:ident => $e:expr) => {
-        match $self {
-            Policy::Fifo($p) => $e,
-            Policy::Greedy($p) => $e,
-            Policy::Random($p) => $e,
-            Policy::DChoices($p) => $e,
-            Policy::Gra($p) => $e,
-            Policy::Windowed($p) => $e,
-            Policy::CostBenefit($p) => $e,
-            Policy::Mdc($p) => $e,
-            Policy::MultiLog($p) => $e,
-            Policy::AgeThreshold($p) => $e,
-            Policy::Fitness($p) => $e,
+/// Writes the registry: [`PolicySpec`] (a parsed `--policy`), [`Policy`] (the policy, dispatched
+/// statically: one predictable branch per call on the hot path) and [`POLICIES`].
+macro_rules! registry {
+    ($($v:ident($t:ty),)*) => {
+        /// Victim policy (`--policy`): a registered policy and its parameters.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum PolicySpec {
+            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v(<$t as Declare>::Params),)*
+        }
+
+        /// Every policy, dispatched statically.
+        #[derive(Clone, Debug)]
+        pub enum Policy {
+            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v($t),)*
+        }
+
+        /// Every policy's declaration, in registration order.
+        pub const POLICIES: &[&Info] = &[$(&<$t as Declare>::INFO,)*];
+
+        impl PolicySpec {
+            /// What the policy declares of itself.
+            pub fn info(&self) -> &'static Info {
+                match self {
+                    $(PolicySpec::$v(_) => &<$t as Declare>::INFO,)*
+                }
+            }
+
+            /// Whether the policy draws its candidates at random.
+            pub fn draws_at_random(&self) -> bool {
+                match self {
+                    $(PolicySpec::$v(_) => <$t as Declare>::DRAWS_AT_RANDOM,)*
+                }
+            }
+
+            /// Where the run's update frequencies come from, for a policy that reads them.
+            pub fn freq(&self) -> Option<mdc::FreqSource> {
+                match self {
+                    $(PolicySpec::$v(p) => <$t as Declare>::freq(p),)*
+                }
+            }
+        }
+
+        impl FromStr for PolicySpec {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                let args = Args::parse("policy", s)?;
+                $(
+                    if <$t as Declare>::INFO.answers(args.name) {
+                        args.check(&<$t as Declare>::INFO)?;
+                        return Ok(PolicySpec::$v(<$t as Declare>::parse(&args)?));
+                    }
+                )*
+                Err(args.bad(&usages(POLICIES)))
+            }
+        }
+
+        impl fmt::Display for PolicySpec {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(PolicySpec::$v(p) => <$t as Declare>::show(p, f),)*
+                }
+            }
+        }
+
+        impl Policy {
+            /// The policy of a spec for a store of the given geometry.
+            pub fn new(spec: &PolicySpec, geometry: &Geometry) -> Self {
+                match spec {
+                    $(PolicySpec::$v(p) => Policy::$v(<$t as Declare>::build(p, geometry)),)*
+                }
+            }
+        }
+
+        impl VictimPolicy for Policy {
+            #[inline]
+            fn on_destage(&mut self, now: u64, store: &Store) {
+                match self {
+                    $(Policy::$v(p) => p.on_destage(now, store),)*
+                }
+            }
+            #[inline]
+            fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
+                match self {
+                    $(Policy::$v(p) => p.on_seal(seg, user, store),)*
+                }
+            }
+            // Always inlined, as are the policies' own: the user write's hot path calls it, and a
+            // second caller (a page of several slots, `Simulator::invalidate_sized`) must not
+            // un-inline it there.
+            #[allow(clippy::inline_always)]
+            #[inline(always)]
+            fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
+                match self {
+                    $(Policy::$v(p) => p.on_invalidate(seg, slot, store),)*
+                }
+            }
+            #[inline]
+            fn on_remove(&mut self, seg: u32, store: &Store) {
+                match self {
+                    $(Policy::$v(p) => p.on_remove(seg, store),)*
+                }
+            }
+            #[inline]
+            fn prefetch(&self, seg: u32) {
+                match self {
+                    $(Policy::$v(p) => p.prefetch(seg),)*
+                }
+            }
+            #[inline]
+            fn prefetch_entry(&self, seg: u32, store: &Store) {
+                match self {
+                    $(Policy::$v(p) => p.prefetch_entry(seg, store),)*
+                }
+            }
+            #[inline]
+            fn likely_victim(&self, store: &Store, rng: &SimRng) -> Option<u32> {
+                match self {
+                    $(Policy::$v(p) => p.likely_victim(store, rng),)*
+                }
+            }
+            #[inline]
+            fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
+                match self {
+                    $(Policy::$v(p) => p.select(store, clocks, rng),)*
+                }
+            }
         }
     };
 }
 
-impl VictimPolicy for Policy {
-    #[inline]
-    fn on_destage(&mut self, now: u64, store: &Store) {
-        dispatch!(self, p => p.on_destage(now, store));
+impl PolicySpec {
+    /// Whether the policy reads segments' destage sequence numbers.
+    pub fn needs_destage_numbers(&self) -> bool {
+        self.info().needs(Need::DestageNumbers)
     }
-    #[inline]
-    fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
-        dispatch!(self, p => p.on_seal(seg, user, store));
+
+    /// Whether the policy draws from or scans the set of sealed segments (else the store keeps
+    /// only their number).
+    pub fn reads_sealed_set(&self) -> bool {
+        self.info().needs(Need::SealedSet)
     }
-    // Always inlined, as are the policies' own: the user write's hot path calls it, and a second
-    // caller (a page of several slots, `Simulator::invalidate_sized`) must not un-inline it there.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
-        dispatch!(self, p => p.on_invalidate(seg, slot, store));
+}
+
+impl Default for PolicySpec {
+    fn default() -> Self {
+        PolicySpec::Greedy(greedy::Tie::Random)
     }
-    #[inline]
-    fn on_remove(&mut self, seg: u32, store: &Store) {
-        dispatch!(self, p => p.on_remove(seg, store));
-    }
-    #[inline]
-    fn prefetch(&self, seg: u32) {
-        dispatch!(self, p => p.prefetch(seg));
-    }
-    #[inline]
-    fn prefetch_entry(&self, seg: u32, store: &Store) {
-        dispatch!(self, p => p.prefetch_entry(seg, store));
-    }
-    #[inline]
-    fn likely_victim(&self, store: &Store, rng: &SimRng) -> Option<u32> {
-        dispatch!(self, p => p.likely_victim(store, rng))
-    }
-    #[inline]
-    fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
-        dispatch!(self, p => p.select(store, clocks, rng))
-    }
+}
+
+string_serde!(PolicySpec);
+
+// The registry: one line per policy.
+registry! {
+    Fifo(fifo::Fifo),
+    Greedy(greedy::Greedy),
+    Random(random::RandomPolicy),
+    DChoices(d_choices::DChoices),
+    Gra(gra::Gra),
+    Windowed(windowed::Windowed),
+    CostBenefit(cost_benefit::CostBenefit),
+    Mdc(mdc::Mdc),
+    MultiLog(multi_log::MultiLogCleaning),
+    AgeThreshold(age_threshold::AgeThreshold),
+    Fitness(fitness::Fitness),
 }

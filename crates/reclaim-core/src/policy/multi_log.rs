@@ -20,8 +20,12 @@
 
 use std::collections::VecDeque;
 
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info, Need};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::{SegState, Store, NONE};
 use crate::SimRng;
 
@@ -152,6 +156,28 @@ impl VictimPolicy for MultiLogCleaning {
         log.segments -= 1;
         log.valid -= u64::from(store.valid[seg as usize]);
         Some(seg)
+    }
+}
+
+impl Declare for MultiLogCleaning {
+    type Params = ();
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "multi-log",
+        aliases: &[],
+        summary: "The oldest segment of the log whose space is cheapest to take; with the multi-log placement.",
+        source: "Stoica & Ailamaki, VLDB 2013, as Lomet & Luo §6.1.3 describe it",
+        params: &[],
+        needs: &[Need::SealedBy],
+    };
+    fn parse(_args: &Args<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn show((): &(), f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("multi-log")
+    }
+    fn build((): &(), _g: &Geometry) -> Self {
+        MultiLogCleaning::default()
     }
 }
 

@@ -4,8 +4,12 @@
 
 use rand::Rng;
 
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
+use crate::config::grammar::{Args, Family, Info, Need};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::Store;
 use crate::SimRng;
 
@@ -17,5 +21,28 @@ impl VictimPolicy for RandomPolicy {
     fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let n = store.sealed.len();
         (n > 0).then(|| store.sealed.get(rng.random_range(0..n)))
+    }
+}
+
+impl Declare for RandomPolicy {
+    type Params = ();
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "random",
+        aliases: &[],
+        summary: "A sealed segment drawn uniformly.",
+        source: "Van Houdt (d-choices with d = 1); Li et al. §3.1 (GRA with d = N)",
+        params: &[],
+        needs: &[Need::SealedSet],
+    };
+    const DRAWS_AT_RANDOM: bool = true;
+    fn parse(_args: &Args<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn show((): &(), f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("random")
+    }
+    fn build((): &(), _g: &Geometry) -> Self {
+        RandomPolicy
     }
 }

@@ -7,9 +7,14 @@
 use std::collections::VecDeque;
 
 use super::buckets::ValidBuckets;
+use super::greedy::Tie;
+use super::greedy::TIE;
+use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::Tie;
+use crate::config::grammar::{Args, Family, Info, Param};
+use crate::error::Result;
+use crate::geometry::Geometry;
 use crate::store::{SegState, Store};
 use crate::SimRng;
 
@@ -91,6 +96,51 @@ impl VictimPolicy for Windowed {
         }
         self.fill_window(store);
         Some(victim)
+    }
+}
+
+/// The parameters of windowed greedy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowedSpec {
+    /// Window size, 1 ≤ w ≤ segments.
+    pub w: u32,
+    /// Tie rule inside the window.
+    pub tie: Tie,
+}
+
+impl Declare for Windowed {
+    type Params = WindowedSpec;
+    const INFO: Info = Info {
+        family: Family::Policy,
+        name: "windowed",
+        aliases: &[],
+        summary:
+            "Greedy among the w segments sealed longest ago (w = 1 FIFO, w = segments greedy).",
+        source: "Hu et al., SYSTOR 2009 (cited by Van Houdt)",
+        params: &[
+            Param {
+                key: "w",
+                values: "W",
+                unit: "segments",
+                range: "a whole number in [1, segments]",
+                default: None,
+                help: "Window: the oldest sealed segments considered.",
+            },
+            TIE,
+        ],
+        needs: &[],
+    };
+    fn parse(args: &Args<'_>) -> Result<WindowedSpec> {
+        Ok(WindowedSpec {
+            w: args.num("w", None, "a whole number ≥ 1")?,
+            tie: Tie::parse(args)?,
+        })
+    }
+    fn show(p: &WindowedSpec, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "windowed:w={},tie={}", p.w, p.tie)
+    }
+    fn build(p: &WindowedSpec, g: &Geometry) -> Self {
+        Windowed::new(g.segments, g.pages_per_segment, p.w, p.tie)
     }
 }
 

@@ -6,6 +6,8 @@
 //! Parsing and range checks live here and nowhere else; a bad value is an [`Error::Param`] that
 //! names the parameter, the value and the valid range.
 
+pub mod grammar;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -13,640 +15,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use grammar::{check_range, join, parse_vec, string_serde, Args};
+
+pub use crate::policy::aged_buckets::{AgeRule, BucketCount, BucketOrder, LsaSelection, Threshold};
+pub use crate::policy::cost_benefit::BenefitForm;
+pub use crate::policy::greedy::Tie;
+pub use crate::policy::mdc::{Decline, FreqSource, MdcSpec};
+pub use crate::policy::windowed::WindowedSpec;
+pub use crate::policy::PolicySpec;
 
 /// Largest number of physical pages: slots are addressed by `u32`, `u32::MAX` marks "none".
 pub const MAX_PHYSICAL_PAGES: u64 = u32::MAX as u64 - 1;
-
-/// A spec string split into its name and `key=value` arguments.
-struct Spec<'a> {
-    param: &'static str,
-    text: &'a str,
-    name: &'a str,
-    args: Vec<(&'a str, &'a str)>,
-}
-
-impl<'a> Spec<'a> {
-    fn parse(param: &'static str, text: &'a str) -> Result<Self> {
-        let text = text.trim();
-        let (name, rest) = match text.split_once(':') {
-            Some((n, r)) => (n.trim(), Some(r)),
-            None => (text, None),
-        };
-        let mut args = Vec::new();
-        if let Some(rest) = rest {
-            for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                let (k, v) = part.split_once('=').ok_or_else(|| {
-                    Error::param(
-                        param,
-                        format!("`{text}`"),
-                        format!("`key=value` arguments after `{name}:`, got `{part}`"),
-                    )
-                })?;
-                let k = k.trim();
-                // A repeated key would otherwise be resolved silently in favour of one of them.
-                if args.iter().any(|(seen, _)| *seen == k) {
-                    return Err(Error::param(
-                        param,
-                        format!("`{text}` (`{k}` given twice)"),
-                        format!("each argument of `{name}` at most once"),
-                    ));
-                }
-                args.push((k, v.trim()));
-            }
-        }
-        Ok(Spec {
-            param,
-            text,
-            name,
-            args,
-        })
-    }
-
-    /// Fails if an argument other than `allowed` is present.
-    fn only(&self, allowed: &[&str]) -> Result<()> {
-        for (k, _) in &self.args {
-            if !allowed.contains(k) {
-                let expected = if allowed.is_empty() {
-                    format!("no arguments for `{}`", self.name)
-                } else {
-                    format!("arguments of `{}` among {}", self.name, allowed.join(", "))
-                };
-                return Err(Error::param(
-                    self.param,
-                    format!("`{}` (unknown argument `{k}`)", self.text),
-                    expected,
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn get(&self, key: &str) -> Option<&'a str> {
-        self.args.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
-    }
-
-    fn num<T: FromStr>(&self, key: &str, default: Option<T>, range: &str) -> Result<T> {
-        match self.get(key) {
-            None => default.ok_or_else(|| {
-                Error::param(
-                    self.param,
-                    format!("`{}`", self.text),
-                    format!("`{key}=` ({range}) to be given"),
-                )
-            }),
-            Some(v) => v.parse::<T>().map_err(|_| {
-                Error::param(
-                    &format!("{}.{key}", self.param),
-                    format!("`{v}`"),
-                    range.to_string(),
-                )
-            }),
-        }
-    }
-
-    fn bad(&self, expected: &str) -> Error {
-        Error::param(self.param, format!("`{}`", self.text), expected.to_string())
-    }
-}
-
-fn check_range(
-    param: &str,
-    value: f64,
-    lo: f64,
-    hi: f64,
-    lo_open: bool,
-    hi_open: bool,
-) -> Result<()> {
-    let ok_lo = if lo_open { value > lo } else { value >= lo };
-    let ok_hi = if hi_open { value < hi } else { value <= hi };
-    if ok_lo && ok_hi && value.is_finite() {
-        Ok(())
-    } else {
-        let l = if lo_open { "(" } else { "[" };
-        let h = if hi_open { ")" } else { "]" };
-        Err(Error::param(
-            param,
-            value,
-            format!("a number in {l}{lo}, {hi}{h}"),
-        ))
-    }
-}
-
-macro_rules! string_serde {
-    ($t:ty) => {
-        impl Serialize for $t {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                s: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str(&self.to_string())
-            }
-        }
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                d: D,
-            ) -> std::result::Result<Self, D::Error> {
-                #[derive(Deserialize)]
-                #[serde(untagged)]
-                enum Raw {
-                    S(String),
-                    U(u64),
-                    F(f64),
-                }
-                let text = match Raw::deserialize(d)? {
-                    Raw::S(s) => s,
-                    Raw::U(u) => u.to_string(),
-                    Raw::F(f) => f.to_string(),
-                };
-                text.parse().map_err(serde::de::Error::custom)
-            }
-        }
-    };
-}
-
-/// How ties between equally good victims are broken (greedy and windowed greedy): the order kept
-/// inside a bucket of equal valid counts. The default is `random`, Li et al.'s rule (§3.1) and
-/// O(1); `oldest` and `fifo` scan the tied segments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tie {
-    /// The segment sealed first among the tied ones: the bucket kept sorted by age, oldest at
-    /// the head (Stockmeyer §2.3's Sorting = Tree, with age read as seal order).
-    Oldest,
-    /// The segment that entered the bucket first, by sealing or by losing a page: each bucket a
-    /// FIFO queue (Stockmeyer §2.3's Sorting = Fifo).
-    Fifo,
-    /// Uniformly at random among the tied ones.
-    Random,
-}
-
-impl Tie {
-    fn parse(spec: &Spec<'_>) -> Result<Self> {
-        match spec.get("tie") {
-            None | Some("random") => Ok(Tie::Random),
-            Some("oldest") => Ok(Tie::Oldest),
-            Some("fifo") => Ok(Tie::Fifo),
-            Some(v) => Err(Error::param(
-                &format!("{}.tie", spec.param),
-                format!("`{v}`"),
-                "`random`, `oldest` or `fifo`",
-            )),
-        }
-    }
-}
-
-impl fmt::Display for Tie {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Tie::Oldest => "oldest",
-            Tie::Fifo => "fifo",
-            Tie::Random => "random",
-        })
-    }
-}
-
-/// Victim policy (`--policy`). Each variant is implemented in `policy/<name>.rs`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PolicySpec {
-    /// `fifo`: oldest sealed segment first.
-    Fifo,
-    /// `greedy[:tie=random|oldest]`: fewest valid pages.
-    Greedy {
-        /// Tie rule among segments with equally few valid pages.
-        tie: Tie,
-    },
-    /// `random`: uniform among sealed segments.
-    Random,
-    /// `d-choices:d=D`: fewest valid pages among `d` segments drawn with replacement.
-    DChoices {
-        /// Number of draws, 1 ≤ d ≤ segments.
-        d: u32,
-    },
-    /// `gra:d=D`: uniform among the `d` sealed segments with fewest valid pages.
-    Gra {
-        /// Window size, 1 ≤ d ≤ segments (d = 1 greedy, d = segments random).
-        d: u32,
-    },
-    /// `windowed:w=W[,tie=random|oldest]`: greedy among the `w` oldest sealed segments.
-    Windowed {
-        /// Window size, 1 ≤ w ≤ segments.
-        w: u32,
-        /// Tie rule inside the window.
-        tie: Tie,
-    },
-    /// `cost-benefit[:form=lfs|lomet]`: largest (1 − u)·age/(1 + u) (Rosenblum & Ousterhout), or
-    /// (1 − u)·age/u (Lomet & Luo §6.1.3).
-    CostBenefit {
-        /// Which of the two scores.
-        form: BenefitForm,
-    },
-    /// `mdc[:freq=estimate|exact,decline=paper|pages]`: minimum declining cost
-    /// `((B − A)/A)² / (C·(u_now − u_p2))` (Lomet & Luo §4–5), u_p2 estimated from update times
-    /// or, `exact` (MDC-opt, §6.1.3), from each write's known update rate.
-    Mdc {
-        /// Where the update frequency comes from.
-        freq: FreqSource,
-        /// How a segment's decline counts its pages when pages vary in size.
-        decline: Decline,
-    },
-    /// `multi-log`: the oldest segment of the log whose next victim is cheapest to clean (Stoica
-    /// & Ailamaki, as Lomet & Luo §6.1.3 describe it); with the `multi-log` placement.
-    MultiLog,
-    /// `age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]`:
-    /// greedy among segments older than AT (Menon & Stockmeyer; Stockmeyer §2.3).
-    AgeThreshold(LsaSelection),
-    /// `fitness[:at=N|nat=X,buckets=B|exact,sort=fifo|tree,age=all|tw]`: largest A·(1 − u)²/u
-    /// (Butterworth; Stockmeyer eq. 1), optionally with an age threshold (§9).
-    Fitness(LsaSelection),
-}
-
-/// Cost-benefit's score (`cost-benefit:form=…`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum BenefitForm {
-    /// `lfs`: (1 − u)·age/(1 + u), Rosenblum & Ousterhout §3.6 (reading the segment costs 1,
-    /// rewriting its live data u).
-    #[default]
-    Lfs,
-    /// `lomet`: Lomet & Luo §6.1.3's "(1 − E)·age/E", E read as the utilization u (see
-    /// `policy::cost_benefit`): (1 − u)·age/u.
-    Lomet,
-}
-
-impl fmt::Display for BenefitForm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BenefitForm::Lfs => "lfs",
-            BenefitForm::Lomet => "lomet",
-        })
-    }
-}
-
-/// How MDC's cost decline counts a segment's pages when they vary in size (`mdc:decline=…`,
-/// Lomet & Luo §4.2–4.4). The two agree, priority for priority, when every page has one size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Decline {
-    /// `paper`: §4.4's general form as §5.1.3 simplifies it, `((B − A)/A)² / (C·(u_now − u_p2))`:
-    /// §4.2's (1 − E) times `Δ_E = ((B − A)/C)/B`, the mean size of the segment's current pages.
-    #[default]
-    Paper,
-    /// `pages`: §4.2's words, "the update frequency per segment is the number of current pages
-    /// times `U_pf`", with the same `Δ_E`: `C·U_pf·Δ_E = U_pf·(B − A)/B`, so that the priority is
-    /// `(B − A) / (A²·(u_now − u_p2))`. The paper's form multiplies by (1 − E), which already
-    /// counts the current pages by their size, and then by `Δ_E`, whose 1/C counts them again.
-    Pages,
-}
-
-impl fmt::Display for Decline {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Decline::Paper => "paper",
-            Decline::Pages => "pages",
-        })
-    }
-}
-
-/// Where MDC's update frequency of a page comes from (`mdc:freq=…`, and the keys by which the
-/// sort buffer and a cleaning batch are sorted).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum FreqSource {
-    /// `estimate`: u_p2, the estimated time of a page's penultimate update, carried forward as
-    /// Lomet & Luo §5.2.2 says.
-    #[default]
-    Estimate,
-    /// `exact`: the update rate each write carries from the workload (MDC-opt, multi-log-opt;
-    /// §6.1.3).
-    Exact,
-}
-
-impl fmt::Display for FreqSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FreqSource::Estimate => "estimate",
-            FreqSource::Exact => "exact",
-        })
-    }
-}
-
-/// Number of utilization buckets of Stockmeyer's selection (`CdmBucketCount`, §2.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BucketCount {
-    /// `exact`: one bucket per valid count, so that bucket heads are exact.
-    Exact,
-    /// `B` buckets of equal utilization range, 1 ≤ B ≤ 65,536 (the report uses 10).
-    Count(u32),
-}
-
-impl fmt::Display for BucketCount {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BucketCount::Exact => f.write_str("exact"),
-            BucketCount::Count(b) => write!(f, "{b}"),
-        }
-    }
-}
-
-/// Order inside a bucket (Stockmeyer §2.3's `Sorting`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BucketOrder {
-    /// `fifo`: a queue a segment joins when it enters the bucket.
-    Fifo,
-    /// `tree`: sorted by age, the oldest at the head.
-    Tree,
-}
-
-impl fmt::Display for BucketOrder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BucketOrder::Fifo => "fifo",
-            BucketOrder::Tree => "tree",
-        })
-    }
-}
-
-/// Which sealed segments must wait for the age threshold (Stockmeyer Note 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AgeRule {
-    /// `all`: every sealed segment (the all-age version, Stockmeyer's simulator).
-    All,
-    /// `tw`: only segments sealed from a destage (user) stream (the TW-age version).
-    Tw,
-}
-
-impl fmt::Display for AgeRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AgeRule::All => "all",
-            AgeRule::Tw => "tw",
-        })
-    }
-}
-
-/// The age threshold AT [destage sequence numbers].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Threshold {
-    /// `at=N`: N segments closed from a destage stream.
-    At(u64),
-    /// `nat=X`: the normalized threshold, AT = round(X · segments), 0 ≤ X ≤ 1.
-    Nat(f64),
-    /// `nat=heuristic`: NAT = 0.5·(1 − ASU), ASU = logical pages / physical pages (Menon &
-    /// Stockmeyer §18; Stockmeyer §3's age-thr-nat.10 at ASU 0.8).
-    Heuristic,
-}
-
-impl Threshold {
-    /// AT on a geometry.
-    pub fn resolve(&self, g: &Geometry) -> u64 {
-        let nat = match *self {
-            Threshold::At(n) => return n,
-            Threshold::Nat(x) => x,
-            Threshold::Heuristic => {
-                0.5 * (1.0 - g.logical_pages as f64 / g.physical_pages() as f64)
-            }
-        };
-        (nat * f64::from(g.segments)).round().max(0.0) as u64
-    }
-}
-
-impl fmt::Display for Threshold {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Threshold::At(n) => write!(f, "at={n}"),
-            Threshold::Nat(x) => write!(f, "nat={x}"),
-            Threshold::Heuristic => f.write_str("nat=heuristic"),
-        }
-    }
-}
-
-/// The selection parameters shared by `age-threshold` and `fitness` (Stockmeyer §2.3).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LsaSelection {
-    /// Age threshold.
-    pub threshold: Threshold,
-    /// `CdmBucketCount`.
-    pub buckets: BucketCount,
-    /// `Sorting`.
-    pub sort: BucketOrder,
-    /// All-age or TW-age.
-    pub age: AgeRule,
-}
-
-impl LsaSelection {
-    fn parse(spec: &Spec<'_>, threshold: Threshold, sort: BucketOrder) -> Result<Self> {
-        spec.only(&["at", "nat", "buckets", "sort", "age"])?;
-        let threshold = match (spec.get("at"), spec.get("nat")) {
-            (Some(_), Some(_)) => {
-                return Err(spec.bad("one of `at=N` and `nat=X`, not both"));
-            }
-            (Some(_), None) => Threshold::At(spec.num("at", None, "a whole number ≥ 0")?),
-            (None, Some("heuristic")) => Threshold::Heuristic,
-            (None, Some(_)) => {
-                let x: f64 = spec.num("nat", None, "a number in [0, 1] or `heuristic`")?;
-                check_range(&format!("{}.nat", spec.param), x, 0.0, 1.0, false, false)?;
-                Threshold::Nat(x)
-            }
-            (None, None) => threshold,
-        };
-        let buckets = match spec.get("buckets") {
-            None | Some("exact") => BucketCount::Exact,
-            Some(_) => {
-                let range = "a whole number in [1, 65536] or `exact`";
-                let b: u32 = spec.num("buckets", None, range)?;
-                if !(1..=65_536).contains(&b) {
-                    return Err(Error::param(&format!("{}.buckets", spec.param), b, range));
-                }
-                BucketCount::Count(b)
-            }
-        };
-        let sort = match spec.get("sort") {
-            None => sort,
-            Some("fifo") => BucketOrder::Fifo,
-            Some("tree") => BucketOrder::Tree,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.sort", spec.param),
-                    format!("`{v}`"),
-                    "`fifo` or `tree`",
-                ))
-            }
-        };
-        let age = match spec.get("age") {
-            None | Some("all") => AgeRule::All,
-            Some("tw") => AgeRule::Tw,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.age", spec.param),
-                    format!("`{v}`"),
-                    "`all` or `tw`",
-                ))
-            }
-        };
-        Ok(LsaSelection {
-            threshold,
-            buckets,
-            sort,
-            age,
-        })
-    }
-}
-
-impl fmt::Display for LsaSelection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{},buckets={},sort={},age={}",
-            self.threshold, self.buckets, self.sort, self.age
-        )
-    }
-}
-
-impl PolicySpec {
-    /// Whether the policy reads segments' destage sequence numbers.
-    pub fn needs_destage_numbers(&self) -> bool {
-        matches!(self, PolicySpec::AgeThreshold(_) | PolicySpec::Fitness(_))
-    }
-
-    /// Whether the policy draws its candidates at random, so that it can miss the segments with
-    /// room by chance (its choice among equal valid counts aside).
-    pub fn draws_at_random(&self) -> bool {
-        matches!(
-            self,
-            PolicySpec::Random | PolicySpec::DChoices { .. } | PolicySpec::Gra { .. }
-        )
-    }
-
-    /// Whether the policy draws from or scans the set of sealed segments (else the store keeps
-    /// only their number).
-    pub fn reads_sealed_set(&self) -> bool {
-        matches!(
-            self,
-            PolicySpec::Random | PolicySpec::DChoices { .. } | PolicySpec::Mdc { .. }
-        )
-    }
-
-    /// Where the run's update frequencies come from, for a policy that reads them.
-    pub fn freq(&self) -> Option<FreqSource> {
-        match self {
-            PolicySpec::Mdc { freq, .. } => Some(*freq),
-            _ => None,
-        }
-    }
-}
-
-impl Default for PolicySpec {
-    fn default() -> Self {
-        PolicySpec::Greedy { tie: Tie::Random }
-    }
-}
-
-impl FromStr for PolicySpec {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        let spec = Spec::parse("policy", s)?;
-        let count = "a whole number ≥ 1";
-        Ok(match spec.name {
-            "fifo" | "age" => {
-                spec.only(&[])?;
-                PolicySpec::Fifo
-            }
-            "greedy" => {
-                spec.only(&["tie"])?;
-                PolicySpec::Greedy { tie: Tie::parse(&spec)? }
-            }
-            "random" => {
-                spec.only(&[])?;
-                PolicySpec::Random
-            }
-            "d-choices" => {
-                spec.only(&["d"])?;
-                PolicySpec::DChoices { d: spec.num("d", None, count)? }
-            }
-            "gra" => {
-                spec.only(&["d"])?;
-                PolicySpec::Gra { d: spec.num("d", None, count)? }
-            }
-            "windowed" => {
-                spec.only(&["w", "tie"])?;
-                PolicySpec::Windowed { w: spec.num("w", None, count)?, tie: Tie::parse(&spec)? }
-            }
-            "cost-benefit" => {
-                spec.only(&["form"])?;
-                let form = match spec.get("form") {
-                    None | Some("lfs") => BenefitForm::Lfs,
-                    Some("lomet") => BenefitForm::Lomet,
-                    Some(v) => {
-                        return Err(Error::param("policy.form", format!("`{v}`"), "`lfs` or `lomet`"))
-                    }
-                };
-                PolicySpec::CostBenefit { form }
-            }
-            "multi-log" => {
-                spec.only(&[])?;
-                PolicySpec::MultiLog
-            }
-            "mdc" => {
-                spec.only(&["freq", "decline"])?;
-                let freq = match spec.get("freq") {
-                    None | Some("estimate") => FreqSource::Estimate,
-                    Some("exact") => FreqSource::Exact,
-                    Some(v) => {
-                        return Err(Error::param("policy.freq", format!("`{v}`"), "`estimate` or `exact`"))
-                    }
-                };
-                let decline = match spec.get("decline") {
-                    None | Some("paper") => Decline::Paper,
-                    Some("pages") => Decline::Pages,
-                    Some(v) => {
-                        return Err(Error::param("policy.decline", format!("`{v}`"), "`paper` or `pages`"))
-                    }
-                };
-                PolicySpec::Mdc { freq, decline }
-            }
-            "age-threshold" => PolicySpec::AgeThreshold(LsaSelection::parse(
-                &spec,
-                Threshold::Heuristic,
-                BucketOrder::Fifo,
-            )?),
-            "fitness" => PolicySpec::Fitness(LsaSelection::parse(
-                &spec,
-                Threshold::At(0),
-                BucketOrder::Tree,
-            )?),
-            _ => {
-                return Err(spec.bad(
-                    "one of `fifo`, `greedy[:tie=random|oldest|fifo]`, `random`, `d-choices:d=D`, `gra:d=D`, \
-                     `windowed:w=W[,tie=…]`, `cost-benefit[:form=lfs|lomet]`, `mdc[:freq=estimate|exact,decline=paper|pages]`, `multi-log`, `age-threshold[:nat=X,buckets=B,sort=fifo|tree,age=all|tw]`, \
-                     `fitness[:at=N,buckets=B,sort=fifo|tree,age=all|tw]`",
-                ))
-            }
-        })
-    }
-}
-
-impl fmt::Display for PolicySpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PolicySpec::Fifo => write!(f, "fifo"),
-            PolicySpec::Greedy { tie } => write!(f, "greedy:tie={tie}"),
-            PolicySpec::Random => write!(f, "random"),
-            PolicySpec::DChoices { d } => write!(f, "d-choices:d={d}"),
-            PolicySpec::Gra { d } => write!(f, "gra:d={d}"),
-            PolicySpec::Windowed { w, tie } => write!(f, "windowed:w={w},tie={tie}"),
-            PolicySpec::CostBenefit {
-                form: BenefitForm::Lfs,
-            } => write!(f, "cost-benefit"),
-            PolicySpec::CostBenefit { form } => write!(f, "cost-benefit:form={form}"),
-            // The default reading is left out, so that the names of earlier runs stay theirs.
-            PolicySpec::Mdc {
-                freq,
-                decline: Decline::Paper,
-            } => write!(f, "mdc:freq={freq}"),
-            PolicySpec::Mdc { freq, decline } => write!(f, "mdc:freq={freq},decline={decline}"),
-            PolicySpec::MultiLog => write!(f, "multi-log"),
-            PolicySpec::AgeThreshold(b) => write!(f, "age-threshold:{b}"),
-            PolicySpec::Fitness(b) => write!(f, "fitness:{b}"),
-        }
-    }
-}
-string_serde!(PolicySpec);
 
 /// Which of a victim's valid pages go to the internal frontier when they do not all fit
 /// (Van Houdt §2.3, footnote 2; his Table 2 columns RND and OLDEST).
@@ -720,7 +99,7 @@ impl FrontierSpec {
 impl FromStr for FrontierSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let spec = Spec::parse("frontier", s)?;
+        let spec = Args::parse("frontier", s)?;
         match spec.name {
             "single" => {
                 spec.only(&[])?;
@@ -837,7 +216,7 @@ pub struct SortBufferSpec {
 }
 
 impl SortBufferSpec {
-    fn parse(spec: &Spec<'_>) -> Result<Self> {
+    fn parse(spec: &Args<'_>) -> Result<Self> {
         spec.only(&["segments", "sort", "rewrite"])?;
         let segments: u32 = spec.num("segments", Some(16), "a whole number ≥ 1")?;
         if segments == 0 {
@@ -950,7 +329,7 @@ pub struct AgeSortedSpec {
 }
 
 impl AgeSortedSpec {
-    fn parse(spec: &Spec<'_>) -> Result<Self> {
+    fn parse(spec: &Args<'_>) -> Result<Self> {
         spec.only(&[
             "dtg_exp",
             "fsc_exp",
@@ -1064,7 +443,7 @@ impl PlacementSpec {
 impl FromStr for PlacementSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let spec = Spec::parse("placement", s)?;
+        let spec = Args::parse("placement", s)?;
         match spec.name {
             "single" | "double" => {
                 let text = spec.text.to_string();
@@ -1228,7 +607,7 @@ impl GcSpec {
 impl FromStr for GcSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let spec = Spec::parse("gc", s)?;
+        let spec = Args::parse("gc", s)?;
         match spec.name {
             "frontier" => {
                 spec.only(&[])?;
@@ -1418,7 +797,7 @@ impl SizeSpec {
 impl FromStr for SizeSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let spec = Spec::parse("sizes", s)?;
+        let spec = Args::parse("sizes", s)?;
         let size = |key: &str| -> Result<u16> {
             spec.num(key, None, "a whole number of slots in [1, 65535]")
         };
@@ -1525,16 +904,6 @@ pub enum WorkloadSpec {
     },
 }
 
-fn parse_vec(param: &str, v: &str) -> Result<Vec<f64>> {
-    v.split('/')
-        .map(|x| {
-            x.trim()
-                .parse::<f64>()
-                .map_err(|_| Error::param(param, format!("`{v}`"), "numbers separated by `/`"))
-        })
-        .collect()
-}
-
 impl FromStr for WorkloadSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
@@ -1546,7 +915,7 @@ impl FromStr for WorkloadSpec {
             w.validate()?;
             return Ok(w);
         }
-        let spec = Spec::parse("workload", s)?;
+        let spec = Args::parse("workload", s)?;
         let w = match spec.name {
             "uniform" => {
                 spec.only(&[])?;
@@ -1639,10 +1008,6 @@ impl WorkloadSpec {
             }
         }
     }
-}
-
-fn join(v: &[f64]) -> String {
-    v.iter().map(f64::to_string).collect::<Vec<_>>().join("/")
 }
 
 impl fmt::Display for WorkloadSpec {
@@ -2370,7 +1735,7 @@ impl SimConfig {
 
     /// MDC's u_p2 and exact rates: where they are kept, and which workloads know rates.
     fn validate_frequencies(&self, placement: &PlacementSpec, buffered: bool) -> Result<()> {
-        if matches!(self.policy, PolicySpec::MultiLog)
+        if matches!(self.policy, PolicySpec::MultiLog(()))
             && !matches!(placement, PlacementSpec::MultiLog { .. })
         {
             return Err(Error::param(
@@ -2476,7 +1841,7 @@ impl SimConfig {
         if matches!(placement, PlacementSpec::Regions { .. })
             && matches!(
                 self.policy,
-                PolicySpec::Random | PolicySpec::DChoices { .. }
+                PolicySpec::Random(()) | PolicySpec::DChoices(_)
             )
         {
             return Err(Error::param(
@@ -2498,14 +1863,14 @@ impl SimConfig {
             self.geometry()?.segments
         };
         match self.policy {
-            PolicySpec::DChoices { d } | PolicySpec::Gra { d } if d == 0 || d > n => {
+            PolicySpec::DChoices(d) | PolicySpec::Gra(d) if d == 0 || d > n => {
                 return Err(Error::param(
                     "policy.d",
                     d,
                     format!("a whole number in [1, segments = {n}]"),
                 ));
             }
-            PolicySpec::Windowed { w, .. } if w == 0 || w > n => {
+            PolicySpec::Windowed(WindowedSpec { w, .. }) if w == 0 || w > n => {
                 return Err(Error::param(
                     "policy.w",
                     w,
@@ -2703,7 +2068,7 @@ mod tests {
             "{e}"
         );
         let c = SimConfig {
-            policy: PolicySpec::DChoices { d: 5000 },
+            policy: PolicySpec::DChoices(5000),
             ..SimConfig::default()
         };
         assert!(c
@@ -2787,7 +2152,7 @@ mod tests {
         let c =
             SimConfig::from_json(r#"{"segments": 64, "policy": "d-choices:d=4", "writes": 1000}"#)
                 .unwrap();
-        assert_eq!(c.policy, PolicySpec::DChoices { d: 4 });
+        assert_eq!(c.policy, PolicySpec::DChoices(4));
         assert_eq!(c.writes, Some(Amount::Count(1000)));
     }
 }

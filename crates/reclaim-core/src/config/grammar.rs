@@ -1,0 +1,356 @@
+//! The shared grammar of spec strings, `name[:key=value,key=value]`, and what a scheme declares
+//! of itself in its own file ([`Info`]): its name as the papers say it, its parameters with unit,
+//! range, default and help, its source, and what it needs of the engine. The registries of
+//! `policy`, `placement`, `trigger`, `workload` and `workload::sizes` collect these declarations,
+//! one line per scheme; the command line's help, `reclaim schemes`, the Python parameter table
+//! and the README's table are all generated from them.
+
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// The families of schemes, each with its registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Victim policies (`--policy`, `policy/`).
+    Policy,
+    /// Placements (`--placement`, `placement/`).
+    Placement,
+    /// Cleaner triggers (`--gc`, `trigger`).
+    Trigger,
+    /// Workloads (`--workload`, `workload/`).
+    Workload,
+    /// Page-size distributions (`--sizes`, `workload::sizes`).
+    Sizes,
+}
+
+impl Family {
+    /// The configuration parameter the family's spec strings are given to.
+    pub fn param(self) -> &'static str {
+        match self {
+            Family::Policy => "policy",
+            Family::Placement => "placement",
+            Family::Trigger => "gc",
+            Family::Workload => "workload",
+            Family::Sizes => "sizes",
+        }
+    }
+}
+
+/// What a scheme needs of the engine beyond the page map and the valid counts; the engine keeps
+/// each only for the schemes that declare it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Need {
+    /// Each segment's destage sequence number (Stockmeyer §2.3's age clock).
+    DestageNumbers,
+    /// The set of sealed segments, to draw from or scan (else only their number is kept).
+    SealedSet,
+    /// Each segment's u_p2 (Lomet & Luo §5.2.2).
+    Up2,
+    /// The workload's classes: a class per write.
+    Classes,
+    /// Each page's class, kept from its last user write, for relocation.
+    PageClass,
+    /// The age of the copy a user write replaces, on the destage clock.
+    Ages,
+    /// Per-page state kept by the scheme itself, allocated only when it is chosen.
+    PageState,
+    /// Which segments each log sealed (multi-log's cleaning).
+    SealedBy,
+}
+
+/// One parameter of a scheme, as its own file declares it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Param {
+    /// The key, as in `name:key=value`.
+    pub key: &'static str,
+    /// The values in short, as the usage line shows them (`D`, `random|oldest`).
+    pub values: &'static str,
+    /// The unit, empty for none.
+    pub unit: &'static str,
+    /// The valid values, as an error message states them after "expected".
+    pub range: &'static str,
+    /// The default, as text; `None` when the parameter must be given.
+    pub default: Option<&'static str>,
+    /// What it means, in one line.
+    pub help: &'static str,
+}
+
+/// What a scheme declares of itself (see the module documentation).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Info {
+    /// Its family.
+    pub family: Family,
+    /// Its name, as the papers say it.
+    pub name: &'static str,
+    /// Other names it answers to.
+    pub aliases: &'static [&'static str],
+    /// What it does, in one line.
+    pub summary: &'static str,
+    /// The paper and section that define it.
+    pub source: &'static str,
+    /// Its parameters.
+    pub params: &'static [Param],
+    /// What it needs of the engine.
+    pub needs: &'static [Need],
+}
+
+impl Info {
+    /// Whether `name` names this scheme.
+    pub fn answers(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+
+    /// Whether the scheme needs `need` of the engine.
+    pub fn needs(&self, need: Need) -> bool {
+        self.needs.contains(&need)
+    }
+
+    /// The usage line, such as `windowed:w=W[,tie=random|oldest|fifo]`: required parameters
+    /// first, the optional ones in brackets.
+    pub fn usage(&self) -> String {
+        let required: Vec<String> = self
+            .params
+            .iter()
+            .filter(|p| p.default.is_none())
+            .map(|p| format!("{}={}", p.key, p.values))
+            .collect();
+        let optional: Vec<String> = self
+            .params
+            .iter()
+            .filter(|p| p.default.is_some())
+            .map(|p| format!("{}={}", p.key, p.values))
+            .collect();
+        let (name, required, optional) = (self.name, required.join(","), optional.join(","));
+        match (required.is_empty(), optional.is_empty()) {
+            (true, true) => name.to_string(),
+            (true, false) => format!("{name}[:{optional}]"),
+            (false, true) => format!("{name}:{required}"),
+            (false, false) => format!("{name}:{required}[,{optional}]"),
+        }
+    }
+}
+
+/// The usage lines of a registry, as the error for an unknown name lists them.
+pub fn usages(infos: &[&Info]) -> String {
+    let lines: Vec<String> = infos.iter().map(|i| format!("`{}`", i.usage())).collect();
+    match lines.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("one of {} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+/// A spec string split into its name and `key=value` arguments.
+pub struct Args<'a> {
+    /// The configuration parameter it was given to (`policy`).
+    pub param: &'static str,
+    /// The whole text.
+    pub text: &'a str,
+    /// The scheme's name.
+    pub name: &'a str,
+    pairs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Args<'a> {
+    /// Splits `text`, given to `param`; a malformed or repeated argument is an error.
+    pub fn parse(param: &'static str, text: &'a str) -> Result<Self> {
+        let text = text.trim();
+        let (name, rest) = match text.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (text, None),
+        };
+        let mut args = Vec::new();
+        if let Some(rest) = rest {
+            for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let (k, v) = part.split_once('=').ok_or_else(|| {
+                    Error::param(
+                        param,
+                        format!("`{text}`"),
+                        format!("`key=value` arguments after `{name}:`, got `{part}`"),
+                    )
+                })?;
+                let k = k.trim();
+                // A repeated key would otherwise be resolved silently in favour of one of them.
+                if args.iter().any(|(seen, _)| *seen == k) {
+                    return Err(Error::param(
+                        param,
+                        format!("`{text}` (`{k}` given twice)"),
+                        format!("each argument of `{name}` at most once"),
+                    ));
+                }
+                args.push((k, v.trim()));
+            }
+        }
+        Ok(Args {
+            param,
+            text,
+            name,
+            pairs: args,
+        })
+    }
+
+    /// Fails if an argument the scheme does not declare is present.
+    pub fn check(&self, info: &Info) -> Result<()> {
+        for (k, _) in &self.pairs {
+            if !info.params.iter().any(|p| p.key == *k) {
+                let expected = if info.params.is_empty() {
+                    format!("no arguments for `{}`", self.name)
+                } else {
+                    let keys: Vec<&str> = info.params.iter().map(|p| p.key).collect();
+                    format!("arguments of `{}` among {}", self.name, keys.join(", "))
+                };
+                return Err(Error::param(
+                    self.param,
+                    format!("`{}` (unknown argument `{k}`)", self.text),
+                    expected,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails if an argument other than `allowed` is present.
+    pub fn only(&self, allowed: &[&str]) -> Result<()> {
+        for (k, _) in &self.pairs {
+            if !allowed.contains(k) {
+                let expected = if allowed.is_empty() {
+                    format!("no arguments for `{}`", self.name)
+                } else {
+                    format!("arguments of `{}` among {}", self.name, allowed.join(", "))
+                };
+                return Err(Error::param(
+                    self.param,
+                    format!("`{}` (unknown argument `{k}`)", self.text),
+                    expected,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The value given to `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    /// The qualified name of an argument, such as `policy.d`.
+    pub fn key(&self, key: &str) -> String {
+        format!("{}.{key}", self.param)
+    }
+
+    /// The value of `key` as a number, `default` when absent (`None`: it must be given).
+    pub fn num<T: FromStr>(&self, key: &str, default: Option<T>, range: &str) -> Result<T> {
+        match self.get(key) {
+            None => default.ok_or_else(|| {
+                Error::param(
+                    self.param,
+                    format!("`{}`", self.text),
+                    format!("`{key}=` ({range}) to be given"),
+                )
+            }),
+            Some(v) => v
+                .parse::<T>()
+                .map_err(|_| Error::param(&self.key(key), format!("`{v}`"), range.to_string())),
+        }
+    }
+
+    /// The value of `key` among named `options`, `default` when absent.
+    pub fn choice<T: Copy>(&self, key: &str, options: &[(&str, T)], default: T) -> Result<T> {
+        let Some(v) = self.get(key) else {
+            return Ok(default);
+        };
+        if let Some((_, t)) = options.iter().find(|(name, _)| *name == v) {
+            return Ok(*t);
+        }
+        let names: Vec<String> = options.iter().map(|(n, _)| format!("`{n}`")).collect();
+        let expected = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        };
+        Err(Error::param(&self.key(key), format!("`{v}`"), expected))
+    }
+
+    /// The error for a spec that is wrong as a whole.
+    pub fn bad(&self, expected: &str) -> Error {
+        Error::param(self.param, format!("`{}`", self.text), expected.to_string())
+    }
+}
+
+/// Checks that `value` lies in the interval from `lo` to `hi`, each end open or closed.
+pub fn check_range(
+    param: &str,
+    value: f64,
+    lo: f64,
+    hi: f64,
+    lo_open: bool,
+    hi_open: bool,
+) -> Result<()> {
+    let ok_lo = if lo_open { value > lo } else { value >= lo };
+    let ok_hi = if hi_open { value < hi } else { value <= hi };
+    if ok_lo && ok_hi && value.is_finite() {
+        Ok(())
+    } else {
+        let l = if lo_open { "(" } else { "[" };
+        let h = if hi_open { ")" } else { "]" };
+        Err(Error::param(
+            param,
+            value,
+            format!("a number in {l}{lo}, {hi}{h}"),
+        ))
+    }
+}
+
+/// Numbers separated by `/`, such as `0.8/0.2`.
+pub fn parse_vec(param: &str, v: &str) -> Result<Vec<f64>> {
+    v.split('/')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .map_err(|_| Error::param(param, format!("`{v}`"), "numbers separated by `/`"))
+        })
+        .collect()
+}
+
+/// Numbers joined by `/`, as [`parse_vec`] reads them.
+pub fn join(v: &[f64]) -> String {
+    v.iter().map(f64::to_string).collect::<Vec<_>>().join("/")
+}
+
+/// Serializes a spec as its text and reads it back from a string or a number.
+macro_rules! string_serde {
+    ($t:ty) => {
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(&self.to_string())
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
+                #[derive(serde::Deserialize)]
+                #[serde(untagged)]
+                enum Raw {
+                    S(String),
+                    U(u64),
+                    F(f64),
+                }
+                let text = match Raw::deserialize(d)? {
+                    Raw::S(s) => s,
+                    Raw::U(u) => u.to_string(),
+                    Raw::F(f) => f.to_string(),
+                };
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use string_serde;
