@@ -317,10 +317,7 @@ impl Simulator {
         let spec = config.placement();
         let mut placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
         let pending_base = waiting_room(&mut placement, &geometry, config.streams)?;
-        if let PlacementSpec::Regions {
-            spare: RegionSpare::Shares(b),
-        } = &spec
-        {
+        if let PlacementSpec::Regions(RegionSpare::Shares(b)) = &spec {
             let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
             placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
         }
@@ -338,7 +335,7 @@ impl Simulator {
         };
         // Multi-log: a log per page (1 byte), and its last write (8) when distances are observed.
         let logs = match config.placement() {
-            PlacementSpec::MultiLog { freq, .. } => {
+            PlacementSpec::MultiLog(crate::config::MultiLogSpec { freq, .. }) => {
                 if freq == FreqSource::Exact {
                     1
                 } else {
@@ -443,7 +440,7 @@ impl Simulator {
             pending_base,
             free_empty: config.free_empty,
             cache: config.cache.map(|c| Cache::new(c as usize)),
-            warm_skips: if matches!(spec, PlacementSpec::Regions { .. }) {
+            warm_skips: if matches!(spec, PlacementSpec::Regions(_)) {
                 classes.iter().map(|c| c.write_share == 0.0).collect()
             } else {
                 Vec::new()

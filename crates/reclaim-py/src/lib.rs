@@ -89,9 +89,7 @@ fn class_shares(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
     let mut v = serde_json::json!({"geometry": g, "classes": shares});
     if matches!(
         c.placement(),
-        PlacementSpec::Regions {
-            spare: RegionSpare::Shares(_)
-        }
+        PlacementSpec::Regions(RegionSpare::Shares(_))
     ) {
         v["region_quotas"] =
             serde_json::json!(reclaim_core::sim::region_quotas(&c).map_err(map_err)?);

@@ -17,6 +17,12 @@ use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use grammar::{check_range, join, parse_vec, string_serde, Args};
 
+pub use crate::placement::age_sorted::{AgeSortedSpec, DecayRule, SplitRule};
+pub use crate::placement::double::CopyOrder;
+pub use crate::placement::multi_log::MultiLogSpec;
+pub use crate::placement::regions::RegionSpare;
+pub use crate::placement::sort_buffer::{Rewrite, SortBufferSpec};
+pub use crate::placement::PlacementSpec;
 pub use crate::policy::aged_buckets::{AgeRule, BucketCount, BucketOrder, LsaSelection, Threshold};
 pub use crate::policy::cost_benefit::BenefitForm;
 pub use crate::policy::greedy::Tie;
@@ -26,16 +32,6 @@ pub use crate::policy::PolicySpec;
 
 /// Largest number of physical pages: slots are addressed by `u32`, `u32::MAX` marks "none".
 pub const MAX_PHYSICAL_PAGES: u64 = u32::MAX as u64 - 1;
-
-/// Which of a victim's valid pages go to the internal frontier when they do not all fit
-/// (Van Houdt §2.3, footnote 2; his Table 2 columns RND and OLDEST).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CopyOrder {
-    /// A uniformly random subset (the mean-field model's assumption).
-    Random,
-    /// The first ones written to the victim.
-    Oldest,
-}
 
 /// What a rewrite of a page still waiting in an open stream does (`--streams`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -140,382 +136,14 @@ impl fmt::Display for FrontierSpec {
 }
 string_serde!(FrontierSpec);
 
-/// How the spare segments are shared among regions (`regions:spare=…`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum RegionSpare {
-    /// Shares bᵢ of the spare segments, one per written class, each in [0, 1], summing to 1.
-    Shares(Vec<f64>),
-    /// Theorem 5's cost-minimising allocation `b_c*` (Li et al. §4), resolved by the Python API
-    /// from `reclaim.models.li` before the engine runs.
-    Optimal,
-}
-
-/// Placement scheme (`--placement`): which open segment (stream) each written page goes to.
-/// Each variant is implemented in `placement/<name>.rs`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlacementSpec {
-    /// `single`: user and GC writes share one stream.
-    Single,
-    /// `double:copy=random|oldest`: a user stream and a GC stream (Van Houdt §2.3).
-    Double {
-        /// Order of the partial copy into the GC stream.
-        copy: CopyOrder,
-    },
-    /// `oracle`: one stream per class of the workload, user and GC writes of a class together,
-    /// all streams drawing on one free pool (Lomet & Luo §6.1.3's "-opt" separation).
-    Oracle,
-    /// `regions:spare=B1/B2/…|optimal`: Li et al. §4's data grouping: one region per class, each
-    /// with its own segments (its data plus a share bᵢ of the spare), its own stream and its own
-    /// cleaning; classes that are never written get a region with no spare.
-    Regions {
-        /// The spare allocation.
-        spare: RegionSpare,
-    },
-    /// `age-sorted[:dtg_exp=4,fsc_exp=4,dtg_sort=4,fsc_sort=4,dtg_decay=10,fsc_decay=10,
-    /// decay_rule=exp2|reciprocal,split=median|mean]`: Butterworth's destage and FSC streams fed by binary
-    /// decision trees that sort tracks by age (Stockmeyer §2.3).
-    AgeSorted(AgeSortedSpec),
-    /// `sort-buffer[:segments=16,sort=up2|none,rewrite=hole|absorb]`: Lomet & Luo §5.3's sort
-    /// buffer: user writes gather in a buffer of `segments` segments' worth of pages and are
-    /// written out, sorted by u_p2, when it is full; relocated pages go to a GC stream.
-    SortBuffer(SortBufferSpec),
-    /// `multi-log[:logs=8,freq=estimate|exact]`: pages in logs of like update frequency, each a
-    /// stream; relocation moves a page one log colder, a rewrite sooner than its log expects one
-    /// hotter; `exact` places pages by their exact rate (multi-log-opt). Stoica & Ailamaki, as
-    /// Lomet & Luo §6.1.3 describe it.
-    MultiLog {
-        /// Logs at most, 2 ≤ logs ≤ 64.
-        logs: u8,
-        /// Observed update distances, or exact rates.
-        freq: FreqSource,
-    },
-}
-
-/// What a rewrite of a page still in the sort buffer does (`sort-buffer:rewrite=…`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Rewrite {
-    /// `hole`: the earlier copy stays in the buffer, dead, and takes an invalid slot when the
-    /// buffer is written out: every user write costs a page frame, as Lomet & Luo's eq. 1–2
-    /// count it.
-    #[default]
-    Hole,
-    /// `absorb`: the earlier copy leaves the buffer (an in-memory buffer absorbing rewrites).
-    Absorb,
-}
-
-/// Parameters of the `sort-buffer` placement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SortBufferSpec {
-    /// Buffer size [segments], ≥ 1 (Lomet & Luo §6.2.1, Figure 4: 1 … 64; 16 is near-optimal).
-    pub segments: u32,
-    /// Whether the buffer is sorted by u_p2 before it is written (`false`: arrival order,
-    /// MDC-no-sep-user of §6.2.1).
-    pub sort: bool,
-    /// What a rewrite of a buffered page does.
-    pub rewrite: Rewrite,
-}
-
-impl SortBufferSpec {
-    fn parse(spec: &Args<'_>) -> Result<Self> {
-        spec.only(&["segments", "sort", "rewrite"])?;
-        let segments: u32 = spec.num("segments", Some(16), "a whole number ≥ 1")?;
-        if segments == 0 {
-            return Err(Error::param(
-                "placement.segments",
-                segments,
-                "a whole number ≥ 1",
-            ));
-        }
-        let sort = match spec.get("sort") {
-            None | Some("up2") => true,
-            Some("none") => false,
-            Some(v) => {
-                return Err(Error::param(
-                    "placement.sort",
-                    format!("`{v}`"),
-                    "`up2` or `none`",
-                ))
-            }
-        };
-        let rewrite = match spec.get("rewrite") {
-            None | Some("hole") => Rewrite::Hole,
-            Some("absorb") => Rewrite::Absorb,
-            Some(v) => {
-                return Err(Error::param(
-                    "placement.rewrite",
-                    format!("`{v}`"),
-                    "`hole` or `absorb`",
-                ))
-            }
-        };
-        Ok(SortBufferSpec {
-            segments,
-            sort,
-            rewrite,
-        })
-    }
-}
-
-impl fmt::Display for SortBufferSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "sort-buffer:segments={},sort={},rewrite={}",
-            self.segments,
-            if self.sort { "up2" } else { "none" },
-            match self.rewrite {
-                Rewrite::Hole => "hole",
-                Rewrite::Absorb => "absorb",
-            }
-        )
-    }
-}
-
-/// How a decay parameter weighs a track's age into a sorting node's average.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecayRule {
-    /// `exp2`: weight 2^-decay (the default reading of "fixed at 10").
-    Exp2,
-    /// `reciprocal`: weight 1/decay.
-    Reciprocal,
-}
-
-impl fmt::Display for DecayRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            DecayRule::Exp2 => "exp2",
-            DecayRule::Reciprocal => "reciprocal",
-        })
-    }
-}
-
-/// How a sorting node of `age-sorted` moves its boundary (see `placement::age_sorted`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SplitRule {
-    /// `median`: a boundary that sends half the tracks each way (equal stream rates).
-    Median,
-    /// `mean`: the exponential average of the ages.
-    Mean,
-}
-
-impl fmt::Display for SplitRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SplitRule::Median => "median",
-            SplitRule::Mean => "mean",
-        })
-    }
-}
-
-/// Parameters of `age-sorted` (Stockmeyer §2.3, named after his).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AgeSortedSpec {
-    /// `DtgStreamExp`: log₂ of the destage streams, 0 ≤ · ≤ 10.
-    pub dtg_exp: u32,
-    /// `FscStreamExp`: log₂ of the FSC streams, 0 ≤ · ≤ 10.
-    pub fsc_exp: u32,
-    /// `DtgSortExp`: levels of the destage tree that sort by age, 0 ≤ · ≤ `dtg_exp`.
-    pub dtg_sort: u32,
-    /// `FscSortExp`: levels of the FSC tree that sort by age, 0 ≤ · ≤ `fsc_exp`.
-    pub fsc_sort: u32,
-    /// `DtgDecay`, > 0.
-    pub dtg_decay: f64,
-    /// `FscDecay`, > 0.
-    pub fsc_decay: f64,
-    /// How a decay becomes a weight.
-    pub decay_rule: DecayRule,
-    /// How a sorting node moves its boundary.
-    pub split: SplitRule,
-}
-
-impl AgeSortedSpec {
-    fn parse(spec: &Args<'_>) -> Result<Self> {
-        spec.only(&[
-            "dtg_exp",
-            "fsc_exp",
-            "dtg_sort",
-            "fsc_sort",
-            "dtg_decay",
-            "fsc_decay",
-            "decay_rule",
-            "split",
-        ])?;
-        let exp = |key: &str| -> Result<u32> {
-            let range = "a whole number in [0, 10]";
-            let e: u32 = spec.num(key, Some(4), range)?;
-            if e > 10 {
-                return Err(Error::param(&format!("{}.{key}", spec.param), e, range));
-            }
-            Ok(e)
-        };
-        let (dtg_exp, fsc_exp) = (exp("dtg_exp")?, exp("fsc_exp")?);
-        let sort = |key: &str, max: u32| -> Result<u32> {
-            let range = format!("a whole number in [0, {max}] (at most the tree's levels)");
-            let e: u32 = spec.num(key, Some(max), &range)?;
-            if e > max {
-                return Err(Error::param(&format!("{}.{key}", spec.param), e, range));
-            }
-            Ok(e)
-        };
-        let decay = |key: &str| -> Result<f64> {
-            let d: f64 = spec.num(key, Some(10.0), "a number > 0")?;
-            check_range(&format!("{}.{key}", spec.param), d, 0.0, 1e6, true, false)?;
-            Ok(d)
-        };
-        let decay_rule = match spec.get("decay_rule") {
-            None | Some("exp2") => DecayRule::Exp2,
-            Some("reciprocal") => DecayRule::Reciprocal,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.decay_rule", spec.param),
-                    format!("`{v}`"),
-                    "`exp2` or `reciprocal`",
-                ))
-            }
-        };
-        let split = match spec.get("split") {
-            None | Some("median") => SplitRule::Median,
-            Some("mean") => SplitRule::Mean,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.split", spec.param),
-                    format!("`{v}`"),
-                    "`median` or `mean`",
-                ))
-            }
-        };
-        let a = AgeSortedSpec {
-            split,
-            dtg_exp,
-            fsc_exp,
-            dtg_sort: sort("dtg_sort", dtg_exp)?,
-            fsc_sort: sort("fsc_sort", fsc_exp)?,
-            dtg_decay: decay("dtg_decay")?,
-            fsc_decay: decay("fsc_decay")?,
-            decay_rule,
-        };
-        if a.decay_rule == DecayRule::Reciprocal && (a.dtg_decay < 1.0 || a.fsc_decay < 1.0) {
-            return Err(
-                spec.bad("decays ≥ 1 with `decay_rule=reciprocal` (a weight 1/decay of at most 1)")
-            );
-        }
-        Ok(a)
-    }
-}
-
-impl fmt::Display for AgeSortedSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "age-sorted:dtg_exp={},fsc_exp={},dtg_sort={},fsc_sort={},dtg_decay={},fsc_decay={},decay_rule={},split={}",
-            self.dtg_exp, self.fsc_exp, self.dtg_sort, self.fsc_sort, self.dtg_decay, self.fsc_decay, self.decay_rule, self.split
-        )
-    }
-}
-
 impl From<FrontierSpec> for PlacementSpec {
     fn from(f: FrontierSpec) -> Self {
         match f {
-            FrontierSpec::Single => PlacementSpec::Single,
-            FrontierSpec::Double { copy } => PlacementSpec::Double { copy },
+            FrontierSpec::Single => PlacementSpec::Single(()),
+            FrontierSpec::Double { copy } => PlacementSpec::Double(copy),
         }
     }
 }
-
-impl PlacementSpec {
-    /// Whether the placement needs the workload's classes.
-    pub fn needs_classes(&self) -> bool {
-        matches!(self, PlacementSpec::Oracle | PlacementSpec::Regions { .. })
-    }
-
-    /// Open streams for a workload of `classes` classes.
-    pub fn streams(&self, classes: u32) -> u32 {
-        match self {
-            PlacementSpec::Single => 1,
-            PlacementSpec::Double { .. } | PlacementSpec::SortBuffer(_) => 2,
-            PlacementSpec::MultiLog { logs, .. } => u32::from(*logs),
-            PlacementSpec::Oracle | PlacementSpec::Regions { .. } => classes,
-            PlacementSpec::AgeSorted(a) => (1 << a.dtg_exp) + (1 << a.fsc_exp),
-        }
-    }
-}
-
-impl FromStr for PlacementSpec {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        let spec = Args::parse("placement", s)?;
-        match spec.name {
-            "single" | "double" => {
-                let text = spec.text.to_string();
-                text.parse::<FrontierSpec>().map(Into::into).map_err(|e| match e {
-                    Error::Param { param, value, expected } => Error::Param { param: param.replace("frontier", "placement"), value, expected },
-                    e => e,
-                })
-            }
-            "oracle" => {
-                spec.only(&[])?;
-                Ok(PlacementSpec::Oracle)
-            }
-            "regions" => {
-                spec.only(&["spare"])?;
-                let spare = match spec.get("spare") {
-                    None => return Err(spec.bad("`regions:spare=B1/B2/…` (shares of the spare per written class) or `regions:spare=optimal`")),
-                    Some("optimal") => RegionSpare::Optimal,
-                    Some(v) => {
-                        let shares = parse_vec("placement.spare", v)?;
-                        for b in &shares {
-                            check_range("placement.spare", *b, 0.0, 1.0, false, false)?;
-                        }
-                        let sum: f64 = shares.iter().sum();
-                        if (sum - 1.0).abs() > 1e-6 {
-                            return Err(Error::param("placement.spare", format!("`{v}` (summing to {sum})"), "shares summing to 1"));
-                        }
-                        RegionSpare::Shares(shares)
-                    }
-                };
-                Ok(PlacementSpec::Regions { spare })
-            }
-            "age-sorted" => Ok(PlacementSpec::AgeSorted(AgeSortedSpec::parse(&spec)?)),
-            "sort-buffer" => Ok(PlacementSpec::SortBuffer(SortBufferSpec::parse(&spec)?)),
-            "multi-log" => {
-                spec.only(&["logs", "freq"])?;
-                let logs: u8 = spec.num("logs", Some(8), "a whole number in [2, 64]")?;
-                if !(2..=64).contains(&logs) {
-                    return Err(Error::param("placement.logs", logs, "a whole number in [2, 64]"));
-                }
-                let freq = match spec.get("freq") {
-                    None | Some("estimate") => FreqSource::Estimate,
-                    Some("exact") => FreqSource::Exact,
-                    Some(v) => return Err(Error::param("placement.freq", format!("`{v}`"), "`estimate` or `exact`")),
-                };
-                Ok(PlacementSpec::MultiLog { logs, freq })
-            }
-            _ => Err(spec.bad("`single`, `double:copy=random|oldest`, `oracle`, `regions:spare=B1/B2/…|optimal` or `age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal]` `sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]` or `multi-log[:logs=8,freq=estimate|exact]`")),
-        }
-    }
-}
-
-impl fmt::Display for PlacementSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlacementSpec::Single => write!(f, "single"),
-            PlacementSpec::Double { copy } => write!(f, "{}", FrontierSpec::Double { copy: *copy }),
-            PlacementSpec::Oracle => write!(f, "oracle"),
-            PlacementSpec::Regions {
-                spare: RegionSpare::Optimal,
-            } => write!(f, "regions:spare=optimal"),
-            PlacementSpec::Regions {
-                spare: RegionSpare::Shares(b),
-            } => write!(f, "regions:spare={}", join(b)),
-            PlacementSpec::AgeSorted(a) => write!(f, "{a}"),
-            PlacementSpec::SortBuffer(b) => write!(f, "{b}"),
-            PlacementSpec::MultiLog { logs, freq } => {
-                write!(f, "multi-log:logs={logs},freq={freq}")
-            }
-        }
-    }
-}
-string_serde!(PlacementSpec);
 
 /// When the cleaner runs and when it stops (`--gc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -1558,7 +1186,7 @@ impl SimConfig {
         // A trigger that keeps most of the device free leaves no room for data; name it, not the
         // spare factor that would otherwise be blamed below.
         let regions = match self.placement() {
-            PlacementSpec::Regions { .. } => u64::from(self.classes()),
+            PlacementSpec::Regions(_) => u64::from(self.classes()),
             _ => 1,
         };
         let kept_free = regions * u64::from(self.gc.min_free());
@@ -1668,14 +1296,7 @@ impl SimConfig {
         let placement = self.placement();
         let classes = self.classes();
         let streams = u64::from(placement.streams(classes));
-        let (reserve, regions) = match placement {
-            PlacementSpec::Oracle => (u64::from(classes) - 1, 1),
-            PlacementSpec::Regions { .. } => (0, u64::from(classes)),
-            PlacementSpec::AgeSorted(a) => ((1u64 << a.fsc_exp) - 1, 1),
-            // Every log takes relocated pages: one GC stream per log.
-            PlacementSpec::MultiLog { logs, .. } => (u64::from(logs) - 1, 1),
-            _ => (0, 1),
-        };
+        let (reserve, regions) = placement.reserve(classes);
         streams + reserve + regions * u64::from(self.gc.min_free()) + 1
     }
 
@@ -1702,17 +1323,18 @@ impl SimConfig {
         }
         // Sizes that fit a segment are checked with the geometry.
         let placement = self.placement();
-        if !matches!(
-            placement,
-            PlacementSpec::Single
-                | PlacementSpec::Oracle
-                | PlacementSpec::SortBuffer(_)
-                | PlacementSpec::MultiLog { .. }
-        ) {
+        if !placement.admits_sizes() {
             return Err(Error::param(
                 "placement",
                 format!("`{placement}` with sizes"),
-                "`single`, `oracle`, `sort-buffer` or `multi-log` when pages have sizes",
+                format!(
+                    "{} when pages have sizes",
+                    crate::placement::admitting_sizes()
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             ));
         }
         if self.streams == StreamMode::Cache {
@@ -1727,16 +1349,16 @@ impl SimConfig {
 
     /// Where the run's update frequencies come from (the policy's, else estimates).
     pub fn freq(&self) -> FreqSource {
-        match self.placement() {
-            PlacementSpec::MultiLog { freq, .. } => freq,
-            _ => self.policy.freq().unwrap_or_default(),
-        }
+        self.placement()
+            .freq()
+            .or(self.policy.freq())
+            .unwrap_or_default()
     }
 
     /// MDC's u_p2 and exact rates: where they are kept, and which workloads know rates.
     fn validate_frequencies(&self, placement: &PlacementSpec, buffered: bool) -> Result<()> {
         if matches!(self.policy, PolicySpec::MultiLog(()))
-            && !matches!(placement, PlacementSpec::MultiLog { .. })
+            && !matches!(placement, PlacementSpec::MultiLog(_))
         {
             return Err(Error::param(
                 "policy",
@@ -1744,7 +1366,7 @@ impl SimConfig {
                 format!("the `multi-log` placement with the `multi-log` policy (placement is `{placement}`): the policy cleans the logs the placement keeps"),
             ));
         }
-        let oracle = matches!(placement, PlacementSpec::Oracle);
+        let oracle = matches!(placement, PlacementSpec::Oracle(()));
         if !buffered && self.policy.freq() == Some(FreqSource::Estimate)
             || !(buffered || oracle) && self.policy.freq().is_some()
         {
@@ -1797,12 +1419,7 @@ impl SimConfig {
             ));
         }
         // A trace's written classes are known only once it is read: its shares are checked then.
-        if let (
-            PlacementSpec::Regions {
-                spare: RegionSpare::Shares(b),
-            },
-            false,
-        ) = (
+        if let (PlacementSpec::Regions(RegionSpare::Shares(b)), false) = (
             &placement,
             matches!(self.workload, WorkloadSpec::Trace { .. }),
         ) {
@@ -1822,7 +1439,7 @@ impl SimConfig {
                 ));
             }
         }
-        if self.streams == StreamMode::Cache && matches!(placement, PlacementSpec::Double { .. }) {
+        if self.streams == StreamMode::Cache && matches!(placement, PlacementSpec::Double(_)) {
             return Err(Error::param(
                 "streams",
                 self.streams,
@@ -1838,7 +1455,7 @@ impl SimConfig {
             ));
         }
         self.validate_frequencies(&placement, buffered)?;
-        if matches!(placement, PlacementSpec::Regions { .. })
+        if matches!(placement, PlacementSpec::Regions(_))
             && matches!(
                 self.policy,
                 PolicySpec::Random(()) | PolicySpec::DChoices(_)

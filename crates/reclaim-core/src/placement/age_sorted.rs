@@ -35,10 +35,13 @@
 
 use rand::Rng;
 
+use super::{Build, Built, Declare};
 use super::{Gathered, Scheme, Victim};
-use crate::config::{DecayRule, SplitRule};
+use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
+use crate::error::{Error, Result};
 use crate::workload::Write;
 use crate::SimRng;
+use std::fmt;
 
 /// One binary decision tree.
 #[derive(Clone, Debug)]
@@ -433,6 +436,239 @@ impl Scheme for AgeSorted {
         out.clear();
         self.fsc.route_run(age, n, base, out, rng);
         true
+    }
+}
+
+/// How a decay parameter weighs a track's age into a sorting node's average.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecayRule {
+    /// `exp2`: weight 2^-decay (the default reading of "fixed at 10").
+    Exp2,
+    /// `reciprocal`: weight 1/decay.
+    Reciprocal,
+}
+
+impl fmt::Display for DecayRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DecayRule::Exp2 => "exp2",
+            DecayRule::Reciprocal => "reciprocal",
+        })
+    }
+}
+
+/// How a sorting node of `age-sorted` moves its boundary (see `placement::age_sorted`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// `median`: a boundary that sends half the tracks each way (equal stream rates).
+    Median,
+    /// `mean`: the exponential average of the ages.
+    Mean,
+}
+
+impl fmt::Display for SplitRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SplitRule::Median => "median",
+            SplitRule::Mean => "mean",
+        })
+    }
+}
+
+/// Parameters of `age-sorted` (Stockmeyer §2.3, named after his).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AgeSortedSpec {
+    /// `DtgStreamExp`: log₂ of the destage streams, 0 ≤ · ≤ 10.
+    pub dtg_exp: u32,
+    /// `FscStreamExp`: log₂ of the FSC streams, 0 ≤ · ≤ 10.
+    pub fsc_exp: u32,
+    /// `DtgSortExp`: levels of the destage tree that sort by age, 0 ≤ · ≤ `dtg_exp`.
+    pub dtg_sort: u32,
+    /// `FscSortExp`: levels of the FSC tree that sort by age, 0 ≤ · ≤ `fsc_exp`.
+    pub fsc_sort: u32,
+    /// `DtgDecay`, > 0.
+    pub dtg_decay: f64,
+    /// `FscDecay`, > 0.
+    pub fsc_decay: f64,
+    /// How a decay becomes a weight.
+    pub decay_rule: DecayRule,
+    /// How a sorting node moves its boundary.
+    pub split: SplitRule,
+}
+
+impl AgeSortedSpec {
+    fn parse(spec: &Args<'_>) -> Result<Self> {
+        let exp = |key: &str| -> Result<u32> {
+            let range = "a whole number in [0, 10]";
+            let e: u32 = spec.num(key, Some(4), range)?;
+            if e > 10 {
+                return Err(Error::param(&format!("{}.{key}", spec.param), e, range));
+            }
+            Ok(e)
+        };
+        let (dtg_exp, fsc_exp) = (exp("dtg_exp")?, exp("fsc_exp")?);
+        let sort = |key: &str, max: u32| -> Result<u32> {
+            let range = format!("a whole number in [0, {max}] (at most the tree's levels)");
+            let e: u32 = spec.num(key, Some(max), &range)?;
+            if e > max {
+                return Err(Error::param(&format!("{}.{key}", spec.param), e, range));
+            }
+            Ok(e)
+        };
+        let decay = |key: &str| -> Result<f64> {
+            let d: f64 = spec.num(key, Some(10.0), "a number > 0")?;
+            check_range(&format!("{}.{key}", spec.param), d, 0.0, 1e6, true, false)?;
+            Ok(d)
+        };
+        let decay_rule = match spec.get("decay_rule") {
+            None | Some("exp2") => DecayRule::Exp2,
+            Some("reciprocal") => DecayRule::Reciprocal,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.decay_rule", spec.param),
+                    format!("`{v}`"),
+                    "`exp2` or `reciprocal`",
+                ))
+            }
+        };
+        let split = match spec.get("split") {
+            None | Some("median") => SplitRule::Median,
+            Some("mean") => SplitRule::Mean,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.split", spec.param),
+                    format!("`{v}`"),
+                    "`median` or `mean`",
+                ))
+            }
+        };
+        let a = AgeSortedSpec {
+            split,
+            dtg_exp,
+            fsc_exp,
+            dtg_sort: sort("dtg_sort", dtg_exp)?,
+            fsc_sort: sort("fsc_sort", fsc_exp)?,
+            dtg_decay: decay("dtg_decay")?,
+            fsc_decay: decay("fsc_decay")?,
+            decay_rule,
+        };
+        if a.decay_rule == DecayRule::Reciprocal && (a.dtg_decay < 1.0 || a.fsc_decay < 1.0) {
+            return Err(
+                spec.bad("decays ≥ 1 with `decay_rule=reciprocal` (a weight 1/decay of at most 1)")
+            );
+        }
+        Ok(a)
+    }
+}
+
+impl AgeSortedSpec {
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "age-sorted:dtg_exp={},fsc_exp={},dtg_sort={},fsc_sort={},dtg_decay={},fsc_decay={},decay_rule={},split={}",
+            self.dtg_exp, self.fsc_exp, self.dtg_sort, self.fsc_sort, self.dtg_decay, self.fsc_decay, self.decay_rule, self.split
+        )
+    }
+}
+
+const PARAMS: [Param; 8] = [
+    Param {
+        key: "dtg_exp",
+        values: "E",
+        unit: "",
+        range: "a whole number in [0, 10]",
+        default: Some("4"),
+        help: "DtgStreamExp: log₂ of the destage streams.",
+    },
+    Param {
+        key: "fsc_exp",
+        values: "E",
+        unit: "",
+        range: "a whole number in [0, 10]",
+        default: Some("4"),
+        help: "FscStreamExp: log₂ of the FSC (relocation) streams.",
+    },
+    Param {
+        key: "dtg_sort",
+        values: "S",
+        unit: "",
+        range: "a whole number in [0, dtg_exp]",
+        default: Some("dtg_exp"),
+        help: "DtgSortExp: levels of the destage tree that sort by age.",
+    },
+    Param {
+        key: "fsc_sort",
+        values: "S",
+        unit: "",
+        range: "a whole number in [0, fsc_exp]",
+        default: Some("fsc_exp"),
+        help: "FscSortExp: levels of the FSC tree that sort by age.",
+    },
+    Param {
+        key: "dtg_decay",
+        values: "D",
+        unit: "",
+        range: "a number > 0",
+        default: Some("10"),
+        help: "DtgDecay: how slowly a destage node's average age moves.",
+    },
+    Param {
+        key: "fsc_decay",
+        values: "D",
+        unit: "",
+        range: "a number > 0",
+        default: Some("10"),
+        help: "FscDecay: how slowly an FSC node's average age moves.",
+    },
+    Param {
+        key: "decay_rule",
+        values: "exp2|reciprocal",
+        unit: "",
+        range: "`exp2` or `reciprocal`",
+        default: Some("exp2"),
+        help: "A decay d weighs a new age by 2^-d (exp2) or 1/d (reciprocal).",
+    },
+    Param {
+        key: "split",
+        values: "median|mean",
+        unit: "",
+        range: "`median` or `mean`",
+        default: Some("median"),
+        help: "A node's boundary: the median of recent ages (equal stream rates) or their long-term mean (§2.3's words).",
+    },
+];
+
+impl Declare for AgeSorted {
+    type Params = AgeSortedSpec;
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "age-sorted",
+        aliases: &[],
+        summary: "Butterworth's destage and FSC streams fed by binary decision trees that sort tracks by age.",
+        source: "Stockmeyer §2.3",
+        params: &PARAMS,
+        needs: &[Need::Ages, Need::DestageNumbers],
+    };
+    fn parse(args: &Args<'_>) -> Result<AgeSortedSpec> {
+        AgeSortedSpec::parse(args)
+    }
+    fn show(a: &AgeSortedSpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        a.write(f)
+    }
+    fn streams(a: &AgeSortedSpec, _classes: u32) -> u32 {
+        (1 << a.dtg_exp) + (1 << a.fsc_exp)
+    }
+    // Every FSC stream takes relocated pages: a reserve of one per GC stream beyond the first.
+    fn reserve(a: &AgeSortedSpec, _classes: u32) -> (u64, u64) {
+        ((1u64 << a.fsc_exp) - 1, 1)
+    }
+    fn build(a: &AgeSortedSpec, b: &Build<'_>) -> Result<Built<Self>> {
+        let dtg = DecisionTree::new(a.dtg_exp, a.dtg_sort, a.dtg_decay, a.decay_rule, a.split);
+        let fsc = DecisionTree::new(a.fsc_exp, a.fsc_sort, a.fsc_decay, a.decay_rule, a.split);
+        let scheme = AgeSorted::new(dtg, fsc);
+        let (d, f) = (scheme.destage_streams(), scheme.fsc_streams());
+        let user: Vec<bool> = (0..d).map(|_| true).chain((0..f).map(|_| false)).collect();
+        Ok(Built::whole(scheme, user, f as u32, b))
     }
 }
 

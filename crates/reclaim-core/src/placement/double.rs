@@ -11,8 +11,10 @@
 
 use rand::Rng;
 
+use super::{Build, Built, Declare};
 use super::{Gathered, Scheme, Stream, Victim};
-use crate::config::CopyOrder;
+use crate::config::grammar::{Args, Family, Info, Param};
+use crate::error::Result;
 use crate::store::NONE;
 use crate::workload::Write;
 use crate::SimRng;
@@ -71,5 +73,54 @@ impl Scheme for Double {
                 batch.swap(i, j);
             }
         }
+    }
+}
+
+/// Which of a victim's valid pages go to the internal frontier when they do not all fit
+/// (Van Houdt §2.3, footnote 2; his Table 2 columns RND and OLDEST).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyOrder {
+    /// A uniformly random subset (the mean-field model's assumption).
+    Random,
+    /// The first ones written to the victim.
+    Oldest,
+}
+
+impl Declare for Double {
+    type Params = CopyOrder;
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "double",
+        aliases: &[],
+        summary: "A user stream and a GC stream (Van Houdt's double write frontier).",
+        source: "Van Houdt §2.3",
+        params: &[Param {
+            key: "copy",
+            values: "random|oldest",
+            unit: "",
+            range: "`random` or `oldest`",
+            default: Some("random"),
+            help: "Which valid pages of a victim go to the internal frontier when not all fit (footnote 2; Table 2's RND and OLDEST).",
+        }],
+        needs: &[],
+    };
+    fn parse(args: &Args<'_>) -> Result<CopyOrder> {
+        args.choice(
+            "copy",
+            &[("random", CopyOrder::Random), ("oldest", CopyOrder::Oldest)],
+            CopyOrder::Random,
+        )
+    }
+    fn show(copy: &CopyOrder, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match copy {
+            CopyOrder::Random => f.write_str("double:copy=random"),
+            CopyOrder::Oldest => f.write_str("double:copy=oldest"),
+        }
+    }
+    fn streams(_copy: &CopyOrder, _classes: u32) -> u32 {
+        2
+    }
+    fn build(copy: &CopyOrder, b: &Build<'_>) -> Result<Built<Self>> {
+        Ok(Built::whole(Double::new(*copy), vec![true, false], 1, b))
     }
 }

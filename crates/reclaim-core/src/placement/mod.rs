@@ -7,8 +7,8 @@
 //! relocated pages before they are routed (Van Houdt's random partial copy). The run loop
 //! (`sim`) does the appending, sealing, opening and cleaning, the same for every scheme.
 //!
-//! Adding a scheme: a file here with a type implementing [`Scheme`], a variant of
-//! [`PlacementSpec`] parsed in `config`, and one arm in [`Placement::new`] and in `dispatch!`.
+//! Adding a scheme: a file here with a type implementing [`Scheme`] and [`Declare`], and one line
+//! in the registry at the end of this file (`docs/design.md`, "Adding a placement").
 
 pub mod age_sorted;
 pub mod double;
@@ -18,8 +18,12 @@ pub mod regions;
 pub mod single;
 pub mod sort_buffer;
 
-use crate::config::PlacementSpec;
-use crate::error::Result;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::config::grammar::{string_serde, usages, Args, Info, Need};
+use crate::error::{Error, Result};
+use crate::policy::mdc::FreqSource;
 use crate::store::NONE;
 use crate::workload::{ClassShare, Write};
 use crate::SimRng;
@@ -140,76 +144,6 @@ pub trait Scheme {
     }
 }
 
-/// Every scheme, dispatched statically (one predictable branch per call).
-#[derive(Clone, Debug)]
-pub enum Schemes {
-    /// See [`single::Single`].
-    Single(single::Single),
-    /// See [`double::Double`].
-    Double(double::Double),
-    /// See [`oracle::Oracle`].
-    Oracle(oracle::Oracle),
-    /// See [`regions::Regions`].
-    Regions(regions::Regions),
-    /// See [`age_sorted::AgeSorted`].
-    AgeSorted(Box<age_sorted::AgeSorted>),
-    /// See [`sort_buffer::SortBuffered`].
-    SortBuffered(sort_buffer::SortBuffered),
-    /// See [`multi_log::MultiLog`].
-    MultiLog(Box<multi_log::MultiLog>),
-}
-
-macro_rules! dispatch {
-    ($self:expr, $s:ident => $e:expr) => {
-        match $self {
-            Schemes::Single($s) => $e,
-            Schemes::Double($s) => $e,
-            Schemes::Oracle($s) => $e,
-            Schemes::Regions($s) => $e,
-            Schemes::AgeSorted($s) => $e,
-            Schemes::SortBuffered($s) => $e,
-            Schemes::MultiLog($s) => $e,
-        }
-    };
-}
-
-impl Scheme for Schemes {
-    #[inline]
-    fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize {
-        dispatch!(self, s => s.user_stream(write, age, rng))
-    }
-    #[inline]
-    fn gc_stream(
-        &mut self,
-        page: &Gathered,
-        victim: &Victim,
-        class: u16,
-        age: u64,
-        rng: &mut SimRng,
-    ) -> usize {
-        dispatch!(self, s => s.gc_stream(page, victim, class, age, rng))
-    }
-    #[inline]
-    fn gc_streams(
-        &mut self,
-        victim: &Victim,
-        age: u64,
-        n: usize,
-        out: &mut Vec<u32>,
-        rng: &mut SimRng,
-    ) -> bool {
-        dispatch!(self, s => s.gc_streams(victim, age, n, out, rng))
-    }
-    #[inline]
-    fn victim_stream(&self, victim: &Victim) -> Option<usize> {
-        dispatch!(self, s => s.victim_stream(victim))
-    }
-    #[inline]
-    fn arrange(&mut self, batch: &mut [Gathered], streams: &[Stream], pps: u32, rng: &mut SimRng) {
-        dispatch!(self, s => s.arrange(batch, streams, pps, rng));
-    }
-}
-
 /// A placement: its scheme, its streams and its regions.
 #[derive(Clone, Debug)]
 pub struct Placement {
@@ -229,132 +163,292 @@ pub struct Placement {
     pub buffer: Option<sort_buffer::SortBuffer>,
 }
 
-impl Placement {
-    /// The placement of `spec` on `segments` segments of `pps` pages, for a workload whose
-    /// classes have `classes` pages and write shares.
-    /// `min_free` is the number of free segments the trigger keeps (in each region).
-    #[allow(clippy::too_many_lines)] // one arm per scheme, each a few lines
-    pub fn new(
-        spec: &PlacementSpec,
-        segments: u32,
-        pps: u32,
-        classes: &[ClassShare],
-        min_free: u32,
-    ) -> Result<Self> {
-        let whole = |gc_streams| {
-            vec![Region {
-                quota: segments,
-                gc_streams,
-            }]
-        };
-        let mut placement = match spec {
-            PlacementSpec::Single => Placement {
-                scheme: Schemes::Single(single::Single),
-                streams: vec![Stream::closed(true, 0)],
-                regions: whole(1),
-                pending: Vec::new(),
-                seals: Vec::new(),
-                buffer: None,
-            },
-            PlacementSpec::Double { copy } => Placement {
-                scheme: Schemes::Double(double::Double::new(*copy)),
-                streams: vec![Stream::closed(true, 0), Stream::closed(false, 0)],
-                regions: whole(1),
-                pending: Vec::new(),
-                seals: Vec::new(),
-                buffer: None,
-            },
-            PlacementSpec::Oracle => Placement {
-                scheme: Schemes::Oracle(oracle::Oracle),
-                streams: (0..classes.len())
-                    .map(|_| Stream::closed(true, 0))
-                    .collect(),
-                regions: whole(classes.len() as u32),
-                pending: Vec::new(),
-                seals: Vec::new(),
-                buffer: None,
-            },
-            PlacementSpec::AgeSorted(a) => {
-                let dtg = age_sorted::DecisionTree::new(
-                    a.dtg_exp,
-                    a.dtg_sort,
-                    a.dtg_decay,
-                    a.decay_rule,
-                    a.split,
-                );
-                let fsc = age_sorted::DecisionTree::new(
-                    a.fsc_exp,
-                    a.fsc_sort,
-                    a.fsc_decay,
-                    a.decay_rule,
-                    a.split,
-                );
-                let scheme = age_sorted::AgeSorted::new(dtg, fsc);
-                let (d, f) = (scheme.destage_streams(), scheme.fsc_streams());
-                Placement {
-                    scheme: Schemes::AgeSorted(Box::new(scheme)),
-                    streams: (0..d)
-                        .map(|_| Stream::closed(true, 0))
-                        .chain((0..f).map(|_| Stream::closed(false, 0)))
-                        .collect(),
-                    regions: whole(f as u32),
-                    pending: Vec::new(),
-                    seals: Vec::new(),
-                    buffer: None,
-                }
-            }
-            PlacementSpec::Regions { spare } => {
-                let quotas = regions::quotas(spare, segments, pps, classes, min_free)?;
-                Placement {
-                    scheme: Schemes::Regions(regions::Regions),
-                    streams: (0..classes.len())
-                        .map(|c| Stream::closed(true, c as u16))
-                        .collect(),
-                    regions: quotas
-                        .into_iter()
-                        .map(|quota| Region {
-                            quota,
-                            gc_streams: 1,
-                        })
-                        .collect(),
-                    pending: Vec::new(),
-                    seals: Vec::new(),
-                    buffer: None,
-                }
-            }
-            PlacementSpec::MultiLog { logs, freq } => Placement {
-                scheme: Schemes::MultiLog(Box::new(multi_log::MultiLog::new(
-                    *logs,
-                    *freq == crate::config::FreqSource::Exact,
-                    classes.iter().map(|c| c.pages).sum(),
-                ))),
-                streams: (0..*logs).map(|_| Stream::closed(true, 0)).collect(),
-                regions: whole(u32::from(*logs)),
-                pending: Vec::new(),
-                seals: Vec::new(),
-                buffer: None,
-            },
-            PlacementSpec::SortBuffer(b) => Placement {
-                scheme: Schemes::SortBuffered(sort_buffer::SortBuffered),
-                streams: vec![Stream::closed(true, 0), Stream::closed(false, 0)],
-                regions: whole(1),
-                pending: Vec::new(),
-                seals: Vec::new(),
-                buffer: Some(sort_buffer::SortBuffer::new(b, pps)),
-            },
-        };
-        placement.seals = vec![0; placement.streams.len()];
-        Ok(placement)
-    }
+/// What a placement is built on.
+#[derive(Clone, Copy, Debug)]
+pub struct Build<'a> {
+    /// Segments of the device.
+    pub segments: u32,
+    /// Pages per segment.
+    pub pps: u32,
+    /// The workload's classes: pages and write share of each.
+    pub classes: &'a [ClassShare],
+    /// Free segments the trigger keeps (in each region).
+    pub min_free: u32,
+}
 
+/// A scheme as built, with its streams and regions.
+#[derive(Clone, Debug)]
+pub struct Built<S> {
+    /// The scheme.
+    pub scheme: S,
+    /// Its streams, indexed as it answers.
+    pub streams: Vec<Stream>,
+    /// Its regions.
+    pub regions: Vec<Region>,
+    /// Its sort buffer of user writes, if it has one.
+    pub buffer: Option<sort_buffer::SortBuffer>,
+}
+
+impl<S> Built<S> {
+    /// `scheme` with one stream per entry of `user` (true: a user stream) in one region holding
+    /// the whole device, `gc_streams` of whose streams take relocated pages.
+    pub fn whole(scheme: S, user: Vec<bool>, gc_streams: u32, b: &Build<'_>) -> Self {
+        Built {
+            scheme,
+            streams: user.into_iter().map(|u| Stream::closed(u, 0)).collect(),
+            regions: vec![Region {
+                quota: b.segments,
+                gc_streams,
+            }],
+            buffer: None,
+        }
+    }
+}
+
+/// What a placement declares in its own file, and how it is built from its parameters.
+pub trait Declare: Scheme + Sized {
+    /// Its parsed parameters (`()` for none).
+    type Params: Clone + fmt::Debug + PartialEq;
+    /// Its name, parameters, source and needs.
+    const INFO: Info;
+    /// Whether pages of several sizes may go through it: its streams give pages their slots as
+    /// they arrive, one after another.
+    const SIZES: bool = false;
+    /// Its parameters from a spec string whose keys are already checked against [`Self::INFO`].
+    fn parse(args: &Args<'_>) -> Result<Self::Params>;
+    /// Its canonical spec string, which names runs and results: it must not change.
+    fn show(params: &Self::Params, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// Its open streams for a workload of `classes` classes.
+    fn streams(params: &Self::Params, classes: u32) -> u32;
+    /// Segments it keeps empty beyond its open streams: a reserve of one per GC stream beyond
+    /// the first (so that relocating one victim never runs short, DESIGN "Placement schemes"),
+    /// and the number of regions, each of which keeps the trigger's free segments.
+    fn reserve(_params: &Self::Params, _classes: u32) -> (u64, u64) {
+        (0, 1)
+    }
+    /// The scheme, its streams and its regions.
+    fn build(params: &Self::Params, build: &Build<'_>) -> Result<Built<Self>>;
+    /// Where its update frequencies come from, if it reads them.
+    fn freq(_params: &Self::Params) -> Option<FreqSource> {
+        None
+    }
+}
+
+/// Writes the registry: [`PlacementSpec`] (a parsed `--placement`), [`Schemes`] (the schemes,
+/// dispatched statically: one predictable branch per call) and [`PLACEMENTS`].
+macro_rules! registry {
+    ($($v:ident($t:ty),)*) => {
+        /// Placement scheme (`--placement`): a registered placement and its parameters.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum PlacementSpec {
+            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v(<$t as Declare>::Params),)*
+        }
+
+        /// Every scheme, dispatched statically.
+        #[derive(Clone, Debug)]
+        pub enum Schemes {
+            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v($t),)*
+        }
+
+        /// Every placement's declaration, in registration order.
+        pub const PLACEMENTS: &[&Info] = &[$(&<$t as Declare>::INFO,)*];
+
+        /// The names of the placements pages of several sizes may go through.
+        pub fn admitting_sizes() -> Vec<&'static str> {
+            let mut names = Vec::new();
+            $(if <$t as Declare>::SIZES {
+                names.push(<$t as Declare>::INFO.name);
+            })*
+            names
+        }
+
+        impl PlacementSpec {
+            /// What the placement declares of itself.
+            pub fn info(&self) -> &'static Info {
+                match self {
+                    $(PlacementSpec::$v(_) => &<$t as Declare>::INFO,)*
+                }
+            }
+
+            /// Open streams for a workload of `classes` classes.
+            pub fn streams(&self, classes: u32) -> u32 {
+                match self {
+                    $(PlacementSpec::$v(p) => <$t as Declare>::streams(p, classes),)*
+                }
+            }
+
+            /// The GC-stream reserve and the regions (see [`Declare::reserve`]).
+            pub fn reserve(&self, classes: u32) -> (u64, u64) {
+                match self {
+                    $(PlacementSpec::$v(p) => <$t as Declare>::reserve(p, classes),)*
+                }
+            }
+
+            /// Whether pages of several sizes may go through the placement.
+            pub fn admits_sizes(&self) -> bool {
+                match self {
+                    $(PlacementSpec::$v(_) => <$t as Declare>::SIZES,)*
+                }
+            }
+
+            /// Where the placement's update frequencies come from, if it reads them.
+            pub fn freq(&self) -> Option<FreqSource> {
+                match self {
+                    $(PlacementSpec::$v(p) => <$t as Declare>::freq(p),)*
+                }
+            }
+        }
+
+        impl FromStr for PlacementSpec {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                let args = Args::parse("placement", s)?;
+                $(
+                    if <$t as Declare>::INFO.answers(args.name) {
+                        args.check(&<$t as Declare>::INFO)?;
+                        return Ok(PlacementSpec::$v(<$t as Declare>::parse(&args)?));
+                    }
+                )*
+                Err(args.bad(&usages(PLACEMENTS)))
+            }
+        }
+
+        impl fmt::Display for PlacementSpec {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(PlacementSpec::$v(p) => <$t as Declare>::show(p, f),)*
+                }
+            }
+        }
+
+        impl Placement {
+            /// The placement of `spec` on `segments` segments of `pps` pages, for a workload
+            /// whose classes have `classes` pages and write shares. `min_free` is the number of
+            /// free segments the trigger keeps (in each region).
+            pub fn new(
+                spec: &PlacementSpec,
+                segments: u32,
+                pps: u32,
+                classes: &[ClassShare],
+                min_free: u32,
+            ) -> Result<Self> {
+                let b = Build { segments, pps, classes, min_free };
+                let (scheme, built) = match spec {
+                    $(PlacementSpec::$v(p) => {
+                        let built = <$t as Declare>::build(p, &b)?;
+                        let rest = Built {
+                            scheme: (),
+                            streams: built.streams,
+                            regions: built.regions,
+                            buffer: built.buffer,
+                        };
+                        (Schemes::$v(built.scheme), rest)
+                    })*
+                };
+                Ok(Placement {
+                    scheme,
+                    seals: vec![0; built.streams.len()],
+                    streams: built.streams,
+                    regions: built.regions,
+                    pending: Vec::new(),
+                    buffer: built.buffer,
+                })
+            }
+        }
+
+        impl Schemes {
+            /// What the scheme declares of itself.
+            pub fn info(&self) -> &'static Info {
+                match self {
+                    $(Schemes::$v(_) => &<$t as Declare>::INFO,)*
+                }
+            }
+        }
+
+        impl Scheme for Schemes {
+            #[inline]
+            fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize {
+                match self {
+                    $(Schemes::$v(s) => s.user_stream(write, age, rng),)*
+                }
+            }
+            #[inline]
+            fn gc_stream(
+                &mut self,
+                page: &Gathered,
+                victim: &Victim,
+                class: u16,
+                age: u64,
+                rng: &mut SimRng,
+            ) -> usize {
+                match self {
+                    $(Schemes::$v(s) => s.gc_stream(page, victim, class, age, rng),)*
+                }
+            }
+            #[inline]
+            fn gc_streams(
+                &mut self,
+                victim: &Victim,
+                age: u64,
+                n: usize,
+                out: &mut Vec<u32>,
+                rng: &mut SimRng,
+            ) -> bool {
+                match self {
+                    $(Schemes::$v(s) => s.gc_streams(victim, age, n, out, rng),)*
+                }
+            }
+            #[inline]
+            fn victim_stream(&self, victim: &Victim) -> Option<usize> {
+                match self {
+                    $(Schemes::$v(s) => s.victim_stream(victim),)*
+                }
+            }
+            #[inline]
+            fn arrange(
+                &mut self,
+                batch: &mut [Gathered],
+                streams: &[Stream],
+                pps: u32,
+                rng: &mut SimRng,
+            ) {
+                match self {
+                    $(Schemes::$v(s) => s.arrange(batch, streams, pps, rng),)*
+                }
+            }
+        }
+    };
+}
+
+impl PlacementSpec {
+    /// Whether the placement needs the workload's classes.
+    pub fn needs_classes(&self) -> bool {
+        self.info().needs(Need::Classes)
+    }
+}
+
+impl Placement {
     /// Whether the scheme routes pages by their age on the destage clock (which then keeps a
     /// destage number per segment).
     pub fn needs_ages(&self) -> bool {
-        matches!(self.scheme, Schemes::AgeSorted(_))
+        self.scheme.info().needs(Need::Ages)
     }
 
     /// Whether relocation needs each page's class (kept per page, from its last user write).
     pub fn needs_page_class(&self) -> bool {
-        matches!(self.scheme, Schemes::Oracle(_))
+        self.scheme.info().needs(Need::PageClass)
     }
+}
+
+string_serde!(PlacementSpec);
+
+// The registry: one line per placement.
+registry! {
+    Single(single::Single),
+    Double(double::Double),
+    Oracle(oracle::Oracle),
+    Regions(regions::Regions),
+    AgeSorted(age_sorted::AgeSorted),
+    SortBuffer(sort_buffer::SortBuffered),
+    MultiLog(multi_log::MultiLog),
 }

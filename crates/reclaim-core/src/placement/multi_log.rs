@@ -22,9 +22,14 @@
 //! The victim is chosen by `policy::multi_log`: the log whose oldest segment is cheapest to
 //! clean.
 
+use super::{Build, Built, Declare};
 use super::{Gathered, Scheme, Victim};
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::{Error, Result};
+use crate::policy::mdc::{FreqSource, FREQ};
 use crate::workload::{Rate, Write};
 use crate::SimRng;
+use std::fmt;
 
 /// Weight of a new observed distance in a log's expected distance.
 const WEIGHT: f64 = 1.0 / 256.0;
@@ -119,6 +124,78 @@ impl Scheme for MultiLog {
             self.page_log[p] = (self.page_log[p] + 1).min(self.logs - 1);
         }
         usize::from(self.page_log[p])
+    }
+}
+
+/// The parameters of multi-log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultiLogSpec {
+    /// Logs at most, 2 ≤ logs ≤ 64.
+    pub logs: u8,
+    /// Observed update distances, or exact rates.
+    pub freq: FreqSource,
+}
+
+const PARAMS: [Param; 2] = [
+    Param {
+        key: "logs",
+        values: "L",
+        unit: "logs",
+        range: "a whole number in [2, 64]",
+        default: Some("8"),
+        help: "Logs of like update frequency, each a stream.",
+    },
+    FREQ,
+];
+
+impl Declare for MultiLog {
+    type Params = MultiLogSpec;
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "multi-log",
+        aliases: &[],
+        summary: "Pages in logs of like update frequency; relocation moves a page one log colder, an early rewrite one hotter.",
+        source: "Stoica & Ailamaki, VLDB 2013, as Lomet & Luo §6.1.3 describe it",
+        params: &PARAMS,
+        needs: &[Need::PageState],
+    };
+    const SIZES: bool = true;
+    fn parse(args: &Args<'_>) -> Result<MultiLogSpec> {
+        let logs: u8 = args.num("logs", Some(8), "a whole number in [2, 64]")?;
+        if !(2..=64).contains(&logs) {
+            return Err(Error::param(
+                "placement.logs",
+                logs,
+                "a whole number in [2, 64]",
+            ));
+        }
+        Ok(MultiLogSpec {
+            logs,
+            freq: FreqSource::parse(args)?,
+        })
+    }
+    fn show(m: &MultiLogSpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "multi-log:logs={},freq={}", m.logs, m.freq)
+    }
+    fn streams(m: &MultiLogSpec, _classes: u32) -> u32 {
+        u32::from(m.logs)
+    }
+    // Every log takes relocated pages: one GC stream per log.
+    fn reserve(m: &MultiLogSpec, _classes: u32) -> (u64, u64) {
+        (u64::from(m.logs) - 1, 1)
+    }
+    fn build(m: &MultiLogSpec, b: &Build<'_>) -> Result<Built<Self>> {
+        let pages = b.classes.iter().map(|c| c.pages).sum();
+        let scheme = MultiLog::new(m.logs, m.freq == FreqSource::Exact, pages);
+        Ok(Built::whole(
+            scheme,
+            vec![true; usize::from(m.logs)],
+            u32::from(m.logs),
+            b,
+        ))
+    }
+    fn freq(m: &MultiLogSpec) -> Option<FreqSource> {
+        Some(m.freq)
     }
 }
 

@@ -6,7 +6,10 @@
 //! that part (hot/cold: hot and cold; Li et al.'s locality model: its classes). A relocated page
 //! goes to the stream of the class of its last user write, kept per page.
 
+use super::{Build, Built, Declare};
 use super::{Gathered, Scheme, Victim};
+use crate::config::grammar::{Args, Family, Info, Need};
+use crate::error::Result;
 use crate::workload::Write;
 use crate::SimRng;
 
@@ -30,5 +33,36 @@ impl Scheme for Oracle {
         _rng: &mut SimRng,
     ) -> usize {
         usize::from(class)
+    }
+}
+
+impl Declare for Oracle {
+    type Params = ();
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "oracle",
+        aliases: &[],
+        summary: "One stream per class of the workload, user and GC writes of a class together, one free pool.",
+        source: "Lomet & Luo §6.1.3 (the -opt separation)",
+        params: &[],
+        needs: &[Need::Classes, Need::PageClass],
+    };
+    const SIZES: bool = true;
+    fn parse(_args: &Args<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn show((): &(), f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("oracle")
+    }
+    fn streams((): &(), classes: u32) -> u32 {
+        classes
+    }
+    // Every class's stream takes relocated pages: a reserve of one per GC stream beyond the first.
+    fn reserve((): &(), classes: u32) -> (u64, u64) {
+        (u64::from(classes) - 1, 1)
+    }
+    fn build((): &(), b: &Build<'_>) -> Result<Built<Self>> {
+        let n = b.classes.len();
+        Ok(Built::whole(Oracle, vec![true; n], n as u32, b))
     }
 }

@@ -19,8 +19,9 @@
 //! The unwritten region's open segment is the one place where the engine departs from Li et al.'s
 //! count (their inactive region has exactly its data blocks); it comes out of the spare.
 
+use super::{Build, Built, Declare, Region, Stream};
 use super::{Gathered, Scheme, Victim};
-use crate::config::RegionSpare;
+use crate::config::grammar::{check_range, join, parse_vec, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::{ClassShare, Write};
 use crate::SimRng;
@@ -144,6 +145,87 @@ pub fn check(
         written += 1;
     }
     Ok(())
+}
+
+/// How the spare segments are shared among regions (`regions:spare=…`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RegionSpare {
+    /// Shares bᵢ of the spare segments, one per written class, each in [0, 1], summing to 1.
+    Shares(Vec<f64>),
+    /// Theorem 5's cost-minimising allocation `b_c*` (Li et al. §4), resolved by the Python API
+    /// from `reclaim.models.li` before the engine runs.
+    Optimal,
+}
+
+impl Declare for Regions {
+    type Params = RegionSpare;
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "regions",
+        aliases: &[],
+        summary: "Li et al.'s data grouping: one region per class, each with its own segments, share of the spare, stream and cleaning.",
+        source: "Li et al. §4",
+        params: &[Param {
+            key: "spare",
+            values: "B1/B2/…|optimal",
+            unit: "",
+            range: "shares in [0, 1] summing to 1, one per written class, or `optimal`",
+            default: None,
+            help: "Shares of the spare segments per written class, or Theorem 5's cost-minimising allocation.",
+        }],
+        needs: &[Need::Classes],
+    };
+    fn parse(args: &Args<'_>) -> Result<RegionSpare> {
+        match args.get("spare") {
+            None => Err(args.bad("`regions:spare=B1/B2/…` (shares of the spare per written class) or `regions:spare=optimal`")),
+            Some("optimal") => Ok(RegionSpare::Optimal),
+            Some(v) => {
+                let shares = parse_vec("placement.spare", v)?;
+                for b in &shares {
+                    check_range("placement.spare", *b, 0.0, 1.0, false, false)?;
+                }
+                let sum: f64 = shares.iter().sum();
+                if (sum - 1.0).abs() > 1e-6 {
+                    return Err(Error::param(
+                        "placement.spare",
+                        format!("`{v}` (summing to {sum})"),
+                        "shares summing to 1",
+                    ));
+                }
+                Ok(RegionSpare::Shares(shares))
+            }
+        }
+    }
+    fn show(spare: &RegionSpare, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match spare {
+            RegionSpare::Optimal => f.write_str("regions:spare=optimal"),
+            RegionSpare::Shares(b) => write!(f, "regions:spare={}", join(b)),
+        }
+    }
+    fn streams(_spare: &RegionSpare, classes: u32) -> u32 {
+        classes
+    }
+    // The trigger keeps its free segments in each region.
+    fn reserve(_spare: &RegionSpare, classes: u32) -> (u64, u64) {
+        (0, u64::from(classes))
+    }
+    fn build(spare: &RegionSpare, b: &Build<'_>) -> Result<Built<Self>> {
+        let quotas = quotas(spare, b.segments, b.pps, b.classes, b.min_free)?;
+        Ok(Built {
+            scheme: Regions,
+            streams: (0..b.classes.len())
+                .map(|c| Stream::closed(true, c as u16))
+                .collect(),
+            regions: quotas
+                .into_iter()
+                .map(|quota| Region {
+                    quota,
+                    gc_streams: 1,
+                })
+                .collect(),
+            buffer: None,
+        })
+    }
 }
 
 #[cfg(test)]

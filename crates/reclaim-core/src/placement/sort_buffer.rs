@@ -19,12 +19,15 @@
 //!   segments are filled the same way);
 //! - the sort is stable (equal keys keep their arrival order) and ascending: oldest u_p2 first.
 
+use super::{Build, Built, Declare};
 use super::{Gathered, Scheme, Victim};
-use crate::config::{Rewrite, SortBufferSpec};
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::{Error, Result};
 use crate::policy::mdc::key;
 use crate::store::NONE;
 use crate::workload::Write;
 use crate::SimRng;
+use std::fmt;
 
 /// Stream of user writes (written from the buffer).
 pub const USER: usize = 0;
@@ -250,6 +253,140 @@ impl SortBuffer {
         } else {
             0.0
         }
+    }
+}
+
+/// What a rewrite of a page still in the sort buffer does (`sort-buffer:rewrite=…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Rewrite {
+    /// `hole`: the earlier copy stays in the buffer, dead, and takes an invalid slot when the
+    /// buffer is written out: every user write costs a page frame, as Lomet & Luo's eq. 1–2
+    /// count it.
+    #[default]
+    Hole,
+    /// `absorb`: the earlier copy leaves the buffer (an in-memory buffer absorbing rewrites).
+    Absorb,
+}
+
+/// Parameters of the `sort-buffer` placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortBufferSpec {
+    /// Buffer size [segments], ≥ 1 (Lomet & Luo §6.2.1, Figure 4: 1 … 64; 16 is near-optimal).
+    pub segments: u32,
+    /// Whether the buffer is sorted by u_p2 before it is written (`false`: arrival order,
+    /// MDC-no-sep-user of §6.2.1).
+    pub sort: bool,
+    /// What a rewrite of a buffered page does.
+    pub rewrite: Rewrite,
+}
+
+impl SortBufferSpec {
+    fn parse(spec: &Args<'_>) -> Result<Self> {
+        let segments: u32 = spec.num("segments", Some(16), "a whole number ≥ 1")?;
+        if segments == 0 {
+            return Err(Error::param(
+                "placement.segments",
+                segments,
+                "a whole number ≥ 1",
+            ));
+        }
+        let sort = match spec.get("sort") {
+            None | Some("up2") => true,
+            Some("none") => false,
+            Some(v) => {
+                return Err(Error::param(
+                    "placement.sort",
+                    format!("`{v}`"),
+                    "`up2` or `none`",
+                ))
+            }
+        };
+        let rewrite = match spec.get("rewrite") {
+            None | Some("hole") => Rewrite::Hole,
+            Some("absorb") => Rewrite::Absorb,
+            Some(v) => {
+                return Err(Error::param(
+                    "placement.rewrite",
+                    format!("`{v}`"),
+                    "`hole` or `absorb`",
+                ))
+            }
+        };
+        Ok(SortBufferSpec {
+            segments,
+            sort,
+            rewrite,
+        })
+    }
+}
+
+impl SortBufferSpec {
+    fn write(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "sort-buffer:segments={},sort={},rewrite={}",
+            self.segments,
+            if self.sort { "up2" } else { "none" },
+            match self.rewrite {
+                Rewrite::Hole => "hole",
+                Rewrite::Absorb => "absorb",
+            }
+        )
+    }
+}
+
+const PARAMS: [Param; 3] = [
+    Param {
+        key: "segments",
+        values: "K",
+        unit: "segments",
+        range: "a whole number ≥ 1",
+        default: Some("16"),
+        help: "Buffer size (Lomet & Luo §6.2.1, Figure 4: 1 … 64; 16 is near-optimal).",
+    },
+    Param {
+        key: "sort",
+        values: "up2|none",
+        unit: "",
+        range: "`up2` or `none`",
+        default: Some("up2"),
+        help: "Sort the buffer by u_p2 before it is written, or keep arrival order (MDC-no-sep-user, §6.2.1).",
+    },
+    Param {
+        key: "rewrite",
+        values: "hole|absorb",
+        unit: "",
+        range: "`hole` or `absorb`",
+        default: Some("hole"),
+        help: "A rewrite of a buffered page leaves a dead copy that takes a slot (eq. 1–2), or removes it.",
+    },
+];
+
+impl Declare for SortBuffered {
+    type Params = SortBufferSpec;
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "sort-buffer",
+        aliases: &[],
+        summary: "User writes gather in a buffer, written out sorted by u_p2 when full; relocated pages go to a GC stream.",
+        source: "Lomet & Luo §5.3",
+        params: &PARAMS,
+        needs: &[Need::Up2],
+    };
+    const SIZES: bool = true;
+    fn parse(args: &Args<'_>) -> Result<SortBufferSpec> {
+        SortBufferSpec::parse(args)
+    }
+    fn show(b: &SortBufferSpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        b.write(f)
+    }
+    fn streams(_b: &SortBufferSpec, _classes: u32) -> u32 {
+        2
+    }
+    fn build(spec: &SortBufferSpec, b: &Build<'_>) -> Result<Built<Self>> {
+        let mut built = Built::whole(SortBuffered, vec![true, false], 1, b);
+        built.buffer = Some(SortBuffer::new(spec, b.pps));
+        Ok(built)
     }
 }
 
