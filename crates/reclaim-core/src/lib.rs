@@ -23,6 +23,7 @@ pub mod policy;
 pub mod sim;
 pub mod store;
 pub mod trace;
+pub mod trigger;
 pub mod workload;
 
 pub use config::SimConfig;

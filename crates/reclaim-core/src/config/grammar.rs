@@ -136,12 +136,36 @@ impl Info {
 }
 
 /// The usage lines of a registry, as the error for an unknown name lists them.
-pub fn usages(infos: &[&Info]) -> String {
-    let lines: Vec<String> = infos.iter().map(|i| format!("`{}`", i.usage())).collect();
+pub fn usages<'i>(infos: impl IntoIterator<Item = &'i Info>) -> String {
+    let lines: Vec<String> = infos
+        .into_iter()
+        .map(|i| format!("`{}`", i.usage()))
+        .collect();
     match lines.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("one of {} or {last}", rest.join(", ")),
         Some((last, _)) => last.clone(),
         None => String::new(),
+    }
+}
+
+/// A registered scheme whose spec is one variant of a family's enum (triggers, workloads, size
+/// distributions): its declaration and its parser.
+pub struct Entry<T: 'static> {
+    /// What it declares of itself.
+    pub info: Info,
+    /// Its parser, given arguments already checked against `info`.
+    pub parse: fn(&Args<'_>) -> Result<T>,
+}
+
+/// Parses `text`, given to `param`, with the entry its name selects.
+pub fn parse_entry<T>(param: &'static str, text: &str, entries: &[Entry<T>]) -> Result<T> {
+    let args = Args::parse(param, text)?;
+    match entries.iter().find(|e| e.info.answers(args.name)) {
+        Some(e) => {
+            args.check(&e.info)?;
+            (e.parse)(&args)
+        }
+        None => Err(args.bad(&usages(entries.iter().map(|e| &e.info)))),
     }
 }
 
@@ -203,25 +227,6 @@ impl<'a> Args<'a> {
                 } else {
                     let keys: Vec<&str> = info.params.iter().map(|p| p.key).collect();
                     format!("arguments of `{}` among {}", self.name, keys.join(", "))
-                };
-                return Err(Error::param(
-                    self.param,
-                    format!("`{}` (unknown argument `{k}`)", self.text),
-                    expected,
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Fails if an argument other than `allowed` is present.
-    pub fn only(&self, allowed: &[&str]) -> Result<()> {
-        for (k, _) in &self.pairs {
-            if !allowed.contains(k) {
-                let expected = if allowed.is_empty() {
-                    format!("no arguments for `{}`", self.name)
-                } else {
-                    format!("arguments of `{}` among {}", self.name, allowed.join(", "))
                 };
                 return Err(Error::param(
                     self.param,

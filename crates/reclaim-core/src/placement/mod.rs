@@ -309,7 +309,7 @@ macro_rules! registry {
                         return Ok(PlacementSpec::$v(<$t as Declare>::parse(&args)?));
                     }
                 )*
-                Err(args.bad(&usages(PLACEMENTS)))
+                Err(args.bad(&usages(PLACEMENTS.iter().copied())))
             }
         }
 

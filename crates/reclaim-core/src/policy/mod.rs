@@ -139,7 +139,7 @@ macro_rules! registry {
                         return Ok(PolicySpec::$v(<$t as Declare>::parse(&args)?));
                     }
                 )*
-                Err(args.bad(&usages(POLICIES)))
+                Err(args.bad(&usages(POLICIES.iter().copied())))
             }
         }
 

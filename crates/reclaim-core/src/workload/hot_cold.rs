@@ -6,7 +6,9 @@
 
 use rand::Rng;
 
+use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
+use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -82,3 +84,39 @@ impl HotCold {
         ]
     }
 }
+
+/// `hotcold:r=R,f=F`.
+pub const ENTRY: Entry<WorkloadSpec> = Entry {
+    info: Info {
+        family: Family::Workload,
+        name: "hotcold",
+        aliases: &["hot-cold"],
+        summary: "A share r of the writes go to a share f of the pages.",
+        source: "Rosenblum & Ousterhout; Van Houdt §2.1",
+        params: &[
+            Param {
+                key: "r",
+                values: "R",
+                unit: "",
+                range: "a number in (0, 1)",
+                default: None,
+                help: "Share of writes to hot pages.",
+            },
+            Param {
+                key: "f",
+                values: "F",
+                unit: "",
+                range: "a number in (0, 1)",
+                default: None,
+                help: "Share of pages that are hot.",
+            },
+        ],
+        needs: &[],
+    },
+    parse: |a| {
+        Ok(WorkloadSpec::HotCold {
+            r: a.num("r", None, "a number in (0, 1)")?,
+            f: a.num("f", None, "a number in (0, 1)")?,
+        })
+    },
+};

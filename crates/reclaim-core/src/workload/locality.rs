@@ -8,7 +8,9 @@
 
 use rand::Rng;
 
+use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
+use crate::config::grammar::{parse_vec, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -124,3 +126,48 @@ impl Locality {
         out
     }
 }
+
+/// `locality:fa=A,r=R1/R2/…,f=F1/F2/…`.
+pub const ENTRY: Entry<WorkloadSpec> = Entry {
+    info: Info {
+        family: Family::Workload,
+        name: "locality",
+        aliases: &[],
+        summary: "Only a share fa of the logical space is written; class i gets a share r_i of writes over a share f_i of the active pages.",
+        source: "Li et al. §2.2",
+        params: &[
+            Param {
+                key: "fa",
+                values: "A",
+                unit: "",
+                range: "a number in (0, 1]",
+                default: Some("1"),
+                help: "Active share of the logical space.",
+            },
+            Param {
+                key: "r",
+                values: "R1/R2/…",
+                unit: "",
+                range: "shares in (0, 1] summing to 1",
+                default: Some("1"),
+                help: "Write share of each class.",
+            },
+            Param {
+                key: "f",
+                values: "F1/F2/…",
+                unit: "",
+                range: "shares in (0, 1] summing to 1, as many as r",
+                default: Some("1"),
+                help: "Page share of each class, of the active pages.",
+            },
+        ],
+        needs: &[],
+    },
+    parse: |a| {
+        Ok(WorkloadSpec::Locality {
+            fa: a.num("fa", Some(1.0), "a number in (0, 1]")?,
+            r: parse_vec("workload.r", a.get("r").unwrap_or("1"))?,
+            f: parse_vec("workload.f", a.get("f").unwrap_or("1"))?,
+        })
+    },
+};

@@ -12,11 +12,157 @@ pub mod trace;
 pub mod uniform;
 pub mod zipf;
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::config::WorkloadSpec;
+use crate::config::grammar::{check_range, join, parse_entry, string_serde, Entry};
 use crate::error::{Error, Result};
 use crate::SimRng;
+
+/// Synthetic workload (`--workload`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum WorkloadSpec {
+    /// `uniform`: every logical page equally likely.
+    #[default]
+    Uniform,
+    /// `hotcold:r=R,f=F`: a fraction `r` of writes go to a fraction `f` of the pages (Rosenblum;
+    /// Van Houdt §2.1).
+    HotCold {
+        /// Share of writes to hot pages, 0 < r < 1.
+        r: f64,
+        /// Share of pages that are hot, 0 < f < 1.
+        f: f64,
+    },
+    /// `locality:fa=A,r=R1/R2/…,f=F1/F2/…`: Li et al. §2.2: only a fraction `fa` of the logical
+    /// space is written; class i gets a share `r_i` of writes over a share `f_i` of the active pages.
+    Locality {
+        /// Active share of the logical space, 0 < fa ≤ 1.
+        fa: f64,
+        /// Write share of each class, each > 0, summing to 1.
+        r: Vec<f64>,
+        /// Page share of each class (of the active pages), each > 0, summing to 1.
+        f: Vec<f64>,
+    },
+    /// `shifting:r=R,f=F[,period=P]`: hot/cold whose hot window slides one window length every
+    /// `P` × logical pages writes, hot pages turning cold over time (Lomet & Luo §6.3).
+    Shifting {
+        /// Share of writes to the window, 0 < r < 1.
+        r: f64,
+        /// Share of pages in the window, 0 < f < 1.
+        f: f64,
+        /// Writes per window length moved [logical capacities], > 0.
+        period: f64,
+    },
+    /// `zipf:theta=T`: Zipf(θ) over a seeded permutation of the pages (Lomet & Luo §6).
+    Zipf {
+        /// Skew θ > 0 (0.99 ≈ 80-20, 1.35 ≈ 90-10).
+        theta: f64,
+    },
+    /// `trace:PATH`: replay a converted trace (`reclaim trace convert`) or a page-id list.
+    Trace {
+        /// The trace file.
+        path: String,
+    },
+}
+
+impl FromStr for WorkloadSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let w = match s.trim().strip_prefix("trace:") {
+            // The rest is a path, which may itself hold `:` or `,`.
+            Some(path) => WorkloadSpec::Trace {
+                path: path.to_string(),
+            },
+            None => parse_entry("workload", s, WORKLOADS)?,
+        };
+        w.validate()?;
+        Ok(w)
+    }
+}
+
+/// The registry: one line per workload.
+pub const WORKLOADS: &[Entry<WorkloadSpec>] = &[
+    uniform::ENTRY,
+    hot_cold::ENTRY,
+    shifting::ENTRY,
+    locality::ENTRY,
+    zipf::ENTRY,
+    trace::ENTRY,
+];
+
+impl WorkloadSpec {
+    /// Checks every parameter's range and the relations between them.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            WorkloadSpec::Uniform => Ok(()),
+            WorkloadSpec::HotCold { r, f } => {
+                check_range("workload.r", *r, 0.0, 1.0, true, true)?;
+                check_range("workload.f", *f, 0.0, 1.0, true, true)
+            }
+            WorkloadSpec::Shifting { r, f, period } => {
+                check_range("workload.r", *r, 0.0, 1.0, true, true)?;
+                check_range("workload.f", *f, 0.0, 1.0, true, true)?;
+                check_range("workload.period", *period, 0.0, 1e12, true, false)
+            }
+            WorkloadSpec::Locality { fa, r, f } => {
+                check_range("workload.fa", *fa, 0.0, 1.0, true, false)?;
+                if r.len() != f.len() {
+                    return Err(Error::param(
+                        "workload.r",
+                        format!("{} classes", r.len()),
+                        format!("as many classes as workload.f ({})", f.len()),
+                    ));
+                }
+                for (name, v) in [("workload.r", r), ("workload.f", f)] {
+                    for x in v {
+                        check_range(name, *x, 0.0, 1.0, true, false)?;
+                    }
+                    let sum: f64 = v.iter().sum();
+                    if (sum - 1.0).abs() > 1e-6 {
+                        return Err(Error::param(
+                            name,
+                            format!("shares summing to {sum}"),
+                            "shares summing to 1",
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            WorkloadSpec::Zipf { theta } => {
+                check_range("workload.theta", *theta, 0.0, 100.0, true, false)
+            }
+            WorkloadSpec::Trace { path } => {
+                if path.trim().is_empty() {
+                    return Err(Error::param(
+                        "workload",
+                        "`trace:`",
+                        "`trace:PATH` with the path of a converted trace or a page-id list",
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for WorkloadSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkloadSpec::Uniform => write!(f, "uniform"),
+            WorkloadSpec::HotCold { r, f: ff } => write!(f, "hotcold:r={r},f={ff}"),
+            WorkloadSpec::Shifting { r, f: ff, period } => {
+                write!(f, "shifting:r={r},f={ff},period={period}")
+            }
+            WorkloadSpec::Locality { fa, r, f: ff } => {
+                write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff))
+            }
+            WorkloadSpec::Zipf { theta } => write!(f, "zipf:theta={theta}"),
+            WorkloadSpec::Trace { path } => write!(f, "trace:{path}"),
+        }
+    }
+}
+string_serde!(WorkloadSpec);
 
 /// Class of a page whose workload knows no classes.
 pub const NO_CLASS: u16 = 0;

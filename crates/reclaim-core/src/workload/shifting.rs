@@ -14,7 +14,9 @@
 use rand::Rng;
 
 use super::hot_cold::HotCold;
+use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
+use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::Result;
 use crate::SimRng;
 
@@ -88,6 +90,51 @@ impl Shifting {
         self.base.class_shares()
     }
 }
+
+/// `shifting:r=R,f=F[,period=P]`.
+pub const ENTRY: Entry<WorkloadSpec> = Entry {
+    info: Info {
+        family: Family::Workload,
+        name: "shifting",
+        aliases: &[],
+        summary: "Hot/cold whose hot window slides one window length every period × logical pages writes.",
+        source: "Lomet & Luo §6.3",
+        params: &[
+            Param {
+            key: "r",
+            values: "R",
+            unit: "",
+            range: "a number in (0, 1)",
+            default: None,
+            help: "Share of writes to the window.",
+        },
+            Param {
+            key: "f",
+            values: "F",
+            unit: "",
+            range: "a number in (0, 1)",
+            default: None,
+            help: "Share of pages in the window.",
+        },
+            Param {
+                key: "period",
+                values: "P",
+                unit: "logical capacities",
+                range: "a number > 0",
+                default: Some("1"),
+                help: "Writes per window length moved.",
+            },
+        ],
+        needs: &[],
+    },
+    parse: |a| {
+        Ok(WorkloadSpec::Shifting {
+            r: a.num("r", None, "a number in (0, 1)")?,
+            f: a.num("f", None, "a number in (0, 1)")?,
+            period: a.num("period", Some(1.0), "a number > 0")?,
+        })
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
+use super::WorkloadSpec;
 use super::{ClassShare, Write, NO_CLASS};
+use crate::config::grammar::{Entry, Family, Info};
 
 /// Replays a trace's page ids cyclically.
 #[derive(Clone, Debug)]
@@ -94,3 +96,18 @@ impl Replay {
         self.shares.clone()
     }
 }
+
+/// `trace:PATH` (parsed before the shared grammar: the path may hold `:` and `,`).
+pub const ENTRY: Entry<WorkloadSpec> = Entry {
+    info: Info {
+        family: Family::Workload,
+        name: "trace",
+        aliases: &[],
+        summary:
+            "Replay a converted trace (`reclaim trace convert`) or a page-id list: trace:PATH.",
+        source: "Li et al. §6.1; Stockmeyer §2.1",
+        params: &[],
+        needs: &[],
+    },
+    parse: |a| Err(a.bad("`trace:PATH` with the path of a converted trace or a page-id list")),
+};

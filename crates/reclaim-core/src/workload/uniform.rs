@@ -4,6 +4,8 @@
 use rand::Rng;
 
 use super::Rate;
+use super::WorkloadSpec;
+use crate::config::grammar::{Entry, Family, Info};
 use crate::SimRng;
 
 /// Uniform over `[0, n)`.
@@ -35,3 +37,17 @@ impl Uniform {
         rng.random_range(0..self.n)
     }
 }
+
+/// `uniform`.
+pub const ENTRY: Entry<WorkloadSpec> = Entry {
+    info: Info {
+        family: Family::Workload,
+        name: "uniform",
+        aliases: &[],
+        summary: "Every logical page equally likely.",
+        source: "Van Houdt §2.1; Li et al. §2.2",
+        params: &[],
+        needs: &[],
+    },
+    parse: |_| Ok(WorkloadSpec::Uniform),
+};

@@ -4,7 +4,9 @@
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Zipf};
 
+use super::WorkloadSpec;
 use super::{Rate, Write, NO_CLASS};
+use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::SimRng;
 
@@ -89,3 +91,28 @@ impl ZipfPages {
         }
     }
 }
+
+/// `zipf:theta=T`.
+pub const ENTRY: Entry<WorkloadSpec> = Entry {
+    info: Info {
+        family: Family::Workload,
+        name: "zipf",
+        aliases: &[],
+        summary: "Zipf(θ) over a seeded permutation of the pages (0.99 ≈ 80-20, 1.35 ≈ 90-10).",
+        source: "Lomet & Luo §6",
+        params: &[Param {
+            key: "theta",
+            values: "T",
+            unit: "",
+            range: "a number > 0",
+            default: None,
+            help: "Skew θ.",
+        }],
+        needs: &[],
+    },
+    parse: |a| {
+        Ok(WorkloadSpec::Zipf {
+            theta: a.num("theta", None, "a number > 0")?,
+        })
+    },
+};
