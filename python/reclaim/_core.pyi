@@ -12,6 +12,7 @@ __all__ = [
     "canonical_config",
     "geometry",
     "parameters",
+    "schemes",
     "class_shares",
     "__version__",
     "ENGINE_ID",
@@ -26,6 +27,10 @@ def canonical_config(config_json: str) -> str:
 
 def parameters() -> list[dict[str, str]]:
     """Every simulation parameter: name, kind, unit, range, default, help."""
+
+def schemes() -> list[dict[str, Any]]:
+    """Every registered scheme as its file declares it: family, name, aliases, summary, source,
+    params (key, values, unit, range, default, help), needs, usage."""
 
 def geometry(config_json: str) -> dict[str, int]:
     """The resolved geometry: segments, pages_per_segment, logical_pages."""

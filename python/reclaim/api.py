@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from reclaim import _core
+from reclaim.schemes import FAMILIES, usage_list
 
 #: User writes per engine step between progress reports (and Ctrl-C checks).
 STEP_WRITES = 1 << 20
@@ -141,27 +142,10 @@ class SimConfig:
         spare: Spare factor 1 − logical/physical pages, in (0, 1). Default 0.1.
         fill: Fill factor ρ = logical/physical pages, in (0, 1); instead of ``spare``.
         logical_pages: Logical pages; instead of ``spare`` or ``fill``.
-        policy: Victim policy: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``,
-            ``d-choices:d=D``, ``gra:d=D``, ``windowed:w=W``, ``cost-benefit[:form=lfs|lomet]``,
-            ``mdc[:freq=estimate|exact,decline=paper|pages]`` (Lomet & Luo's minimum declining
-            cost; with the ``sort-buffer`` placement, or ``oracle`` for ``freq=exact``; ``decline``
-            reads §4.4's form for pages of variable size), ``multi-log`` (with the
-            ``multi-log`` placement),
-            ``age-threshold[:nat=X|at=N|nat=heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``
-            (Menon & Stockmeyer), ``fitness[:at=N,buckets=…,sort=…,age=…]`` (Butterworth,
-            Stockmeyer eq. 1).
+        policy: Victim policy (``reclaim schemes policies``): {policies}.
         frontier: ``single``, ``double:copy=random`` or ``double:copy=oldest``; an alias of
             ``placement`` for these two.
-        placement: Where written pages go: ``single``, ``double:copy=random|oldest`` (Van
-            Houdt §2.3), ``oracle`` (one stream per class of the workload), or
-            ``regions:spare=B1/B2|optimal`` (Li et al. §4: one region per class with a share
-            of the spare; ``optimal`` is Theorem 5's b_c*, from :mod:`reclaim.models.li`), or
-            ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,…]``
-            (Butterworth's destage and FSC streams fed by age-sorting decision trees,
-            Stockmeyer §2.3), or ``sort-buffer[:segments=16,sort=up2|none,rewrite=hole|absorb]``
-            (MDC's sort buffer of user writes, Lomet & Luo §5.3), or
-            ``multi-log[:logs=8,freq=estimate|exact]`` (Stoica & Ailamaki's logs of like update
-            frequency).
+        placement: Where written pages go (``reclaim schemes placements``): {placements}.
         streams: ``hole`` (default): a rewrite of a page still in an open stream leaves an invalid
             slot; ``cache``: pages wait in their stream until a segment's worth has gathered, a
             rewrite takes a waiting page out, and every sealed segment is full (Stockmeyer §2.3,
@@ -172,17 +156,12 @@ class SimConfig:
         cache: LRU write cache in front of the store, in pages (Stockmeyer's CacheTrkCount).
         trace_classes: Access-count thresholds, decreasing, splitting a trace's pages into
             classes (Li et al. §6.2), e.g. ``[50, 10]``.
-        gc: Cleaner trigger: ``frontier`` (Van Houdt), ``one-free`` (Li et al.),
-            ``batch:low=L,victims=V[,gather=each|all,sort=none|stamp|dseq|written|up2]`` (Lomet &
-            Luo), ``max-empty:k=K`` (Stockmeyer).
-        workload: ``uniform``, ``hotcold:r=R,f=F``, ``shifting:r=R,f=F[,period=P]`` (a hot
-            window sliding one length every P × logical pages writes), ``locality:fa=A,r=R1/R2,f=F1/F2``,
-            ``zipf:theta=T``, ``trace:PATH`` (a converted trace or a page-id list); to
+        gc: Cleaner trigger (``reclaim schemes triggers``): {triggers}.
+        workload: The user writes (``reclaim schemes workloads``): {workloads}; to
             :func:`simulate`, also a sequence of page ids.
-        sizes: Page sizes in slots (Lomet & Luo §4.4): ``fixed:size=S``,
-            ``uniform:min=A,max=B`` or ``choice:sizes=S1/S2/…,weights=W1/W2/…``; a segment holds
-            ``pages_per_segment`` slots, the fill factor and U, G are then in slots. Default: one
-            slot per page. :func:`reclaim.traces.request_sizes` gives a trace's.
+        sizes: Page sizes in slots (Lomet & Luo §4.4; ``reclaim schemes sizes``): {sizes}; a
+            segment holds ``pages_per_segment`` slots, the fill factor and U, G are then in slots.
+            Default: one slot per page. :func:`reclaim.traces.request_sizes` gives a trace's.
         warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``. Default ``fill+10x``.
         writes: Measured user writes: ``20x`` (of the logical capacity), ``2p`` (passes over a
             trace; one by default for traces) or a count.
@@ -237,6 +216,10 @@ class SimConfig:
         ValueError: invalid value for `spare`: 1.5 (expected a number in (0, 1))
         """
         return SimConfig(**json.loads(_core.canonical_config(self.to_json())))
+
+
+# The schemes' usage lines come from their declarations in the engine (`reclaim.schemes`).
+SimConfig.__doc__ = (SimConfig.__doc__ or "").format(**{f: usage_list(f) for f in FAMILIES})
 
 
 @dataclass(frozen=True, repr=False)

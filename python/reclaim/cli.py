@@ -17,6 +17,7 @@ from typing import Annotated, Any, NoReturn
 import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
@@ -266,6 +267,43 @@ def simulate_cmd(
     for k in [*keys, "seconds", "page_writes_per_second"]:
         t.add_row(k, number(k, getattr(r, k)))
     out.print(t)
+
+
+@app.command("schemes")
+def schemes_cmd(
+    family: Annotated[str | None, typer.Argument(help="policies, placements, triggers, workloads or sizes; all when omitted.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
+) -> None:
+    """Every policy, placement, trigger, workload and size distribution: its spec, paper and section,
+    parameters and defaults, as its own file in the engine declares it."""
+    from reclaim.schemes import FAMILIES, markdown_table, schemes
+
+    if family is not None and family not in FAMILIES:
+        fail(f"invalid value for `FAMILY`: `{family}` (expected one of {', '.join(FAMILIES)})")
+    if markdown:
+        typer.echo(markdown_table())
+        return
+    chosen = schemes(family)
+    if as_json:
+        print_json(chosen)
+        return
+    for name in FAMILIES if family is None else [family]:
+        option = "--" + FAMILIES[name][1]
+        t = Table(title=f"{name} ({option})", title_justify="left", show_lines=True)
+        t.add_column("spec", overflow="fold", max_width=40)
+        t.add_column("what it does")
+        t.add_column("source", max_width=28)
+        for s in schemes(name):
+            params = "".join(
+                f"\n  [bold]{escape(p['key'] or p['values'])}[/bold]: "
+                + escape(p["help"] + (f" [{p['unit']}]" if p["unit"] else ""))
+                + (f" Default {escape(p['default'])}." if p["default"] is not None else " Required.")
+                for p in s["params"]
+            )
+            aliases = f" (also {', '.join(s['aliases'])})" if s["aliases"] else ""
+            t.add_row(escape(s["usage"] + aliases), escape(s["summary"]) + params, escape(s["source"]))
+        out.print(t)
 
 
 @app.command()

@@ -70,6 +70,21 @@ fn parameters(py: Python<'_>) -> PyResult<PyObject> {
     to_py(py, &v)
 }
 
+/// Every registered scheme (family, name, aliases, summary, source, parameters, needs, usage) as
+/// a list of dicts, as each scheme's file declares it.
+#[pyfunction]
+fn schemes(py: Python<'_>) -> PyResult<PyObject> {
+    let v: Vec<serde_json::Value> = reclaim_core::config::schemes()
+        .into_iter()
+        .map(|info| {
+            let mut v = serde_json::to_value(info).expect("schemes serialize");
+            v["usage"] = serde_json::Value::String(info.usage());
+            v
+        })
+        .collect();
+    to_py(py, &serde_json::Value::Array(v))
+}
+
 /// The resolved geometry of a JSON configuration.
 #[pyfunction]
 fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
@@ -356,6 +371,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
     m.add_function(wrap_pyfunction!(parameters, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(class_shares, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // A digest of the engine's sources (build.rs): results of different builds never mix.

@@ -66,7 +66,8 @@ pub enum Need {
 /// One parameter of a scheme, as its own file declares it.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Param {
-    /// The key, as in `name:key=value`.
+    /// The key, as in `name:key=value`; empty for the one positional value of a spec written
+    /// `name:VALUE` (`trace:PATH`).
     pub key: &'static str,
     /// The values in short, as the usage line shows them (`D`, `random|oldest`).
     pub values: &'static str,
@@ -117,7 +118,13 @@ impl Info {
             .params
             .iter()
             .filter(|p| p.default.is_none())
-            .map(|p| format!("{}={}", p.key, p.values))
+            .map(|p| {
+                if p.key.is_empty() {
+                    p.values.to_string()
+                } else {
+                    format!("{}={}", p.key, p.values)
+                }
+            })
             .collect();
         let optional: Vec<String> = self
             .params

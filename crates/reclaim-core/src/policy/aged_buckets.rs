@@ -510,16 +510,20 @@ impl fmt::Display for LsaSelection {
     }
 }
 
-/// The parameters of Stockmeyer's selection shared by `age-threshold` and `fitness`, with the
-/// defaults of `age-threshold` (`fitness` differs in `at` and `sort`).
-pub const fn lsa_params(threshold_default: &'static str, sort_default: &'static str) -> [Param; 5] {
+/// The parameters of Stockmeyer's selection shared by `age-threshold` and `fitness`, with a
+/// policy's defaults of `at`, `nat` (at most one of which is given) and `sort`.
+pub const fn lsa_params(
+    at_default: &'static str,
+    nat_default: &'static str,
+    sort_default: &'static str,
+) -> [Param; 5] {
     [
         Param {
             key: "at",
             values: "N",
             unit: "destage sequence numbers",
             range: "a whole number ≥ 0",
-            default: Some(threshold_default),
+            default: Some(at_default),
             help: "Age threshold AT: segments closed from a destage stream since a segment's own.",
         },
         Param {
@@ -527,7 +531,7 @@ pub const fn lsa_params(threshold_default: &'static str, sort_default: &'static 
             values: "X|heuristic",
             unit: "",
             range: "a number in [0, 1] or `heuristic`",
-            default: Some(threshold_default),
+            default: Some(nat_default),
             help: "Normalized threshold NAT = AT / segments; heuristic: 0.5·(1 − ASU) (Menon & Stockmeyer §18).",
         },
         Param {

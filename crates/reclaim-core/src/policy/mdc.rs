@@ -367,7 +367,7 @@ impl Declare for Mdc {
         family: Family::Policy,
         name: "mdc",
         aliases: &[],
-        summary: "Minimum declining cost ((B − A)/A)²/(C·(u_now − u_p2)).",
+        summary: "Minimum declining cost ((B − A)/A)²/(C·(u_now − u_p2)), with the sort-buffer placement (or oracle with freq=exact).",
         source: "Lomet & Luo §4–5; MDC-opt §6.1.3",
         params: &[
             FREQ,

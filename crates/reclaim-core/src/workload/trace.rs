@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::WorkloadSpec;
 use super::{ClassShare, Write, NO_CLASS};
-use crate::config::grammar::{Entry, Family, Info};
+use crate::config::grammar::{Entry, Family, Info, Param};
 
 /// Replays a trace's page ids cyclically.
 #[derive(Clone, Debug)]
@@ -103,10 +103,16 @@ pub const ENTRY: Entry<WorkloadSpec> = Entry {
         family: Family::Workload,
         name: "trace",
         aliases: &[],
-        summary:
-            "Replay a converted trace (`reclaim trace convert`) or a page-id list: trace:PATH.",
+        summary: "Replay a converted trace (`reclaim trace convert`) or a page-id list.",
         source: "Li et al. §6.1; Stockmeyer §2.1",
-        params: &[],
+        params: &[Param {
+            key: "",
+            values: "PATH",
+            unit: "",
+            range: "the path of a converted trace or a page-id list",
+            default: None,
+            help: "The trace file; the rest of the spec, which may hold `:` and `,`.",
+        }],
         needs: &[],
     },
     parse: |a| Err(a.bad("`trace:PATH` with the path of a converted trace or a page-id list")),

@@ -1,0 +1,259 @@
+use super::*;
+
+#[test]
+fn specs_round_trip() {
+    for s in [
+        "fifo",
+        "greedy:tie=random",
+        "d-choices:d=10",
+        "gra:d=1",
+        "windowed:w=500,tie=oldest",
+        "cost-benefit",
+        "random",
+        "age-threshold",
+        "age-threshold:nat=0.1,buckets=10,sort=fifo,age=tw",
+        "fitness:at=12,buckets=exact,sort=tree",
+        "fitness:nat=heuristic",
+        "cost-benefit:form=lomet",
+        "mdc",
+        "mdc:freq=exact",
+        "mdc:decline=pages",
+        "mdc:freq=exact,decline=paper",
+        "multi-log",
+    ] {
+        let p: PolicySpec = s.parse().unwrap();
+        assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
+    }
+    for s in [
+        "single",
+        "double:copy=oldest",
+        "oracle",
+        "regions:spare=0.4/0.6",
+        "age-sorted",
+        "age-sorted:dtg_exp=2,fsc_exp=3,dtg_sort=1,fsc_sort=0,dtg_decay=5,decay_rule=reciprocal,split=mean",
+        "sort-buffer",
+        "sort-buffer:segments=4,sort=none,rewrite=absorb",
+        "multi-log",
+        "multi-log:logs=4,freq=exact",
+    ] {
+        let p: PlacementSpec = s.parse().unwrap();
+        assert_eq!(p.to_string().parse::<PlacementSpec>().unwrap(), p, "{s}");
+    }
+    // The defaults of Stockmeyer §2.3: exponents 4, full sorting, decays 10.
+    let PlacementSpec::AgeSorted(a) = "age-sorted".parse().unwrap() else {
+        unreachable!()
+    };
+    assert_eq!((a.dtg_exp, a.fsc_exp, a.dtg_sort, a.fsc_sort), (4, 4, 4, 4));
+    assert!((a.dtg_decay - 10.0).abs() < 1e-12 && (a.fsc_decay - 10.0).abs() < 1e-12);
+    // A decay whose weight would exceed 1 is refused by name.
+    let e = "age-sorted:dtg_decay=0.5,decay_rule=reciprocal"
+        .parse::<PlacementSpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("≥ 1 with `decay_rule=reciprocal`"), "{e}");
+    let w: WorkloadSpec = "shifting:r=0.8,f=0.2,period=2.5".parse().unwrap();
+    assert_eq!(w.to_string().parse::<WorkloadSpec>().unwrap(), w);
+    let w: WorkloadSpec = "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8".parse().unwrap();
+    assert_eq!(
+        w,
+        WorkloadSpec::Locality {
+            fa: 0.1,
+            r: vec![0.8, 0.2],
+            f: vec![0.2, 0.8]
+        }
+    );
+    assert_eq!(
+        "fill+10x".parse::<WarmupSpec>().unwrap(),
+        WarmupSpec {
+            fill: true,
+            multiple: 10.0,
+            trace_share: 0.0
+        }
+    );
+    let w: WarmupSpec = "fill+10x+20%".parse().unwrap();
+    assert!((w.trace_share - 0.2).abs() < 1e-12);
+    assert_eq!(w.to_string().parse::<WarmupSpec>().unwrap(), w);
+    assert_eq!("5e6".parse::<Amount>().unwrap(), Amount::Count(5_000_000));
+    assert_eq!("20x".parse::<Amount>().unwrap(), Amount::Multiple(20.0));
+}
+
+#[test]
+fn errors_name_parameter_value_and_range() {
+    let e = "d-choices:d=x"
+        .parse::<PolicySpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("policy.d") && e.contains("`x`") && e.contains("≥ 1"),
+        "{e}"
+    );
+    let e = "hotcold:r=1.5,f=0.2"
+        .parse::<WorkloadSpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("workload.r") && e.contains("1.5") && e.contains("(0, 1)"),
+        "{e}"
+    );
+    let c = SimConfig {
+        spare: Some(1.2),
+        ..SimConfig::default()
+    };
+    let e = c.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("`spare`") && e.contains("1.2") && e.contains("(0, 1)"),
+        "{e}"
+    );
+    let c = SimConfig {
+        policy: PolicySpec::DChoices(5000),
+        ..SimConfig::default()
+    };
+    assert!(c
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("[1, segments = 1024]"));
+}
+
+/// Each bad field of a JSON configuration is named with its value and its range from
+/// `parameters()`, never with the JSON parser's line and column.
+#[test]
+fn json_errors_name_the_field() {
+    let err = |j: &str| SimConfig::from_json(j).unwrap_err().to_string();
+    assert_eq!(
+        err(r#"{"segments": -5}"#),
+        "invalid value for `segments`: -5 (expected a whole number ≥ 4, with segments × pages_per_segment < 2³²)"
+    );
+    assert_eq!(
+        err(r#"{"spare": "0.1"}"#),
+        "invalid value for `spare`: `0.1` (expected a number in (0, 1))"
+    );
+    assert!(err(r#"{"spares": 0.1}"#).starts_with(
+        "invalid value for `config`: unknown parameter `spares` (expected one of segments, "
+    ));
+    assert_eq!(
+        err(r#"{"streams": "pool"}"#),
+        "invalid value for `streams`: pool (expected `hole` or `cache`)"
+    );
+    assert!(
+        err(r#"{"policy": "d-choices:d=-1"}"#).starts_with("invalid value for `policy.d`: `-1`")
+    );
+    assert!(err(r#"{"free_empty": 1}"#)
+        .starts_with("invalid value for `free_empty`: 1 (expected true or false)"));
+    assert!(err("[1]").starts_with("invalid value for `config`: [1] (expected a JSON object"));
+    for p in parameters() {
+        assert!(
+            !p.range.is_empty() && !p.help.is_empty() && !p.default.is_empty(),
+            "{}",
+            p.name
+        );
+    }
+    // Every field of the configuration is a parameter, and every parameter a field.
+    let fields: Vec<String> = match serde_json::to_value(SimConfig::default()).unwrap() {
+        serde_json::Value::Object(m) => m.keys().cloned().collect(),
+        _ => unreachable!(),
+    };
+    let mut names: Vec<String> = parameters().iter().map(|p| p.name.to_string()).collect();
+    names.sort();
+    let mut sorted = fields.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
+#[test]
+fn a_repeated_argument_is_an_error() {
+    let e = "hotcold:r=0.8,r=0.7,f=0.2"
+        .parse::<WorkloadSpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`r` given twice"), "{e}");
+}
+
+#[test]
+fn logical_capacity_follows_spare() {
+    // Van Houdt §2.1: bU logical pages with U = (1 − S_f)·N.
+    let c = SimConfig {
+        segments: Some(10_000),
+        pages_per_segment: 32,
+        spare: Some(0.07),
+        ..SimConfig::default()
+    };
+    assert_eq!(c.geometry().unwrap().logical_pages, 9_300 * 32);
+}
+
+#[test]
+fn json_rejects_unknown_fields() {
+    let e = SimConfig::from_json(r#"{"segmnts": 10}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("segmnts"), "{e}");
+    let c = SimConfig::from_json(r#"{"segments": 64, "policy": "d-choices:d=4", "writes": 1000}"#)
+        .unwrap();
+    assert_eq!(c.policy, PolicySpec::DChoices(4));
+    assert_eq!(c.writes, Some(Amount::Count(1000)));
+}
+
+/// Parses `text` as a spec of `family`.
+fn parse_in(family: grammar::Family, text: &str) -> Result<()> {
+    use grammar::Family;
+    match family {
+        Family::Policy => text.parse::<PolicySpec>().map(drop),
+        Family::Placement => text.parse::<PlacementSpec>().map(drop),
+        Family::Trigger => text.parse::<GcSpec>().map(drop),
+        Family::Workload => text.parse::<WorkloadSpec>().map(drop),
+        Family::Sizes => text.parse::<SizeSpec>().map(drop),
+    }
+}
+
+/// The registries and the parsers agree (an invariant of the declarations): every declared key
+/// reaches its scheme's parser, an undeclared one is refused by name, and each scheme's name and
+/// aliases select it.
+#[test]
+fn declarations_and_parsers_agree() {
+    let all = schemes();
+    assert_eq!(
+        all.len(),
+        crate::policy::POLICIES.len()
+            + crate::placement::PLACEMENTS.len()
+            + crate::trigger::TRIGGERS.len()
+            + crate::workload::WORKLOADS.len()
+            + crate::workload::sizes::SIZES.len()
+    );
+    for info in &all {
+        assert!(info.usage().starts_with(info.name), "{}", info.usage());
+        let positional = info.params.iter().any(|p| p.key.is_empty());
+        if !positional {
+            let e = parse_in(info.family, &format!("{}:no_such_key=1", info.name)).unwrap_err();
+            assert!(
+                e.to_string().contains("unknown argument `no_such_key`"),
+                "{}: {e}",
+                info.name
+            );
+        }
+        for p in info.params.iter().filter(|p| !p.key.is_empty()) {
+            let value = p.default.unwrap_or(p.values);
+            if let Err(e) = parse_in(info.family, &format!("{}:{}={value}", info.name, p.key)) {
+                assert!(
+                    !e.to_string().contains("unknown argument"),
+                    "{}.{}: {e}",
+                    info.name,
+                    p.key
+                );
+            }
+        }
+        for name in std::iter::once(&info.name).chain(info.aliases) {
+            // A scheme with required parameters asks for them; none is an unknown name.
+            if let Err(e) = parse_in(info.family, name) {
+                let text = e.to_string();
+                assert!(!text.contains("one of `"), "{name}: {text}");
+            }
+        }
+    }
+    let e = "no-such-policy"
+        .parse::<PolicySpec>()
+        .unwrap_err()
+        .to_string();
+    for info in crate::policy::POLICIES {
+        assert!(e.contains(&info.usage()), "{e}");
+    }
+}
