@@ -12,13 +12,18 @@ from reclaim.bench import (
     measure_placements,
     measure_scaling,
     measure_share,
+    placement_rows,
     scaling_config,
 )
+from reclaim.schemes import schemes
 
 
 def test_every_placement_row_runs_and_amplifies():
     rows = measure_placements(runs=1, writes="0.2x")
-    assert list(rows) == [name for name, _ in PLACEMENTS]
+    assert list(rows) == [name for name, _ in placement_rows()]
+    # Every registered placement has a row, by its name or with its options.
+    timed = {str(o.get("placement", "single")).split(":")[0] for _, o in placement_rows()}
+    assert timed == {s["name"] for s in schemes("placements")}
     for name, v in rows.items():
         # Every row cleans (WA > 1 at spare 0.10) and reports a speed.
         assert v["wa"] > 1.0, name

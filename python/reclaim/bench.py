@@ -300,10 +300,22 @@ def _speed_table(title: str, first: str, rows: dict[str, dict[str, float]]) -> T
     return t
 
 
+def placement_rows() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """:data:`PLACEMENTS`, then a row for every registered placement none of them names (by its
+    name, on hot/cold 90/10 writes): a new placement gets its row from its registration."""
+    from reclaim.schemes import schemes
+
+    named = {str(o.get("placement", "")).split(":")[0] for _, o in PLACEMENTS}
+    extra = tuple((f"{s['name']} (hot/cold 90/10)", {"placement": s["name"], "workload": "hotcold:r=0.9,f=0.1"})
+                  for s in schemes("placements")
+                  if s["name"] not in named and s["name"] != "single" and all(p["default"] is not None for p in s["params"]))
+    return PLACEMENTS + extra
+
+
 def measure_placements(runs: int, writes: str) -> dict[str, Any]:
-    """Greedy's speed with each placement scheme or option of :data:`PLACEMENTS`."""
+    """Greedy's speed with each placement scheme or option of :func:`placement_rows`."""
     out: dict[str, Any] = {}
-    for name, overrides in PLACEMENTS:
+    for name, overrides in placement_rows():
         out[name] = _medians([simulate(speed_config("greedy", writes, seed), **overrides) for seed in range(1, runs + 1)])
     return out
 
@@ -314,7 +326,7 @@ def measure_share(runs: int, writes: str, row: str = FITNESS_TREE) -> dict[str, 
     their speed drifts over minutes, which a ratio of separate medians would absorb. The median
     of the pairs' ratios, with the lowest and highest."""
     _check_runs(runs)
-    overrides = dict(PLACEMENTS)[row]
+    overrides = dict(placement_rows())[row]
     ratios = []
     for seed in range(1, runs + 1):
         greedy = simulate(speed_config("greedy", writes, seed)).page_writes_per_second
