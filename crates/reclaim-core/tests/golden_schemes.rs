@@ -10,6 +10,7 @@
 //! older, fixed record of the seeds' policies and frontiers.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use reclaim_core::config::{Amount, WarmupSpec};
@@ -84,7 +85,10 @@ fn every_registered_scheme_gives_its_recorded_results() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-schemes.tsv");
     let got = results();
     if std::env::var_os("RECLAIM_WRITE_GOLDEN").is_some() {
-        let text: String = got.iter().map(|(k, v)| format!("{k}\t{v}\n")).collect();
+        let mut text = String::new();
+        for (k, v) in &got {
+            writeln!(text, "{k}\t{v}").unwrap();
+        }
         std::fs::write(&path, text).unwrap();
         return;
     }
@@ -93,7 +97,9 @@ fn every_registered_scheme_gives_its_recorded_results() {
         .lines()
         .map(|l| {
             let mut parts = l.splitn(4, '\t');
-            let key = [parts.next(), parts.next(), parts.next()].map(Option::unwrap).join("\t");
+            let key = [parts.next(), parts.next(), parts.next()]
+                .map(Option::unwrap)
+                .join("\t");
             (key, parts.next().unwrap().to_string())
         })
         .collect();
@@ -111,7 +117,13 @@ fn every_registered_scheme_gives_its_recorded_results() {
         "cases not recorded (a new scheme: record them with RECLAIM_WRITE_GOLDEN=1): {unrecorded:?}; \
          recorded cases no longer registered: {gone:?}"
     );
-    assert!(changed.is_empty(), "{} of {} cases changed:\n{}", changed.len(), want.len(), changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "{} of {} cases changed:\n{}",
+        changed.len(),
+        want.len(),
+        changed.join("\n")
+    );
     // Most combinations run: the registry's schemes work together.
     let ran = got.values().filter(|v| !v.starts_with("refused")).count();
     assert!(ran * 4 >= got.len() * 3, "{ran} of {} ran", got.len());
