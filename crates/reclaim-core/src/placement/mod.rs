@@ -10,14 +10,6 @@
 //! Adding a scheme: a file here with a type implementing [`Scheme`] and [`Declare`], and one line
 //! in the registry at the end of this file (`docs/design.md`, "Adding a placement").
 
-pub mod age_sorted;
-pub mod double;
-pub mod multi_log;
-pub mod oracle;
-pub mod regions;
-pub mod single;
-pub mod sort_buffer;
-
 use std::fmt;
 use std::str::FromStr;
 
@@ -237,27 +229,29 @@ pub trait Declare: Scheme + Sized {
 /// Writes the registry: [`PlacementSpec`] (a parsed `--placement`), [`Schemes`] (the schemes,
 /// dispatched statically: one predictable branch per call) and [`PLACEMENTS`].
 macro_rules! registry {
-    ($($v:ident($t:ty),)*) => {
+    ($($v:ident($m:ident::$t:ident),)*) => {
+        $(pub mod $m;)*
+
         /// Placement scheme (`--placement`): a registered placement and its parameters.
         #[derive(Clone, Debug, PartialEq)]
         pub enum PlacementSpec {
-            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v(<$t as Declare>::Params),)*
+            $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(<$m::$t as Declare>::Params),)*
         }
 
         /// Every scheme, dispatched statically.
         #[derive(Clone, Debug)]
         pub enum Schemes {
-            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v($t),)*
+            $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v($m::$t),)*
         }
 
         /// Every placement's declaration, in registration order.
-        pub const PLACEMENTS: &[&Info] = &[$(&<$t as Declare>::INFO,)*];
+        pub const PLACEMENTS: &[&Info] = &[$(&<$m::$t as Declare>::INFO,)*];
 
         /// The names of the placements pages of several sizes may go through.
         pub fn admitting_sizes() -> Vec<&'static str> {
             let mut names = Vec::new();
-            $(if <$t as Declare>::SIZES {
-                names.push(<$t as Declare>::INFO.name);
+            $(if <$m::$t as Declare>::SIZES {
+                names.push(<$m::$t as Declare>::INFO.name);
             })*
             names
         }
@@ -266,35 +260,35 @@ macro_rules! registry {
             /// What the placement declares of itself.
             pub fn info(&self) -> &'static Info {
                 match self {
-                    $(PlacementSpec::$v(_) => &<$t as Declare>::INFO,)*
+                    $(PlacementSpec::$v(_) => &<$m::$t as Declare>::INFO,)*
                 }
             }
 
             /// Open streams for a workload of `classes` classes.
             pub fn streams(&self, classes: u32) -> u32 {
                 match self {
-                    $(PlacementSpec::$v(p) => <$t as Declare>::streams(p, classes),)*
+                    $(PlacementSpec::$v(p) => <$m::$t as Declare>::streams(p, classes),)*
                 }
             }
 
             /// The GC-stream reserve and the regions (see [`Declare::reserve`]).
             pub fn reserve(&self, classes: u32) -> (u64, u64) {
                 match self {
-                    $(PlacementSpec::$v(p) => <$t as Declare>::reserve(p, classes),)*
+                    $(PlacementSpec::$v(p) => <$m::$t as Declare>::reserve(p, classes),)*
                 }
             }
 
             /// Whether pages of several sizes may go through the placement.
             pub fn admits_sizes(&self) -> bool {
                 match self {
-                    $(PlacementSpec::$v(_) => <$t as Declare>::SIZES,)*
+                    $(PlacementSpec::$v(_) => <$m::$t as Declare>::SIZES,)*
                 }
             }
 
             /// Where the placement's update frequencies come from, if it reads them.
             pub fn freq(&self) -> Option<FreqSource> {
                 match self {
-                    $(PlacementSpec::$v(p) => <$t as Declare>::freq(p),)*
+                    $(PlacementSpec::$v(p) => <$m::$t as Declare>::freq(p),)*
                 }
             }
         }
@@ -304,9 +298,9 @@ macro_rules! registry {
             fn from_str(s: &str) -> Result<Self> {
                 let args = Args::parse("placement", s)?;
                 $(
-                    if <$t as Declare>::INFO.answers(args.name) {
-                        args.check(&<$t as Declare>::INFO)?;
-                        return Ok(PlacementSpec::$v(<$t as Declare>::parse(&args)?));
+                    if <$m::$t as Declare>::INFO.answers(args.name) {
+                        args.check(&<$m::$t as Declare>::INFO)?;
+                        return Ok(PlacementSpec::$v(<$m::$t as Declare>::parse(&args)?));
                     }
                 )*
                 Err(args.bad(&usages(PLACEMENTS.iter().copied())))
@@ -316,7 +310,7 @@ macro_rules! registry {
         impl fmt::Display for PlacementSpec {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
-                    $(PlacementSpec::$v(p) => <$t as Declare>::show(p, f),)*
+                    $(PlacementSpec::$v(p) => <$m::$t as Declare>::show(p, f),)*
                 }
             }
         }
@@ -335,7 +329,7 @@ macro_rules! registry {
                 let b = Build { segments, pps, classes, min_free };
                 let (scheme, built) = match spec {
                     $(PlacementSpec::$v(p) => {
-                        let built = <$t as Declare>::build(p, &b)?;
+                        let built = <$m::$t as Declare>::build(p, &b)?;
                         let rest = Built {
                             scheme: (),
                             streams: built.streams,
@@ -360,7 +354,7 @@ macro_rules! registry {
             /// What the scheme declares of itself.
             pub fn info(&self) -> &'static Info {
                 match self {
-                    $(Schemes::$v(_) => &<$t as Declare>::INFO,)*
+                    $(Schemes::$v(_) => &<$m::$t as Declare>::INFO,)*
                 }
             }
         }

@@ -2,21 +2,10 @@
 //! citing its source and declaring itself ([`Declare`]); the registry at the end of this file
 //! collects them, one line each.
 
-pub mod age_threshold;
 pub mod aged_buckets;
 pub mod buckets;
-pub mod cost_benefit;
 pub mod count_heaps;
-pub mod d_choices;
-pub mod fifo;
-pub mod fitness;
-pub mod gra;
-pub mod greedy;
-pub mod mdc;
 pub mod min_heap;
-pub mod multi_log;
-pub mod random;
-pub mod windowed;
 
 use std::fmt;
 use std::str::FromStr;
@@ -90,41 +79,43 @@ pub trait Declare: VictimPolicy + Sized {
 /// Writes the registry: [`PolicySpec`] (a parsed `--policy`), [`Policy`] (the policy, dispatched
 /// statically: one predictable branch per call on the hot path) and [`POLICIES`].
 macro_rules! registry {
-    ($($v:ident($t:ty),)*) => {
+    ($($v:ident($m:ident::$t:ident),)*) => {
+        $(pub mod $m;)*
+
         /// Victim policy (`--policy`): a registered policy and its parameters.
         #[derive(Clone, Debug, PartialEq)]
         pub enum PolicySpec {
-            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v(<$t as Declare>::Params),)*
+            $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(<$m::$t as Declare>::Params),)*
         }
 
         /// Every policy, dispatched statically.
         #[derive(Clone, Debug)]
         pub enum Policy {
-            $(#[doc = concat!("See [`", stringify!($t), "`].")] $v($t),)*
+            $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v($m::$t),)*
         }
 
         /// Every policy's declaration, in registration order.
-        pub const POLICIES: &[&Info] = &[$(&<$t as Declare>::INFO,)*];
+        pub const POLICIES: &[&Info] = &[$(&<$m::$t as Declare>::INFO,)*];
 
         impl PolicySpec {
             /// What the policy declares of itself.
             pub fn info(&self) -> &'static Info {
                 match self {
-                    $(PolicySpec::$v(_) => &<$t as Declare>::INFO,)*
+                    $(PolicySpec::$v(_) => &<$m::$t as Declare>::INFO,)*
                 }
             }
 
             /// Whether the policy draws its candidates at random.
             pub fn draws_at_random(&self) -> bool {
                 match self {
-                    $(PolicySpec::$v(_) => <$t as Declare>::DRAWS_AT_RANDOM,)*
+                    $(PolicySpec::$v(_) => <$m::$t as Declare>::DRAWS_AT_RANDOM,)*
                 }
             }
 
             /// Where the run's update frequencies come from, for a policy that reads them.
             pub fn freq(&self) -> Option<mdc::FreqSource> {
                 match self {
-                    $(PolicySpec::$v(p) => <$t as Declare>::freq(p),)*
+                    $(PolicySpec::$v(p) => <$m::$t as Declare>::freq(p),)*
                 }
             }
         }
@@ -134,9 +125,9 @@ macro_rules! registry {
             fn from_str(s: &str) -> Result<Self> {
                 let args = Args::parse("policy", s)?;
                 $(
-                    if <$t as Declare>::INFO.answers(args.name) {
-                        args.check(&<$t as Declare>::INFO)?;
-                        return Ok(PolicySpec::$v(<$t as Declare>::parse(&args)?));
+                    if <$m::$t as Declare>::INFO.answers(args.name) {
+                        args.check(&<$m::$t as Declare>::INFO)?;
+                        return Ok(PolicySpec::$v(<$m::$t as Declare>::parse(&args)?));
                     }
                 )*
                 Err(args.bad(&usages(POLICIES.iter().copied())))
@@ -146,7 +137,7 @@ macro_rules! registry {
         impl fmt::Display for PolicySpec {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
-                    $(PolicySpec::$v(p) => <$t as Declare>::show(p, f),)*
+                    $(PolicySpec::$v(p) => <$m::$t as Declare>::show(p, f),)*
                 }
             }
         }
@@ -155,7 +146,7 @@ macro_rules! registry {
             /// The policy of a spec for a store of the given geometry.
             pub fn new(spec: &PolicySpec, geometry: &Geometry) -> Self {
                 match spec {
-                    $(PolicySpec::$v(p) => Policy::$v(<$t as Declare>::build(p, geometry)),)*
+                    $(PolicySpec::$v(p) => Policy::$v(<$m::$t as Declare>::build(p, geometry)),)*
                 }
             }
         }
