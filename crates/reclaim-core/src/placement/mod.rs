@@ -445,4 +445,5 @@ registry! {
     AgeSorted(age_sorted::AgeSorted),
     SortBuffer(sort_buffer::SortBuffered),
     MultiLog(multi_log::MultiLog),
+    Dac(dac::Dac),
 }
