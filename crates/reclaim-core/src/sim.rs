@@ -333,18 +333,7 @@ impl Simulator {
             (FreqSource::Exact, _) => 2,
             _ => 0,
         };
-        // Multi-log: a log per page (1 byte), and its last write (8) when distances are observed.
-        let logs = match config.placement() {
-            PlacementSpec::MultiLog(crate::config::MultiLogSpec { freq, .. }) => {
-                if freq == FreqSource::Exact {
-                    1
-                } else {
-                    9
-                }
-            }
-            _ => 0,
-        };
-        let extra_per_page = logs
+        let extra_per_page = spec.page_bytes()
             + if config.sizes.is_some() { 2 } else { 0 }
             + if placement.needs_page_class() { 2 } else { 0 }
             + if sort == SortKey::Written { 8 } else { 0 }

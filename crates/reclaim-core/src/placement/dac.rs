@@ -120,6 +120,10 @@ impl Declare for Dac {
     fn reserve(d: &DacSpec, _classes: u32) -> (u64, u64) {
         (u64::from(d.levels) - 1, 1)
     }
+    // A level per page.
+    fn page_bytes(_d: &DacSpec) -> u64 {
+        1
+    }
     fn build(d: &DacSpec, b: &Build<'_>) -> Result<Built<Self>> {
         let pages = b.classes.iter().map(|c| c.pages).sum();
         let n = usize::from(d.levels);

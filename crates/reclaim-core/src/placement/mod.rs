@@ -224,6 +224,11 @@ pub trait Declare: Scheme + Sized {
     fn freq(_params: &Self::Params) -> Option<FreqSource> {
         None
     }
+    /// Bytes it keeps per logical page (a level, a last-write time …), for the memory check
+    /// before a run allocates anything.
+    fn page_bytes(_params: &Self::Params) -> u64 {
+        0
+    }
 }
 
 /// Writes the registry: [`PlacementSpec`] (a parsed `--placement`), [`Schemes`] (the schemes,
@@ -282,6 +287,13 @@ macro_rules! registry {
             pub fn admits_sizes(&self) -> bool {
                 match self {
                     $(PlacementSpec::$v(_) => <$m::$t as Declare>::SIZES,)*
+                }
+            }
+
+            /// Bytes the placement keeps per logical page.
+            pub fn page_bytes(&self) -> u64 {
+                match self {
+                    $(PlacementSpec::$v(p) => <$m::$t as Declare>::page_bytes(p),)*
                 }
             }
 

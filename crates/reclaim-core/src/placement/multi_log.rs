@@ -197,6 +197,14 @@ impl Declare for MultiLog {
     fn freq(m: &MultiLogSpec) -> Option<FreqSource> {
         Some(m.freq)
     }
+    // A log per page (1 byte), and its last write (8) when distances are observed.
+    fn page_bytes(m: &MultiLogSpec) -> u64 {
+        if m.freq == FreqSource::Exact {
+            1
+        } else {
+            9
+        }
+    }
 }
 
 #[cfg(test)]
