@@ -25,7 +25,7 @@ use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::mdc::key;
 use crate::store::NONE;
-use crate::workload::Write;
+use crate::workload::{Rate, Write};
 use crate::SimRng;
 use std::fmt;
 
@@ -388,6 +388,13 @@ impl Declare for SortBuffered {
         built.buffer = Some(SortBuffer::new(spec, b.pps));
         Ok(built)
     }
+}
+
+/// MDC-opt's key of a page of update rate `rate` (probability per write): −2/rate, in place of
+/// u_p2 with u_now taken as 0 (see `policy::mdc`), by which MDC-opt sorts and averages where u_p2 would be used.
+#[inline]
+pub fn exact_key(rate: Rate) -> f64 {
+    -2.0 / rate.probability()
 }
 
 #[cfg(test)]

@@ -1,0 +1,442 @@
+//! Pages that wait before they get slots (cache streams, the sort buffer) and pages of several
+//! slots (`--sizes`).
+
+use super::Simulator;
+use crate::config::FreqSource;
+use crate::error::{Error, Result};
+use crate::placement::sort_buffer::exact_key;
+use crate::placement::sort_buffer::{self, FIRST};
+use crate::placement::{Gathered, Victim};
+use crate::policy::VictimPolicy;
+use crate::store::NONE;
+use crate::workload::Write;
+
+impl Simulator {
+    /// A user write off the one-slot path: it waits before it gets a slot (in a cache stream, or
+    /// in the sort buffer), or its page has a size.
+    #[inline(never)]
+    pub(super) fn store_write_deferred(&mut self, write: Write) -> Result<()> {
+        // Cache streams first: theirs is the hot path of Stockmeyer's configurations.
+        if !self.placement.pending.is_empty() {
+            self.store_write_pending(write)
+        } else if self.placement.buffer.is_some() {
+            self.store_write_buffered(write)
+        } else {
+            self.store_write_sized(write)
+        }
+    }
+
+    /// [`Self::store_write`] for a page of s slots (Lomet & Luo §4.4): a page that does not fit
+    /// in what is left of its stream's segment seals it, the rest of it unused, and goes to the
+    /// next; U counts slots.
+    pub(super) fn store_write_sized(&mut self, write: Write) -> Result<()> {
+        let page = write.page;
+        let size = self.store.size_of(page);
+        let pps = self.store.pps;
+        let s = self.route_user(write, self.store.page_map[page as usize]);
+        self.room_for(s, size)?;
+        // Opening may have cleaned and moved the page's current copy.
+        let old = self.store.page_map[page as usize];
+        let f = &mut self.placement.streams[s];
+        let slot = f.seg * pps + f.next;
+        f.next += size;
+        f.stamp = self.clocks.user_writes;
+        let full = f.next == pps;
+        if self.notes {
+            self.note_user_write(write, Some(s));
+        }
+        self.store.place_sized(page, slot);
+        if old != NONE {
+            self.invalidate_sized(old);
+        }
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += u64::from(size);
+        self.streak = 0;
+        if full {
+            self.seal(s);
+            self.open_stream(s)?;
+        }
+        Ok(())
+    }
+
+    /// Gives user stream `s` an open segment with room for `size` slots, sealing the one it has
+    /// when the page does not fit. Opening may clean, and relocation into a stream shared with
+    /// user writes may fill the new segment in turn.
+    pub(super) fn room_for(&mut self, s: usize, size: u32) -> Result<()> {
+        loop {
+            let f = &self.placement.streams[s];
+            if f.seg != NONE && f.next + size <= self.store.pps {
+                return Ok(());
+            }
+            if f.seg != NONE {
+                self.seal(s);
+            }
+            self.open_stream(s)?;
+        }
+    }
+
+    /// [`Self::invalidate`] for a page of s slots: its segment loses them one at a time, each
+    /// told to the policy, so that every index sees valid counts fall by one.
+    pub(super) fn invalidate_sized(&mut self, slot: u32) {
+        let page = self.store.page_at(slot).expect("a page's slot holds it");
+        let size = self.store.size_of(page);
+        let (seg, sealed) = self.store.invalidate(slot);
+        self.store.live[seg as usize] -= 1;
+        let r = self.region_of(seg);
+        if sealed {
+            self.policies[r].on_invalidate(seg, slot, &self.store);
+        }
+        for _ in 1..size {
+            self.store.drop_slot(seg);
+            if sealed {
+                self.policies[r].on_invalidate(seg, NONE, &self.store);
+            }
+        }
+        if sealed && self.free_empty && self.store.valid[seg as usize] == self.store.tail_of(seg) {
+            self.release(seg, r);
+        }
+    }
+
+    /// `sort-buffer`: a user write joins the buffer with its u_p2 (Lomet & Luo §5.2.2): a
+    /// rewrite's is `old + ½·(u_now − old)`, old the u_p2 of its previous copy's segment (or of
+    /// the buffered copy); a first write's is settled when the buffer is written; with
+    /// `freq=exact` it is −2/rate (see `policy::mdc`). A full buffer is written out.
+    pub(super) fn store_write_buffered(&mut self, write: Write) -> Result<()> {
+        let page = write.page;
+        let old = self.store.page_map[page as usize];
+        let now = self.clocks.user_writes as f64;
+        let carried = |old: f64| {
+            if old.is_nan() {
+                FIRST
+            } else {
+                old + 0.5 * (now - old)
+            }
+        };
+        let key = match (self.freq, old) {
+            (FreqSource::Exact, _) => exact_key(write.rate),
+            (FreqSource::Estimate, NONE) => FIRST,
+            (FreqSource::Estimate, _) if old >= self.pending_base => {
+                let buffer = self.placement.buffer.as_ref().expect("buffered");
+                carried(buffer.keys[(old - self.pending_base) as usize])
+            }
+            (FreqSource::Estimate, _) => carried(self.up2_of_slot(old)),
+        };
+        if old != NONE {
+            if old >= self.pending_base {
+                let buffer = self.placement.buffer.as_mut().expect("buffered");
+                if let Some(moved) = buffer.drop_entry((old - self.pending_base) as usize) {
+                    self.store.page_map[moved as usize] = old;
+                }
+            } else if self.store.sized() {
+                self.invalidate_sized(old);
+            } else {
+                self.invalidate(old);
+            }
+        }
+        self.count_waiting_write(write);
+        let buffer = self.placement.buffer.as_mut().expect("buffered");
+        self.store.page_map[page as usize] = self.pending_base + buffer.pages.len() as u32;
+        buffer.pages.push(page);
+        buffer.keys.push(key);
+        if let Some(&size) = self.store.size.get(page as usize) {
+            buffer.push_size(size);
+            // U counts slots; `count_waiting_write` counted one.
+            self.metrics.counters.user_writes += u64::from(size) - 1;
+        }
+        if buffer.is_full() {
+            self.flush_buffer()?;
+        }
+        Ok(())
+    }
+
+    /// A user write that waits for its slot (cache stream or sort buffer) is counted: its
+    /// per-page notes, the user-write clock and counter, and the cleaner's progress.
+    #[inline]
+    pub(super) fn count_waiting_write(&mut self, write: Write) {
+        if self.notes {
+            self.note_user_write(write, None);
+        }
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += 1;
+        self.streak = 0;
+    }
+
+    /// The u_p2 of the segment holding `slot`: its own when sealed; while open, the mean of the
+    /// pages written to it so far.
+    pub(super) fn up2_of_slot(&self, slot: u32) -> f64 {
+        let seg = self.store.segment_of(slot);
+        if self.store.state[seg as usize] == crate::store::SegState::Sealed {
+            return self.store.up2[seg as usize];
+        }
+        let st = self
+            .placement
+            .streams
+            .iter()
+            .find(|st| st.seg == seg)
+            .expect("an open segment belongs to a stream");
+        st.up2_sum / f64::from(st.up2_pages.max(1))
+    }
+
+    /// Writes the full sort buffer out, a segment at a time through the user stream, in the
+    /// order [`sort_buffer::SortBuffer::drain`] gives; each segment takes the mean u_p2 of its
+    /// live pages. Opening each segment may clean (relocation goes to the GC stream, never to
+    /// the buffer's pages, which hold no slots).
+    pub(super) fn flush_buffer(&mut self) -> Result<()> {
+        if self.store.sized() {
+            return self.flush_buffer_sized();
+        }
+        let mut buffer = self.placement.buffer.take().expect("buffered");
+        let pps = self.store.pps as usize;
+        let result = buffer.drain().chunks(pps).try_for_each(|chunk| {
+            self.open_stream(sort_buffer::USER)?;
+            let f = &mut self.placement.streams[sort_buffer::USER];
+            debug_assert_eq!(f.next, 0);
+            let (seg, first) = (f.seg, f.seg * self.store.pps);
+            let (mut sum, mut live) = (0.0, 0u32);
+            for (i, &(key, page)) in chunk.iter().enumerate() {
+                if page != NONE {
+                    self.store.place(page, first + i as u32);
+                    sum += key;
+                    live += 1;
+                }
+            }
+            let f = &mut self.placement.streams[sort_buffer::USER];
+            f.next = chunk.len() as u32;
+            f.stamp = self.clocks.user_writes;
+            (f.up2_sum, f.up2_pages) = (sum, live);
+            debug_assert_eq!(seg, f.seg);
+            // A buffer is a whole number of segments: every chunk fills one.
+            self.seal(sort_buffer::USER);
+            Ok(())
+        });
+        self.placement.buffer = Some(buffer);
+        result
+    }
+
+    /// [`Self::flush_buffer`] for pages with sizes: the buffer's pages in its order, each into
+    /// the user stream's segment if it fits and into the next one otherwise; a hole keeps its
+    /// page's room. The last segment stays open for the next batch unless it is full.
+    pub(super) fn flush_buffer_sized(&mut self) -> Result<()> {
+        const U: usize = sort_buffer::USER;
+        let mut buffer = self.placement.buffer.take().expect("buffered");
+        let pps = self.store.pps;
+        let result = buffer
+            .drain_sized()
+            .iter()
+            .try_for_each(|&(key, page, size)| {
+                let size = u32::from(size);
+                self.room_for(U, size)?;
+                let f = &mut self.placement.streams[U];
+                let slot = f.seg * pps + f.next;
+                f.next += size;
+                f.stamp = self.clocks.user_writes;
+                if page != NONE {
+                    f.up2_sum += key;
+                    f.up2_pages += 1;
+                    self.store.place_sized(page, slot);
+                }
+                if self.placement.streams[U].next == pps {
+                    self.seal(U);
+                }
+                Ok(())
+            });
+        self.placement.buffer = Some(buffer);
+        result
+    }
+
+    /// `streams = cache`: a user write waits in its stream; a rewrite of a waiting page takes
+    /// it out of its stream instead of leaving a hole (Stockmeyer §2.3). A stream is written out
+    /// when a page arrives and finds it full, user and relocated pages alike.
+    #[inline(never)]
+    pub(super) fn store_write_pending(&mut self, write: Write) -> Result<()> {
+        let page = write.page;
+        let old = self.store.page_map[page as usize];
+        let s = self.route_user(write, old);
+        if old != NONE {
+            if old >= self.pending_base {
+                self.unpend(old);
+            } else {
+                self.invalidate(old);
+            }
+        }
+        self.count_waiting_write(write);
+        if self.placement.pending[s].len() == self.store.pps as usize {
+            // The page's old slot is invalid and may be reused by relocation meanwhile.
+            self.store.page_map[page as usize] = NONE;
+            self.flush_user(s)?;
+        }
+        self.placement.streams[s].stamp = self.clocks.user_writes - 1;
+        self.pend(s, page);
+        Ok(())
+    }
+
+    /// Adds `page` to stream `t`'s waiting pages (there is room: fewer than a segment's worth).
+    #[inline]
+    pub(super) fn pend(&mut self, t: usize, page: u32) {
+        let waiting = &mut self.placement.pending[t];
+        debug_assert!(waiting.len() < self.store.pps as usize);
+        self.store.page_map[page as usize] =
+            self.pending_base + t as u32 * self.store.pps + waiting.len() as u32;
+        waiting.push(page);
+    }
+
+    /// Takes the page at pending location `at` out of its stream; the stream's last page takes
+    /// its place (order inside a segment carries no meaning).
+    #[inline]
+    pub(super) fn unpend(&mut self, at: u32) {
+        let pps = self.store.pps;
+        let (t, i) = (
+            (at - self.pending_base) / pps,
+            (at - self.pending_base) % pps,
+        );
+        let waiting = &mut self.placement.pending[t as usize];
+        waiting.swap_remove(i as usize);
+        if let Some(&moved) = waiting.get(i as usize) {
+            self.store.page_map[moved as usize] = at;
+        }
+    }
+
+    /// Writes stream `t`'s waiting pages, a segment's worth, into a free segment of its region
+    /// and seals it. The stream's stamp and destage number, gathered while the pages waited,
+    /// go to the segment.
+    pub(super) fn flush(&mut self, t: usize) {
+        let st = self.placement.streams[t];
+        self.take_segment(t);
+        let f = &mut self.placement.streams[t];
+        (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
+        let seg = f.seg;
+        let waiting = std::mem::take(&mut self.placement.pending[t]);
+        self.store.place_run(seg, 0, waiting.iter().copied());
+        self.placement.pending[t] = waiting;
+        self.placement.pending[t].clear();
+        self.seal(t);
+    }
+
+    /// User stream `s` holds a segment's worth and a page arrives: clean as the trigger asks
+    /// until its region has a segment for it beyond the reserve, write it, and clean as the
+    /// trigger asks after. Relocation while cleaning may flush `s` itself (a stream shared with
+    /// GC writes) and fill it again.
+    pub(super) fn flush_user(&mut self, s: usize) -> Result<()> {
+        let r = self.placement.streams[s].region as usize;
+        let reserve = self.reserve(r);
+        let pps = self.store.pps as usize;
+        loop {
+            while self.placement.pending[s].len() == pps {
+                if self.free(r) <= reserve {
+                    self.make_room(r)?;
+                } else {
+                    self.flush(s);
+                }
+            }
+            self.after_open(r)?;
+            if self.placement.pending[s].len() < pps {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Flushes stream `t` while relocating: the victims of the cycle were erased before their
+    /// pages were routed, and the reserve covers the GC streams, so a segment is free.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn flush_gc(&mut self, t: usize) -> Result<()> {
+        if self.free(usize::from(self.placement.streams[t].region)) == 0 {
+            return Err(Error::NoVictim {
+                free: self.store.free.len(),
+                open: 0,
+            });
+        }
+        self.flush(t);
+        Ok(())
+    }
+
+    /// `streams = cache`: relocated pages from one victim wait in stream `s`. A stream is
+    /// written out when a page arrives and finds it full, not as it fills: a full victim's
+    /// pages, moved whole, then need one segment, the victim's own.
+    pub(super) fn append_pending(
+        &mut self,
+        s: usize,
+        pages: &[Gathered],
+        victim: &Victim,
+    ) -> Result<()> {
+        pages
+            .iter()
+            .try_for_each(|g| self.pend_relocated(s, g.page, victim))
+    }
+
+    /// One relocated page of `victim` into cache stream `s`, which is written out first if full.
+    #[allow(clippy::inline_always)] // measured: once per relocated page
+    #[inline(always)]
+    pub(super) fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
+        if self.placement.pending[s].len() == self.store.pps as usize {
+            self.flush_gc(s)?;
+        }
+        let f = &mut self.placement.streams[s];
+        f.stamp = f.stamp.max(victim.stamp);
+        f.dseq = f.dseq.max(victim.dseq);
+        self.pend(s, page);
+        Ok(())
+    }
+
+    /// [`Self::append_run`] for pages with sizes: page by page, a page that does not fit in
+    /// what is left of the stream's segment sealing it and going to the next; G counts slots
+    /// (the victim's valid count, added when it was chosen).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn append_run_sized(
+        &mut self,
+        s: usize,
+        pages: &[Gathered],
+        victim: &Victim,
+    ) -> Result<()> {
+        let pps = self.store.pps;
+        for g in pages {
+            let size = self.store.size_of(g.page);
+            let mut t = s;
+            if self.placement.streams[t].seg != NONE && self.placement.streams[t].next + size > pps
+            {
+                self.seal(t);
+            }
+            if self.placement.streams[t].seg == NONE {
+                t = self.open_gc(t)?;
+            }
+            if self.placement.streams[t].next + size > pps {
+                // `open_gc` named another stream of the region, its segment too full for the page.
+                self.seal(t);
+                t = self.open_gc(t)?;
+            }
+            if !self.store.up2.is_empty() {
+                self.key_relocated(t, std::slice::from_ref(g), victim);
+            }
+            let f = &mut self.placement.streams[t];
+            f.stamp = f.stamp.max(victim.stamp);
+            f.dseq = f.dseq.max(victim.dseq);
+            let slot = f.seg * pps + f.next;
+            f.next += size;
+            let full = f.next == pps;
+            self.store.place_sized(g.page, slot);
+            if full {
+                self.seal(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// Relocated `pages` of `victim` join stream `t`'s mean u_p2 (Lomet & Luo §5.2.2: a relocated
+    /// page keeps its victim's u_p2; MDC-opt's page, its own exact rate's key).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn key_relocated(&mut self, t: usize, pages: &[Gathered], victim: &Victim) {
+        let sum = if self.page_rate.is_empty() {
+            victim.up2 * pages.len() as f64
+        } else {
+            pages
+                .iter()
+                .map(|g| exact_key(self.page_rate[g.page as usize]))
+                .sum()
+        };
+        let f = &mut self.placement.streams[t];
+        f.up2_sum += sum;
+        f.up2_pages += pages.len() as u32;
+    }
+}

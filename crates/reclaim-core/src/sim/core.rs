@@ -1,0 +1,642 @@
+//! The core of the run loop, whole: a user write → its stream → seal → open → clean → append.
+
+use super::prefetch::VICTIM_LEAD;
+use super::Simulator;
+use crate::cache::Access;
+use crate::config::{Gather, GcSpec, SortKey};
+use crate::error::{Error, Result};
+use crate::placement::sort_buffer::exact_key;
+use crate::placement::sort_buffer::{self};
+use crate::placement::{Gathered, Scheme, Stream, Victim};
+use crate::policy::VictimPolicy;
+use crate::store::NONE;
+use crate::workload::Write;
+
+/// `batch`, whose pages come in runs by victim (victim 0's, then 1's, …), rewritten into `out`
+/// with the runs in the victims' `order`: a stable sort of the pages by a key of their victim.
+fn runs_in_order(batch: &[Gathered], order: &[u32], out: &mut Vec<Gathered>) {
+    let mut start = vec![0usize; order.len() + 1];
+    for g in batch {
+        start[g.victim as usize + 1] += 1;
+    }
+    for v in 0..order.len() {
+        start[v + 1] += start[v];
+    }
+    out.clear();
+    for &v in order {
+        out.extend_from_slice(&batch[start[v as usize]..start[v as usize + 1]]);
+    }
+}
+
+impl Simulator {
+    /// One workload write, through the write cache if there is one.
+    #[inline]
+    pub fn user_write(&mut self, write: Write) -> Result<()> {
+        let write = match &mut self.cache {
+            None => write,
+            Some(cache) => match cache.access(write) {
+                Access::Hit => {
+                    self.metrics.counters.cache_hits += 1;
+                    return Ok(());
+                }
+                Access::Miss(evicted) => {
+                    self.metrics.counters.cache_misses += 1;
+                    match evicted {
+                        Some(e) => e,
+                        None => return Ok(()),
+                    }
+                }
+            },
+        };
+        self.store_write(write)
+    }
+
+    #[inline]
+    pub(super) fn region_of(&self, seg: u32) -> usize {
+        if self.seg_region.is_empty() {
+            0
+        } else {
+            self.seg_region[seg as usize] as usize
+        }
+    }
+
+    /// Free segments of region `r`: the pool, or the region's quota less what it owns.
+    #[inline]
+    pub(super) fn free(&self, r: usize) -> usize {
+        if self.seg_region.is_empty() {
+            self.store.free.len()
+        } else {
+            (self.placement.regions[r].quota - self.owned[r]) as usize
+        }
+    }
+
+    /// The cleaner's stop when it cleans victim after victim without room for a user write,
+    /// with the count of where the segments beyond the data are.
+    #[cold]
+    pub(super) fn no_progress(&self) -> Error {
+        let g = &self.geometry;
+        let data = g.logical_pages.div_ceil(u64::from(g.pages_per_segment));
+        let reserved: usize = (0..self.placement.regions.len())
+            .map(|r| self.reserve(r))
+            .sum();
+        Error::NoProgress {
+            victims: self.streak,
+            logical_pages: g.logical_pages,
+            segments: g.segments,
+            pages_per_segment: g.pages_per_segment,
+            spare_segments: u64::from(g.segments).saturating_sub(data),
+            streams: self.placement.streams.len() as u32,
+            reserved: reserved as u32,
+        }
+    }
+
+    /// Free segments region `r` keeps for relocation: one per GC stream beyond the first.
+    #[inline]
+    pub(super) fn reserve(&self, r: usize) -> usize {
+        self.placement.regions[r].gc_streams.saturating_sub(1) as usize
+    }
+
+    /// A user write reaching the store.
+    #[inline]
+    pub(super) fn store_write(&mut self, write: Write) -> Result<()> {
+        if self.deferred {
+            return self.store_write_deferred(write);
+        }
+        let s = self.route_user(write, self.store.page_map[write.page as usize]);
+        if self.placement.streams[s].seg == NONE {
+            self.open_stream(s)?;
+        }
+        let pps = self.store.pps;
+        let f = &mut self.placement.streams[s];
+        let slot = f.seg * pps + f.next;
+        f.next += 1;
+        f.stamp = self.clocks.user_writes;
+        let full = f.next == pps;
+        if f.next + VICTIM_LEAD == pps {
+            self.prefetch_likely_victim(s);
+        }
+        if self.notes {
+            self.note_user_write(write, Some(s));
+        }
+        let page = write.page;
+        let old = self.store.page_map[page as usize];
+        self.store.place(page, slot);
+        if old != NONE {
+            self.invalidate(old);
+        }
+        self.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += 1;
+        self.streak = 0;
+        if full {
+            self.seal(s);
+            self.open_stream(s)?;
+        }
+        Ok(())
+    }
+
+    /// The stream of a user write whose page's copy is at `old`, with the copy's age where the
+    /// placement reads ages.
+    #[inline]
+    pub(super) fn route_user(&mut self, write: Write, old: u32) -> usize {
+        let age = if self.placement.needs_ages() {
+            self.track_age(old)
+        } else {
+            0
+        };
+        self.placement
+            .scheme
+            .user_stream(&write, age, &mut self.rng)
+    }
+
+    /// The age on the destage clock of the copy of a page at `old` that a write replaces
+    /// (Stockmeyer §2.3; see `placement::age_sorted` for a copy in an open stream and a first
+    /// write).
+    pub(super) fn track_age(&self, old: u32) -> u64 {
+        let now = self.clocks.destage;
+        if old == NONE {
+            return now;
+        }
+        let stream_age = |t: usize| {
+            let st = &self.placement.streams[t];
+            if st.user {
+                0
+            } else {
+                now.saturating_sub(st.dseq)
+            }
+        };
+        if old >= self.pending_base {
+            return stream_age(((old - self.pending_base) / self.store.pps) as usize);
+        }
+        let seg = self.store.segment_of(old);
+        if self.store.state[seg as usize] == crate::store::SegState::Sealed {
+            now.saturating_sub(self.store.dseq[seg as usize])
+        } else {
+            let t = self
+                .placement
+                .streams
+                .iter()
+                .position(|st| st.seg == seg)
+                .expect("an open segment belongs to a stream");
+            stream_age(t)
+        }
+    }
+
+    /// The per-page metadata a user write updates, where kept: its class and its time.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_user_write(&mut self, write: Write, stream: Option<usize>) {
+        if let Some(s) = stream.filter(|_| !self.store.up2.is_empty()) {
+            // MDC-opt without a sort buffer (the configuration allows no other case where u_p2
+            // is kept and a user write takes its slot at once): its key joins its stream's mean.
+            let f = &mut self.placement.streams[s];
+            f.up2_sum += exact_key(write.rate);
+            f.up2_pages += 1;
+        }
+        if !self.page_class.is_empty() {
+            self.page_class[write.page as usize] = write.class;
+        }
+        if !self.page_rate.is_empty() {
+            self.page_rate[write.page as usize] = write.rate;
+        }
+        if !self.page_written.is_empty() {
+            self.page_written[write.page as usize] = self.clocks.user_writes;
+        }
+    }
+
+    /// Invalidates the page in `slot`, telling its region's policy when its segment is sealed
+    /// and freeing the segment at once when it empties under `free_empty`.
+    #[inline]
+    pub(super) fn invalidate(&mut self, slot: u32) {
+        let (seg, sealed) = self.store.invalidate(slot);
+        if sealed {
+            let r = self.region_of(seg);
+            self.policies[r].on_invalidate(seg, slot, &self.store);
+            if self.free_empty && self.store.valid[seg as usize] == 0 {
+                self.release(seg, r);
+            }
+        }
+    }
+
+    /// `free_empty`: sealed segment `seg` of region `r` has emptied by itself and goes to the
+    /// free pool at once, counted as collected at utilization 0 (Stockmeyer §2.2).
+    #[cold]
+    pub(super) fn release(&mut self, seg: u32, r: usize) {
+        self.policies[r].on_remove(seg, &self.store);
+        self.store
+            .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
+        self.owned[r] -= 1;
+        let c = &mut self.metrics.counters;
+        c.collected += 1;
+        c.emptied += 1;
+        c.erases += 1;
+        self.metrics.victim_hist[0] += 1;
+    }
+
+    /// Seals stream `s`'s segment, stamping it on the named clocks.
+    pub(super) fn seal(&mut self, s: usize) {
+        let st = self.placement.streams[s];
+        self.placement.streams[s] = Stream::closed(st.user, st.region);
+        self.placement.seals[s] += 1;
+        if self.store.sized() {
+            self.store.seal_tail(st.seg, st.next);
+        }
+        self.store.seal(st.seg, st.stamp);
+        if !self.store.dseq.is_empty() {
+            // Stockmeyer §2.3: a segment closed from a destage stream takes the counter; one
+            // closed from an FSC stream, the largest number among its contributors.
+            self.store.dseq[st.seg as usize] = if st.user {
+                self.clocks.destage
+            } else {
+                st.dseq
+            };
+        }
+        if !self.store.sealed_by.is_empty() {
+            self.store.sealed_by[st.seg as usize] = s as u16;
+        }
+
+        if !self.store.up2.is_empty() {
+            // Lomet & Luo §5.2.2: a segment's u_p2 is the mean of its pages'.
+            self.store.up2[st.seg as usize] = if st.up2_pages == 0 {
+                self.clocks.user_writes as f64
+            } else {
+                st.up2_sum / f64::from(st.up2_pages)
+            };
+        }
+        let r = self.region_of(st.seg);
+        if st.user {
+            self.clocks.destage += 1;
+            for p in &mut self.policies {
+                p.on_destage(self.clocks.destage, &self.store);
+            }
+        }
+        self.policies[r].on_seal(st.seg, st.user, &self.store);
+    }
+
+    /// Gives stream `s` a segment from the pool (its region has a free one).
+    pub(super) fn take_segment(&mut self, s: usize) {
+        let seg = self
+            .store
+            .open()
+            .expect("a region's free segments are in the pool");
+        let r = self.placement.streams[s].region;
+        if !self.seg_region.is_empty() {
+            self.seg_region[seg as usize] = r;
+        }
+        self.owned[r as usize] += 1;
+        self.placement.streams[s] = Stream {
+            seg,
+            ..Stream::closed(self.placement.streams[s].user, r)
+        };
+    }
+
+    /// Opens stream `s`, cleaning its region as the trigger demands.
+    pub(super) fn open_stream(&mut self, s: usize) -> Result<()> {
+        let r = self.placement.streams[s].region as usize;
+        let reserve = self.reserve(r);
+        loop {
+            while self.placement.streams[s].seg == NONE {
+                if self.free(r) <= reserve {
+                    self.make_room(r)?;
+                } else {
+                    self.take_segment(s);
+                }
+            }
+            self.after_open(r)?;
+            // Relocation into a stream shared with user writes may have filled and sealed it.
+            if self.placement.streams[s].seg != NONE {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A stream of region `r` needs a segment and none is free beyond the reserve: clean.
+    pub(super) fn make_room(&mut self, r: usize) -> Result<()> {
+        if let GcSpec::MaxEmpty { k } = self.gc {
+            // Stockmeyer §2.3: clean until MaxEmpty segments are free, then write.
+            let reserve = self.reserve(r);
+            while self.free(r) < reserve + k as usize {
+                self.clean(r, 1, false)?;
+            }
+            Ok(())
+        } else {
+            self.clean(r, 1, false)
+        }
+    }
+
+    /// A stream of region `r` has just taken a segment: clean as the trigger asks.
+    pub(super) fn after_open(&mut self, r: usize) -> Result<()> {
+        let reserve = self.reserve(r);
+        match self.gc {
+            GcSpec::Frontier | GcSpec::MaxEmpty { .. } => {}
+            GcSpec::OneFree => {
+                while self.free(r) <= reserve {
+                    self.clean(r, 1, false)?;
+                }
+            }
+            GcSpec::Batch {
+                low,
+                victims,
+                gather,
+                ..
+            } => {
+                if self.free(r) < low as usize + reserve {
+                    match gather {
+                        Gather::Each => {
+                            for _ in 0..victims {
+                                if self.store.sealed.is_empty() {
+                                    break;
+                                }
+                                self.clean(r, 1, false)?;
+                            }
+                        }
+                        Gather::All => self.clean(r, victims, true)?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Chooses up to `count` victims in region `r`, erasing each as it is chosen and gathering
+    /// its live pages into `batch` (see [`Self::clean`]).
+    pub(super) fn gather(
+        &mut self,
+        r: usize,
+        count: u32,
+        partial: bool,
+        batch: &mut Vec<Gathered>,
+    ) -> Result<()> {
+        for i in 0..count {
+            if partial && i > 0 && self.store.sealed.is_empty() {
+                break;
+            }
+            self.streak += 1;
+            if self.streak > self.streak_limit {
+                return Err(self.no_progress());
+            }
+            for (acc, n) in self
+                .metrics
+                .segment_hist
+                .iter_mut()
+                .zip(&self.store.sealed_hist)
+            {
+                *acc += n;
+            }
+            let Some(victim) = self.policies[r].select(&self.store, &self.clocks, &mut self.rng)
+            else {
+                if partial && i > 0 {
+                    break;
+                }
+                return Err(Error::NoVictim {
+                    free: self.store.free.len(),
+                    open: self
+                        .placement
+                        .streams
+                        .iter()
+                        .filter(|f| f.seg != NONE)
+                        .count(),
+                });
+            };
+            self.store.prefetch_victim(victim);
+            // A policy's index must hold only sealed segments (`on_remove` keeps it so).
+            assert_eq!(
+                self.store.state[victim as usize],
+                crate::store::SegState::Sealed,
+                "the victim policy chose segment {victim}, which is not sealed"
+            );
+            let valid = self.store.valid[victim as usize];
+            let c = &mut self.metrics.counters;
+            c.collected += 1;
+            c.erases += 1;
+            // With sizes, a tail no page fitted in is counted as held, and is not written.
+            c.gc_writes += u64::from(valid - self.store.tail_of(victim));
+            if valid == 0 {
+                c.emptied += 1;
+            }
+            self.metrics.victim_hist[valid as usize] += 1;
+            let v = victim as usize;
+            let index = self.victims.len() as u32;
+            self.victims.push(Victim {
+                seg: victim,
+                stamp: self.store.stamp[v],
+                dseq: self.store.dseq.get(v).copied().unwrap_or(0),
+                region: r as u16,
+                up2: self.store.up2.get(v).copied().unwrap_or(0.0),
+            });
+            self.store.erase_with(victim, |page| {
+                batch.push(Gathered {
+                    page,
+                    victim: index,
+                });
+            });
+            self.owned[r] -= 1;
+        }
+        Ok(())
+    }
+
+    /// One cleaning cycle in region `r`: up to `count` victims chosen and erased one by one,
+    /// their live pages gathered, sorted by the trigger's key, arranged by the placement and
+    /// routed. With `partial`, the cycle ends early when no sealed segment is left.
+    pub(super) fn clean(&mut self, r: usize, count: u32, partial: bool) -> Result<()> {
+        self.clocks.gc_invocations += 1;
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        self.victims.clear();
+        if let Err(e) = self.gather(r, count, partial, &mut batch) {
+            self.batch = batch;
+            return Err(e);
+        }
+        if let GcSpec::Batch { sort, .. } = self.gc {
+            let victims = &self.victims;
+            match sort {
+                SortKey::None => {}
+                SortKey::Stamp => batch.sort_by_key(|g| victims[g.victim as usize].stamp),
+                SortKey::Dseq => batch.sort_by_key(|g| victims[g.victim as usize].dseq),
+                SortKey::Written => {
+                    let written = &self.page_written;
+                    batch.sort_by_key(|g| written[g.page as usize]);
+                }
+                SortKey::Up2 if self.page_rate.is_empty() => {
+                    // Every page of a victim has its u_p2: sort the victims, not the pages.
+                    let mut order: Vec<u32> = (0..victims.len() as u32).collect();
+                    order.sort_by(|&a, &b| {
+                        victims[a as usize].up2.total_cmp(&victims[b as usize].up2)
+                    });
+                    let mut sorted = std::mem::take(&mut self.sorted);
+                    runs_in_order(&batch, &order, &mut sorted);
+                    std::mem::swap(&mut batch, &mut sorted);
+                    self.sorted = sorted;
+                }
+                SortKey::Up2 => {
+                    let rate = &self.page_rate;
+                    batch.sort_by(|a, b| {
+                        exact_key(rate[a.page as usize])
+                            .total_cmp(&exact_key(rate[b.page as usize]))
+                    });
+                }
+            }
+            if sort == SortKey::Up2 {
+                self.continue_open_segment(&mut batch);
+            }
+        }
+        self.placement.scheme.arrange(
+            &mut batch,
+            &self.placement.streams,
+            self.store.pps,
+            &mut self.rng,
+        );
+        // `erase_with` prefetched the page-map entries of every gathered page. Pages are routed
+        // in runs from one victim: where the scheme names one stream for a victim's pages, the
+        // run is placed chunk by chunk with the stream's state held in locals.
+        let mut result = Ok(());
+        let mut i = 0;
+        while i < batch.len() {
+            let victim = self.victims[batch[i].victim as usize];
+            let run = batch[i..]
+                .iter()
+                .take_while(|g| g.victim == batch[i].victim)
+                .count();
+            let pages = &batch[i..i + run];
+            let step = if let Some(s) = self.placement.scheme.victim_stream(&victim) {
+                self.append_run(s, pages, &victim)
+            } else {
+                self.route_pages(pages, &victim)
+            };
+            if let Err(e) = step {
+                result = Err(e);
+                break;
+            }
+            i += run;
+        }
+        self.batch = batch;
+        result
+    }
+
+    /// A batch sorted by u_p2 is written from the end whose keys are nearer the GC stream's open
+    /// segment's, so that the segment is filled with pages like those it holds rather than
+    /// mixing the batch's two extremes (Lomet & Luo §5.3 sort, but do not say in which
+    /// direction).
+    pub(super) fn continue_open_segment(&self, batch: &mut [Gathered]) {
+        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
+            return;
+        };
+        let st = &self.placement.streams[sort_buffer::GC];
+        if st.seg == NONE || st.up2_pages == 0 {
+            return;
+        }
+        let key = |g: &Gathered| {
+            if self.page_rate.is_empty() {
+                self.victims[g.victim as usize].up2
+            } else {
+                exact_key(self.page_rate[g.page as usize])
+            }
+        };
+        let open = st.up2_sum / f64::from(st.up2_pages);
+        if (key(last) - open).abs() < (key(first) - open).abs() {
+            batch.reverse();
+        }
+    }
+
+    /// Relocates `pages`, all of `victim`, routing them as a run where the scheme can (see
+    /// [`Scheme::gc_streams`]) and page by page otherwise.
+    // Once per victim; kept out of `clean`, whose loop is plain greedy's hot path.
+    #[inline(never)]
+    pub(super) fn route_pages(&mut self, pages: &[Gathered], victim: &Victim) -> Result<()> {
+        let age = self.clocks.destage.saturating_sub(victim.dseq);
+        let mut streams = std::mem::take(&mut self.run_streams);
+        let result = if pages.len() > 1
+            && self.placement.scheme.gc_streams(
+                victim,
+                age,
+                pages.len(),
+                &mut streams,
+                &mut self.rng,
+            ) {
+            // Both arms are `append_run` page by page, the cache-stream arm without its
+            // per-call dispatch on slices: this loop runs once per relocated page.
+            if self.placement.pending.is_empty() {
+                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
+                    self.append_run(s as usize, std::slice::from_ref(g), victim)
+                })
+            } else {
+                pages
+                    .iter()
+                    .zip(&streams)
+                    .try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim))
+            }
+        } else {
+            pages.iter().try_for_each(|g| {
+                let class = self.page_class.get(g.page as usize).copied().unwrap_or(0);
+                let s = self
+                    .placement
+                    .scheme
+                    .gc_stream(g, victim, class, age, &mut self.rng);
+                self.append_run(s, std::slice::from_ref(g), victim)
+            })
+        };
+        self.run_streams = streams;
+        result
+    }
+
+    /// Appends relocated pages from one victim to stream `s`, sealing and opening segments as
+    /// they fill.
+    #[inline]
+    pub(super) fn append_run(
+        &mut self,
+        s: usize,
+        pages: &[Gathered],
+        victim: &Victim,
+    ) -> Result<()> {
+        if !self.placement.pending.is_empty() {
+            return self.append_pending(s, pages, victim);
+        }
+        if self.store.sized() {
+            return self.append_run_sized(s, pages, victim);
+        }
+        let pps = self.store.pps;
+        let mut done = 0;
+        while done < pages.len() {
+            let mut t = s;
+            if self.placement.streams[t].seg == NONE {
+                t = self.open_gc(t)?;
+            }
+            let n = ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done);
+            if !self.store.up2.is_empty() {
+                self.key_relocated(t, &pages[done..done + n], victim);
+            }
+            let f = &mut self.placement.streams[t];
+            f.stamp = f.stamp.max(victim.stamp);
+            f.dseq = f.dseq.max(victim.dseq);
+            let (seg, start) = (f.seg, f.next);
+            f.next += n as u32;
+            let full = f.next == pps;
+            self.store
+                .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
+            done += n;
+            if full {
+                self.seal(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives GC stream `s` a segment, or names another stream of its region when the region has
+    /// none free: the reserve ran out (several GC streams overflowed in one cycle), and the page
+    /// goes to the region's first open stream rather than stopping the run.
+    #[cold]
+    pub(super) fn open_gc(&mut self, s: usize) -> Result<usize> {
+        let r = self.placement.streams[s].region as usize;
+        if self.free(r) > 0 {
+            self.take_segment(s);
+            return Ok(s);
+        }
+        self.placement
+            .streams
+            .iter()
+            .position(|f| f.seg != NONE && usize::from(f.region) == r)
+            .ok_or(Error::NoVictim {
+                free: self.store.free.len(),
+                open: 0,
+            })
+    }
+}

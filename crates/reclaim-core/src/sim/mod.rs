@@ -1,0 +1,160 @@
+//! The run loop: user writes, streams, the cleaner. Placement decisions live in `placement/`.
+//!
+//! A user write passes the write cache, if any (a hit absorbs it; a miss may evict another page,
+//! whose write is the one the store sees), then is appended to the stream its placement names,
+//! and then its old copy is invalidated (Van Houdt §2.3: "first writes the new content … and
+//! afterwards invalidates"). When a stream's segment is full it is sealed and a new one opened at
+//! once, which is when the cleaner may run (the trigger, `--gc`).
+//!
+//! A cleaning cycle works on one region: it chooses victims one at a time with the region's
+//! victim policy, erasing each into the free pool as it is chosen and gathering its live pages
+//! with their origin; then the gathered pages may be sorted by a key, the placement may arrange
+//! them, and each is routed through the placement to a stream. Erasing before rewriting is Van
+//! Houdt's "copies all the valid pages … to the RAM, erases the block and copies the valid pages
+//! back", and means relocation into one GC stream can never run short of segments; with several
+//! GC streams in a region one free segment per GC stream beyond the first is kept in reserve.
+
+use crate::cache::Cache;
+use crate::clocks::Clocks;
+use crate::config::{FreqSource, GcSpec, SimConfig};
+use crate::geometry::Geometry;
+use crate::metrics::Metrics;
+use crate::placement::{Gathered, Placement, Victim};
+use crate::policy::Policy;
+use crate::store::Store;
+use crate::workload::{Rate, Workload, Write};
+use crate::SimRng;
+
+mod admission;
+mod check;
+mod core;
+mod plan;
+mod prefetch;
+mod setup;
+#[cfg(test)]
+mod tests;
+
+pub use plan::Phase;
+use plan::AHEAD;
+pub use setup::{class_shares, region_quotas};
+
+/// A simulation in progress.
+pub struct Simulator {
+    config: SimConfig,
+    geometry: Geometry,
+    store: Store,
+    placement: Placement,
+    /// One victim policy per region.
+    policies: Vec<Policy>,
+    /// Region of each segment (empty with one region).
+    seg_region: Vec<u16>,
+    /// Segments owned (open or sealed) per region.
+    owned: Vec<u32>,
+    /// Page-map entries from here up name pages waiting in a stream (`streams = cache`) or in
+    /// the sort buffer.
+    pending_base: u32,
+    /// Whether user writes wait before they get slots (`streams = cache`, or a sort buffer).
+    deferred: bool,
+    /// Whether a user write updates per-page metadata or a stream's u_p2 (`note_user_write`).
+    notes: bool,
+    /// Where update frequencies come from, where u_p2 is kept.
+    freq: FreqSource,
+    /// See [`SimConfig::free_empty`].
+    free_empty: bool,
+    /// Class of each logical page's last user write (empty unless the placement needs it).
+    page_class: Vec<u16>,
+    /// User-write clock at each logical page's last user write (empty unless a sort key needs it).
+    page_written: Vec<u64>,
+    /// Each logical page's update rate from its last user write (2 bytes; empty unless
+    /// `freq=exact`):
+    /// MDC-opt keys a relocated page by its own exact rate.
+    page_rate: Vec<Rate>,
+    cache: Option<Cache>,
+    /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
+    /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
+    warm_skips: Vec<bool>,
+    workload: Workload,
+    /// The workload's own generator, so that drawing writes ahead does not reorder the draws of
+    /// the cleaner (which uses `rng`).
+    workload_rng: SimRng,
+    /// Writes drawn ahead of the user writes: a ring whose oldest is at `ahead_at`.
+    ahead: [Write; AHEAD],
+    /// Index of the oldest write drawn ahead; [`NOT_DRAWN`] before the first workload write.
+    ahead_at: usize,
+    /// The warm-up's generator when it differs from the workload (uniform, for traces).
+    warm_workload: Option<Workload>,
+    rng: SimRng,
+    gc: GcSpec,
+    /// Live pages of the current cleaning batch and their victims.
+    batch: Vec<Gathered>,
+    /// Scratch: the batch sorted by its victims' u_p2.
+    sorted: Vec<Gathered>,
+    /// Scratch: the streams of a victim's run of pages (`route_pages`).
+    run_streams: Vec<u32>,
+    victims: Vec<Victim>,
+    clocks: Clocks,
+    /// Workload writes issued (fill included): the run's progress.
+    issued: u64,
+    /// Victims cleaned since the last user write.
+    streak: u64,
+    streak_limit: u64,
+    metrics: Metrics,
+    phase: Phase,
+    warmup_writes: u64,
+    /// Trace writes replayed unmeasured after the uniform warm-up.
+    prefix_writes: u64,
+    measured_writes: u64,
+    window: u64,
+    window_left: u64,
+    seconds: f64,
+}
+
+impl Simulator {
+    /// The configuration.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// The geometry.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// The store, for inspection.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The placement (streams and regions), for inspection.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The clocks.
+    pub fn clocks(&self) -> Clocks {
+        self.clocks
+    }
+
+    /// The write cache, if any.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
+    }
+
+    /// The current phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
+    pub fn progress(&self) -> (u64, u64) {
+        let fill = if self.config.warmup.fill {
+            self.geometry.logical_pages
+        } else {
+            0
+        };
+        (
+            self.issued,
+            fill + self.warmup_writes + self.prefix_writes + self.measured_writes,
+        )
+    }
+}

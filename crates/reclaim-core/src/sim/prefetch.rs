@@ -1,0 +1,60 @@
+//! Prefetching: hints that bring the lines a coming write or cleaning will touch into the cache.
+//! None of them changes a result.
+
+use super::Simulator;
+use crate::policy::VictimPolicy;
+use crate::store::prefetch;
+
+/// User writes before a stream fills at which the cleaner's next victim is guessed and its
+/// lines prefetched (see [`Simulator::prefetch_likely_victim`]).
+pub(super) const VICTIM_LEAD: u32 = 3;
+
+impl Simulator {
+    /// Prefetches what invalidating `page`'s current copy touches, once its page-map entry has
+    /// arrived: the slot's held word, its segment's valid count and state (and destage number
+    /// with `ages`) and the policy's index entry, the other misses of a user write. A page
+    /// past the slots (not written, or waiting in a stream, `streams = cache`) has none.
+    #[inline]
+    pub(super) fn prefetch_old_copy(&self, page: u32, ages: bool) {
+        if let Some((slot, seg)) = self.old_copy(page) {
+            self.store.prefetch_held(slot);
+            prefetch(&self.store.valid[seg as usize]);
+            prefetch(&self.store.state[seg as usize]);
+            if ages {
+                prefetch(&self.store.dseq[seg as usize]);
+            }
+            self.policies[self.region_of(seg)].prefetch(seg);
+        }
+    }
+
+    /// The third stage of the prefetch pipeline: the policy's index entries that
+    /// `on_invalidate` will touch for `page`'s current copy, found by reading its segment's
+    /// valid count and index position (brought by [`Self::prefetch_old_copy`]).
+    #[inline]
+    pub(super) fn prefetch_index_entry(&self, page: u32) {
+        if let Some((_, seg)) = self.old_copy(page) {
+            self.policies[self.region_of(seg)].prefetch_entry(seg, &self.store);
+        }
+    }
+
+    /// The slot and segment of `page`'s current copy, or `None` for a page past the slots (not
+    /// written, or waiting in a stream).
+    #[inline]
+    pub(super) fn old_copy(&self, page: u32) -> Option<(u32, u32)> {
+        let slot = self.store.page_map[page as usize];
+        ((slot as usize) < self.store.reverse.len()).then(|| (slot, self.store.segment_of(slot)))
+    }
+
+    /// Stream `s` is a few user writes from full, when sealing it may call the cleaner: the
+    /// victim its policy would choose now, very likely the one it will choose then, has its
+    /// lines prefetched, so that choosing it finds them in the cache and its pages' page-map
+    /// entries can be prefetched at once.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn prefetch_likely_victim(&self, s: usize) {
+        let r = usize::from(self.placement.streams[s].region);
+        if let Some(seg) = self.policies[r].likely_victim(&self.store, &self.rng) {
+            self.store.prefetch_victim(seg);
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! Setting a run up: the geometry, workload and placement of a configuration, the memory check
+//! and the allocations of [`Simulator::new`].
+
+use std::sync::Arc;
+
+use rand::SeedableRng;
+
+use super::plan::{Phase, AHEAD, NOT_DRAWN};
+use super::Simulator;
+use crate::cache::Cache;
+use crate::clocks::Clocks;
+use crate::config::{
+    Amount, FreqSource, GcSpec, PlacementSpec, PolicySpec, RegionSpare, SimConfig, SortKey,
+    StreamMode, WorkloadSpec,
+};
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+use crate::limits;
+use crate::metrics::Metrics;
+use crate::placement::{self, Placement};
+use crate::policy::Policy;
+use crate::store::{Store, NONE};
+use crate::trace::convert::{self, ConvertOptions};
+use crate::trace::Format;
+use crate::workload::{ClassShare, Rate, Workload, Write};
+use crate::SimRng;
+
+/// A configuration's geometry, its workload (and the warm-up's, for a trace) and the trace's
+/// page writes.
+struct Setup {
+    geometry: Geometry,
+    workload: Workload,
+    warm_workload: Option<Workload>,
+    trace_writes: Option<u64>,
+    rng: SimRng,
+}
+
+impl Setup {
+    fn new(config: &SimConfig) -> Result<Self> {
+        config.validate()?;
+        let trace = match &config.workload {
+            WorkloadSpec::Trace { path } => {
+                let path = std::path::Path::new(path);
+                Some(convert::load(
+                    path,
+                    Some(Format::Pages),
+                    ConvertOptions::default(),
+                )?)
+            }
+            _ => None,
+        };
+        let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
+        let mut rng = SimRng::seed_from_u64(config.seed);
+        let trace_writes = trace.as_ref().map(|t| t.pages.len() as u64);
+        if trace_writes == Some(0) {
+            return Err(Error::param(
+                "workload",
+                config.workload.to_string(),
+                "a trace with at least one page write",
+            ));
+        }
+        let pages = trace.map(|t| Arc::new(t.pages));
+        let thresholds = config.trace_classes.as_deref();
+        let workload = Workload::new(
+            &config.workload,
+            geometry.logical_pages,
+            &mut rng,
+            pages.clone(),
+            thresholds,
+        )?;
+        // Warm-up writes follow the run's workload, except for a trace, whose warm-up is uniform
+        // over the whole logical space (DESIGN "Workloads"; Li et al. §6.1, Stockmeyer §2.1).
+        let warm_workload = match pages {
+            Some(_) => Some(Workload::new(
+                &WorkloadSpec::Uniform,
+                geometry.logical_pages,
+                &mut rng,
+                None,
+                None,
+            )?),
+            None => None,
+        };
+        Ok(Setup {
+            geometry,
+            workload,
+            warm_workload,
+            trace_writes,
+            rng,
+        })
+    }
+}
+
+/// The geometry and the pages and write share of each class of a configuration's workload (what
+/// the Python API needs to resolve `regions:spare=optimal`).
+pub fn class_shares(config: &SimConfig) -> Result<(Geometry, Vec<ClassShare>)> {
+    let setup = Setup::new(config)?;
+    let shares = setup.workload.class_shares(setup.geometry.logical_pages);
+    Ok((setup.geometry, shares))
+}
+
+/// The segment quota of each region (one per class, in class order) under a configuration's
+/// placement; a single quota of every segment for the schemes without regions.
+pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
+    let setup = Setup::new(config)?;
+    let g = setup.geometry;
+    let classes = setup.workload.class_shares(g.logical_pages);
+    let placement = Placement::new(
+        &config.placement(),
+        g.segments,
+        g.pages_per_segment,
+        &classes,
+        config.gc.min_free(),
+    )?;
+    Ok(placement.regions.iter().map(|r| r.quota).collect())
+}
+
+/// `streams = cache`: gives each stream room for a segment's worth of waiting pages, and returns
+/// where their page-map names start: stream t's i-th waiting page is physical pages + t·b + i.
+fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode) -> Result<u32> {
+    let pps = geometry.pages_per_segment;
+    let base = geometry.physical_pages();
+    if mode == StreamMode::Cache {
+        let streams = placement.streams.len() as u64;
+        if base + streams * u64::from(pps) >= u64::from(NONE) {
+            return Err(Error::param(
+                "streams",
+                mode,
+                format!("`hole` on this geometry: {base} physical pages and {streams} streams of {pps} waiting pages do not fit in 32-bit page-map entries"),
+            ));
+        }
+        placement.pending = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
+    }
+    if let Some(buffer) = &placement.buffer {
+        if base + buffer.capacity as u64 >= u64::from(NONE) {
+            return Err(Error::param(
+                "placement",
+                "`sort-buffer`",
+                format!("a buffer that fits in 32-bit page-map entries beside the {base} physical pages ({} pages asked)", buffer.capacity),
+            ));
+        }
+    }
+    Ok(base as u32)
+}
+
+/// Victims cleaned in a row without room for a user write after which the cleaner stops with
+/// [`Error::NoProgress`]: 2n + the batch's victims, enough for any policy that chooses by
+/// valid count or age to reach a segment with room if one exists. A policy that draws its
+/// candidates at random (`random`, `d-choices`, `gra`) can miss the segments with room by
+/// chance: with one such segment among m ≤ n sealed, L draws all miss it with probability
+/// (1 − 1/m)^L < e^(−L/n), so for it the limit is 40n (a chance of e^(−40), about 4·10⁻¹⁸,
+/// against a true stall).
+fn streak_limit(policy: &PolicySpec, n: u32, victims: u64) -> u64 {
+    let per_segment = if policy.draws_at_random() { 40 } else { 2 };
+    per_segment * u64::from(n) + victims
+}
+
+impl Simulator {
+    /// A simulator for a validated configuration.
+    #[allow(clippy::too_many_lines)] // one construction, read top to bottom: each field needs the last
+    pub fn new(config: &SimConfig) -> Result<Self> {
+        let Setup {
+            geometry,
+            workload,
+            warm_workload,
+            trace_writes,
+            rng,
+        } = Setup::new(config)?;
+        let (n, pps) = (geometry.segments, geometry.pages_per_segment);
+        let classes = workload.class_shares(geometry.logical_pages);
+        let spec = config.placement();
+        let mut placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
+        let pending_base = waiting_room(&mut placement, &geometry, config.streams)?;
+        if let PlacementSpec::Regions(RegionSpare::Shares(b)) = &spec {
+            let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
+            placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
+        }
+        let regions = placement.regions.len();
+        let (victims, sort) = match config.gc {
+            GcSpec::Batch { victims, sort, .. } => (u64::from(victims), sort),
+            _ => (1, SortKey::None),
+        };
+        let freq = config.freq();
+        // MDC-opt: a rate per page (2 bytes), and a Zipf workload's rank per page (4).
+        let rates = match (freq, &config.workload) {
+            (FreqSource::Exact, WorkloadSpec::Zipf { .. }) => 6,
+            (FreqSource::Exact, _) => 2,
+            _ => 0,
+        };
+        let extra_per_page = spec.page_bytes()
+            + if config.sizes.is_some() { 2 } else { 0 }
+            + if placement.needs_page_class() { 2 } else { 0 }
+            + if sort == SortKey::Written { 8 } else { 0 }
+            + rates;
+        limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
+        let mut store = Store::new(&geometry);
+        if !config.policy.reads_sealed_set() {
+            store.count_sealed_only();
+        }
+        if sort == SortKey::Dseq || config.policy.needs_destage_numbers() || placement.needs_ages()
+        {
+            store.keep_destage_numbers();
+        }
+        if placement.buffer.is_some() || config.policy.freq().is_some() {
+            store.keep_up2();
+        }
+        if config
+            .policy
+            .info()
+            .needs(crate::config::grammar::Need::SealedBy)
+        {
+            store.keep_sealed_by();
+        }
+        if let Some(sizes) = &config.sizes {
+            store.keep_sizes(crate::workload::sizes::page_sizes(
+                sizes,
+                geometry.logical_pages,
+                config.seed,
+            ));
+        }
+        let mut workload = workload;
+        if freq == FreqSource::Exact {
+            workload.keep_rates();
+        }
+        let logical = geometry.logical_pages;
+        // A trace prefix replayed as warm-up is taken out of the measured writes.
+        let prefix =
+            trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
+        let measured_writes = config
+            .measured_writes(logical, trace_writes)?
+            .saturating_sub(prefix);
+        let warmup = (config.warmup.multiple * logical as f64).round();
+        let fill = if config.warmup.fill {
+            logical as f64
+        } else {
+            0.0
+        };
+        let measured = match config.writes {
+            Some(Amount::Multiple(k)) => k * logical as f64,
+            _ => measured_writes as f64,
+        };
+        limits::check_writes(&geometry, warmup + fill + prefix as f64, measured)?;
+        let warmup_writes = warmup as u64;
+        // Default window: one pass of a trace, else the logical capacity.
+        let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
+        let phase = Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes);
+        let notes = placement.needs_page_class()
+            || sort == SortKey::Written
+            || freq == FreqSource::Exact
+            || !store.up2.is_empty();
+        let mut sim = Simulator {
+            store,
+            policies: (0..regions)
+                .map(|_| Policy::new(&config.policy, &geometry))
+                .collect(),
+            seg_region: if regions > 1 {
+                vec![0; n as usize]
+            } else {
+                Vec::new()
+            },
+            owned: vec![0; regions],
+            page_class: if placement.needs_page_class() {
+                vec![0; logical as usize]
+            } else {
+                Vec::new()
+            },
+            page_rate: if freq == FreqSource::Exact {
+                vec![Rate::UNKNOWN; logical as usize]
+            } else {
+                Vec::new()
+            },
+            page_written: if sort == SortKey::Written {
+                vec![0; logical as usize]
+            } else {
+                Vec::new()
+            },
+            deferred: !placement.pending.is_empty()
+                || placement.buffer.is_some()
+                || config.sizes.is_some(),
+            notes,
+            freq,
+            placement,
+            pending_base,
+            free_empty: config.free_empty,
+            cache: config.cache.map(|c| Cache::new(c as usize)),
+            warm_skips: if matches!(spec, PlacementSpec::Regions(_)) {
+                classes.iter().map(|c| c.write_share == 0.0).collect()
+            } else {
+                Vec::new()
+            },
+            metrics: Metrics::new(n, pps),
+            workload,
+            workload_rng: SimRng::seed_from_u64(config.seed ^ 0x9E37_79B9_7F4A_7C15),
+            ahead: [Write::new(0, 0); AHEAD],
+            ahead_at: NOT_DRAWN,
+            warm_workload,
+            rng,
+            gc: config.gc,
+            batch: Vec::with_capacity(pps as usize),
+            sorted: Vec::new(),
+            run_streams: Vec::with_capacity(pps as usize),
+            victims: Vec::new(),
+            clocks: Clocks::default(),
+            issued: 0,
+            streak: 0,
+            streak_limit: streak_limit(&config.policy, n, victims),
+            phase,
+            warmup_writes,
+            prefix_writes: prefix,
+            measured_writes,
+            window,
+            window_left: window,
+            seconds: 0.0,
+            config: config.clone(),
+            geometry,
+        };
+        if let Phase::Measure(_) = sim.phase {
+            sim.metrics.start(&sim.store.erase_count, window);
+        }
+        Ok(sim)
+    }
+}
