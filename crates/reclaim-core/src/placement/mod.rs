@@ -153,6 +153,8 @@ pub struct Placement {
     pub seals: Vec<u64>,
     /// The sort buffer of user writes (`sort-buffer`).
     pub buffer: Option<sort_buffer::SortBuffer>,
+    /// Whether the scheme reads ages ([`Need::Ages`]), read once here: a user write asks.
+    ages: bool,
 }
 
 /// What a placement is built on.
@@ -352,6 +354,7 @@ macro_rules! registry {
                     })*
                 };
                 Ok(Placement {
+                    ages: scheme.info().needs(Need::Ages),
                     scheme,
                     seals: vec![0; built.streams.len()],
                     streams: built.streams,
@@ -436,8 +439,9 @@ impl PlacementSpec {
 impl Placement {
     /// Whether the scheme routes pages by their age on the destage clock (which then keeps a
     /// destage number per segment).
+    #[inline]
     pub fn needs_ages(&self) -> bool {
-        self.scheme.info().needs(Need::Ages)
+        self.ages
     }
 
     /// Whether relocation needs each page's class (kept per page, from its last user write).
