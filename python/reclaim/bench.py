@@ -380,6 +380,20 @@ def _build_pair(base: str) -> tuple[str, Path, Path]:
     return commit, old, new
 
 
+def _compare_config(name: str, writes: str, seed: int) -> dict[str, Any]:
+    """The configuration a ``--compare`` entry names: a policy on the speed geometry, or with
+    ``row:PREFIX`` the placement row whose name starts with PREFIX (``row:fitness-tree``,
+    ``row:mdc``)."""
+    if not name.startswith("row:"):
+        return speed_config(name, writes, seed).to_dict()
+    prefix = {"fitness-tree": FITNESS_TREE, "mdc": MDC}.get(name[4:], name[4:])
+    rows = [(n, o) for n, o in placement_rows() if n.startswith(prefix)]
+    if len(rows) != 1:
+        raise ValueError(f"invalid value for `policies`: {name!r} (expected `row:` and the start of one placement row's "
+                         f"name, such as row:fitness-tree or row:mdc; {len(rows)} rows match)")
+    return {**speed_config("greedy", writes, seed).to_dict(), **rows[0][1]}
+
+
 def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: Sequence[str] = ("greedy", "fifo"),
                       show: bool = True) -> dict[str, Any]:
     """Engine speed of the working tree against revision ``base``, interleaved in one run.
@@ -398,7 +412,7 @@ def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: S
         b: list[float] = []
         for seed in range(1, runs + 1):
             # The two alternate which runs first, so that neither always follows the other.
-            config = speed_config(policy, writes, seed).to_dict()
+            config = _compare_config(policy, writes, seed)
             for binary, out in ((old, a), (new, b)) if seed % 2 else ((new, b), (old, a)):
                 out.append(_run_simulate(binary, config))
         ma, mb = statistics.median(a), statistics.median(b)

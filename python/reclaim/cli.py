@@ -327,7 +327,9 @@ def bench(
     placements: Annotated[bool, typer.Option(help="Also time greedy under each placement scheme and option.")] = True,
     compare: Annotated[str | None, typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
     policies: Annotated[str | None, typer.Option(help="With --compare or --sizes: the policies to time, comma-separated "
-                                                 "(default greedy,fifo; with --sizes greedy,fifo,d-choices:d=10,cost-benefit).")] = None,
+                                                 "(default greedy,fifo; with --sizes greedy,fifo,d-choices:d=10,cost-benefit); with --compare, "
+                                                 "row:PREFIX also times the placement row whose name starts with PREFIX "
+                                                 "(row:fitness-tree, row:mdc).")] = None,
     sizes: Annotated[bool, typer.Option("--sizes", help="Only time the engine against device size, 10,000 to 4,194,304 segments "
                                         "of 64 pages (2.4 GiB to 1 TiB), with peak memory; with --compare, beside that revision. "
                                         "About 30 minutes at 5 runs.")] = False,

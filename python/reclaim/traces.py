@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from reclaim import _core
+from reclaim.pages import page_ids
 
 MAGIC = b"RCLMTRC1"
 FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "blkparse", "alibaba", "pages")
@@ -117,7 +118,6 @@ def write_pages(pages: Sequence[int] | np.ndarray, out: str | Path, source: str 
     >>> write_pages([3, 1, 3], p)["unique_pages"]
     2
     """
-    from reclaim.api import page_ids
 
     arr = np.ascontiguousarray(page_ids(pages, "pages"))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
