@@ -357,7 +357,7 @@ mod tests {
     fn the_index_agrees_with_a_map() {
         use rand::{Rng, SeedableRng};
         use std::collections::HashMap;
-        let mut rng = crate::SimRng::seed_from_u64(5);
+        let mut rng = crate::rng::SimRng::seed_from_u64(5);
         for start in [4, 64] {
             let mut index = Index::new(start);
             let mut model: HashMap<u32, u32> = HashMap::new();

@@ -20,6 +20,7 @@ pub mod memory;
 pub mod metrics;
 pub mod placement;
 pub mod policy;
+pub mod rng;
 pub mod sim;
 pub mod store;
 pub mod trace;
@@ -30,8 +31,5 @@ pub use config::SimConfig;
 pub use error::{Error, Result};
 pub use geometry::Geometry;
 pub use metrics::SimResult;
+pub use rng::SimRng;
 pub use sim::Simulator;
-
-/// The run's random generator: xoshiro256++, seeded by `SplitMix64` from the configured seed, so a
-/// configuration and seed give the same result, bit for bit, on every machine.
-pub type SimRng = rand_xoshiro::Xoshiro256PlusPlus;

@@ -30,9 +30,11 @@ pub use crate::placement::multi_log::MultiLogSpec;
 pub use crate::placement::regions::RegionSpare;
 pub use crate::placement::sort_buffer::{Rewrite, SortBufferSpec};
 pub use crate::placement::PlacementSpec;
-pub use crate::policy::aged_buckets::{AgeRule, BucketCount, BucketOrder, LsaSelection, Threshold};
 pub use crate::policy::cost_benefit::BenefitForm;
 pub use crate::policy::greedy::Tie;
+pub use crate::policy::index::aged_buckets::{
+    AgeRule, BucketCount, BucketOrder, LsaSelection, Threshold,
+};
 pub use crate::policy::mdc::{Decline, FreqSource, MdcSpec};
 pub use crate::policy::windowed::WindowedSpec;
 pub use crate::policy::PolicySpec;

@@ -36,11 +36,11 @@
 use rand::Rng;
 
 use super::{Build, Built, Declare};
-use super::{Gathered, Scheme, Victim};
+use super::{Scheme, Victim, Relocation};
 use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::Write;
-use crate::SimRng;
+use crate::rng::SimRng;
 use std::fmt;
 
 /// One binary decision tree.
@@ -411,15 +411,8 @@ impl Scheme for AgeSorted {
     }
 
     #[inline]
-    fn gc_stream(
-        &mut self,
-        _page: &Gathered,
-        _victim: &Victim,
-        _class: u16,
-        age: u64,
-        rng: &mut SimRng,
-    ) -> usize {
-        self.dtg.leaves() + self.fsc.route(age, rng)
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+        self.dtg.leaves() + self.fsc.route(r.age, r.rng)
     }
 
     /// A victim's pages share its age: the FSC tree routes them one after the other, and the

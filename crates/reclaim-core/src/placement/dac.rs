@@ -19,11 +19,11 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Gathered, Scheme, Victim};
+use super::{Build, Built, Declare, Scheme, Relocation};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::Write;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// A page not yet written.
 const UNWRITTEN: u8 = u8::MAX;
@@ -60,15 +60,8 @@ impl Scheme for Dac {
     }
 
     #[inline]
-    fn gc_stream(
-        &mut self,
-        page: &Gathered,
-        _victim: &Victim,
-        _class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
-        let l = &mut self.level[page.page as usize];
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+        let l = &mut self.level[r.page as usize];
         // A relocated page was written, so it has a level.
         *l = l.saturating_sub(1);
         usize::from(*l)
@@ -138,6 +131,7 @@ impl Declare for Dac {
 
 #[cfg(test)]
 mod tests {
+    use crate::placement::Victim;
     use rand::SeedableRng;
 
     use super::*;
@@ -146,10 +140,6 @@ mod tests {
 
     fn write(page: u32) -> Write {
         Write::new(page, 0)
-    }
-
-    fn gathered(page: u32) -> Gathered {
-        Gathered { page, victim: 0 }
     }
 
     /// The artifact's rule, step by step: first write level 0, each user write one up to L − 1,
@@ -168,7 +158,7 @@ mod tests {
         let ups: Vec<usize> = (0..5).map(|_| d.user_stream(&write(2), 0, &mut rng)).collect();
         assert_eq!(ups, [0, 1, 2, 2, 2]);
         let downs: Vec<usize> = (0..4)
-            .map(|_| d.gc_stream(&gathered(2), &victim, 0, 0, &mut rng))
+            .map(|_| d.gc_stream(Relocation { page: 2, victim: &victim, class: 0, age: 0, rng: &mut rng }))
             .collect();
         assert_eq!(downs, [1, 0, 0, 0]);
         assert_eq!(d.user_stream(&write(2), 0, &mut rng), 1);

@@ -12,12 +12,12 @@
 use rand::Rng;
 
 use super::{Build, Built, Declare};
-use super::{Gathered, Scheme, Stream, Victim};
+use super::{Gathered, Scheme, Stream, Victim, Relocation};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::store::NONE;
 use crate::workload::Write;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Double frontier.
 #[derive(Clone, Copy, Debug)]
@@ -39,14 +39,7 @@ impl Scheme for Double {
     }
 
     #[inline]
-    fn gc_stream(
-        &mut self,
-        _page: &Gathered,
-        _victim: &Victim,
-        _class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
+    fn gc_stream(&mut self, _r: Relocation<'_>) -> usize {
         1
     }
 

@@ -16,9 +16,9 @@ use std::str::FromStr;
 use crate::config::grammar::{string_serde, usages, Args, Info, Need};
 use crate::error::{Error, Result};
 use crate::policy::mdc::FreqSource;
+use crate::rng::SimRng;
 use crate::store::NONE;
 use crate::workload::{ClassShare, Write};
-use crate::SimRng;
 
 /// An open segment being filled, or a stream waiting for one (`seg == NONE`).
 #[derive(Clone, Copy, Debug)]
@@ -91,22 +91,28 @@ pub struct Gathered {
     pub victim: u32,
 }
 
+/// A relocated page, as the cleaner asks a scheme for its stream.
+pub struct Relocation<'a> {
+    /// The logical page.
+    pub page: u32,
+    /// Its victim.
+    pub victim: &'a Victim,
+    /// The page's class where the placement keeps classes per page
+    /// ([`Placement::needs_page_class`]), else 0.
+    pub class: u16,
+    /// Its victim's age on the destage clock where the placement reads ages, else 0.
+    pub age: u64,
+    /// The run's generator.
+    pub rng: &'a mut SimRng,
+}
+
 /// What a scheme decides.
 pub trait Scheme {
     /// The stream of a user write; `age` is the age of the copy it replaces on the destage
     /// clock where the placement reads ages ([`Placement::needs_ages`]), else 0.
     fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize;
-    /// The stream of a relocated page; `class` is the page's class where the placement keeps
-    /// classes per page ([`Placement::needs_page_class`]), else 0; `age` is its victim's age on
-    /// the destage clock where the placement reads ages, else 0.
-    fn gc_stream(
-        &mut self,
-        page: &Gathered,
-        victim: &Victim,
-        class: u16,
-        age: u64,
-        rng: &mut SimRng,
-    ) -> usize;
+    /// The stream of a relocated page.
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize;
     /// The streams of `n` relocated pages of `victim`, in order, into `out`, when the scheme
     /// routes a victim's pages together with the same result as page by page (`age` as for
     /// [`Self::gc_stream`]); false to be asked page by page.
@@ -382,16 +388,9 @@ macro_rules! registry {
                 }
             }
             #[inline]
-            fn gc_stream(
-                &mut self,
-                page: &Gathered,
-                victim: &Victim,
-                class: u16,
-                age: u64,
-                rng: &mut SimRng,
-            ) -> usize {
+            fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
                 match self {
-                    $(Schemes::$v(s) => s.gc_stream(page, victim, class, age, rng),)*
+                    $(Schemes::$v(s) => s.gc_stream(r),)*
                 }
             }
             #[inline]

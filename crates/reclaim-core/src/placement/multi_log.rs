@@ -23,12 +23,12 @@
 //! clean.
 
 use super::{Build, Built, Declare};
-use super::{Gathered, Scheme, Victim};
+use super::{Scheme, Relocation};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::mdc::{FreqSource, FREQ};
 use crate::workload::{Rate, Write};
-use crate::SimRng;
+use crate::rng::SimRng;
 use std::fmt;
 
 /// Weight of a new observed distance in a log's expected distance.
@@ -111,15 +111,8 @@ impl Scheme for MultiLog {
         usize::from(log)
     }
 
-    fn gc_stream(
-        &mut self,
-        page: &Gathered,
-        _victim: &Victim,
-        _class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
-        let p = page.page as usize;
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+        let p = r.page as usize;
         if !self.exact {
             self.page_log[p] = (self.page_log[p] + 1).min(self.logs - 1);
         }
@@ -209,6 +202,7 @@ impl Declare for MultiLog {
 
 #[cfg(test)]
 mod tests {
+    use crate::placement::Victim;
     use rand::SeedableRng;
 
     use super::*;
@@ -226,10 +220,9 @@ mod tests {
             region: 0,
             up2: 0.0,
         };
-        let gathered = |page| Gathered { page, victim: 0 };
         assert_eq!(m.user_stream(&Write::new(4, 0), 0, &mut rng), 0);
         for expect in [1, 2, 2] {
-            assert_eq!(m.gc_stream(&gathered(4), &victim, 0, 0, &mut rng), expect);
+            assert_eq!(m.gc_stream(Relocation { page: 4, victim: &victim, class: 0, age: 0, rng: &mut rng }), expect);
         }
         // Page 5 is rewritten every 8 writes in log 2, so log 2 expects 8; page 4 then comes
         // back after 2 writes and moves to log 1.

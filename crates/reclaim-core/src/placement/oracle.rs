@@ -7,11 +7,11 @@
 //! goes to the stream of the class of its last user write, kept per page.
 
 use super::{Build, Built, Declare};
-use super::{Gathered, Scheme, Victim};
+use super::{Scheme, Relocation};
 use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::workload::Write;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// One stream per class.
 #[derive(Clone, Copy, Debug)]
@@ -24,15 +24,8 @@ impl Scheme for Oracle {
     }
 
     #[inline]
-    fn gc_stream(
-        &mut self,
-        _page: &Gathered,
-        _victim: &Victim,
-        class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
-        usize::from(class)
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+        usize::from(r.class)
     }
 }
 

@@ -20,11 +20,11 @@
 //! count (their inactive region has exactly its data blocks); it comes out of the spare.
 
 use super::{Build, Built, Declare, Region, Stream};
-use super::{Gathered, Scheme, Victim};
+use super::{Scheme, Victim, Relocation};
 use crate::config::grammar::{check_range, join, parse_vec, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::{ClassShare, Write};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// One stream per region; relocated pages stay in their victim's region.
 #[derive(Clone, Copy, Debug)]
@@ -37,15 +37,8 @@ impl Scheme for Regions {
     }
 
     #[inline]
-    fn gc_stream(
-        &mut self,
-        _page: &Gathered,
-        victim: &Victim,
-        _class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
-        usize::from(victim.region)
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+        usize::from(r.victim.region)
     }
 
     #[inline]

@@ -3,11 +3,11 @@
 //! the write frontier").
 
 use super::{Build, Built, Declare};
-use super::{Gathered, Scheme, Victim};
+use super::{Scheme, Victim, Relocation};
 use crate::config::grammar::{Args, Family, Info};
 use crate::error::Result;
 use crate::workload::Write;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Single stream.
 #[derive(Clone, Copy, Debug)]
@@ -20,14 +20,7 @@ impl Scheme for Single {
     }
 
     #[inline]
-    fn gc_stream(
-        &mut self,
-        _page: &Gathered,
-        _victim: &Victim,
-        _class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
+    fn gc_stream(&mut self, _r: Relocation<'_>) -> usize {
         0
     }
 

@@ -20,13 +20,13 @@
 //! - the sort is stable (equal keys keep their arrival order) and ascending: oldest u_p2 first.
 
 use super::{Build, Built, Declare};
-use super::{Gathered, Scheme, Victim};
+use super::{Scheme, Victim, Relocation};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::mdc::key;
 use crate::store::NONE;
 use crate::workload::{Rate, Write};
-use crate::SimRng;
+use crate::rng::SimRng;
 use std::fmt;
 
 /// Stream of user writes (written from the buffer).
@@ -47,14 +47,7 @@ impl Scheme for SortBuffered {
         USER
     }
     #[inline]
-    fn gc_stream(
-        &mut self,
-        _page: &Gathered,
-        _victim: &Victim,
-        _class: u16,
-        _age: u64,
-        _rng: &mut SimRng,
-    ) -> usize {
+    fn gc_stream(&mut self, _r: Relocation<'_>) -> usize {
         GC
     }
     #[inline]
@@ -406,7 +399,7 @@ mod tests {
     #[test]
     fn radix_sort_orders_as_the_standard_sort() {
         use rand::{Rng, SeedableRng};
-        let mut rng = crate::SimRng::seed_from_u64(3);
+        let mut rng = crate::rng::SimRng::seed_from_u64(3);
         let mut tmp = Vec::new();
         for (n, spread) in [
             (0, 1u64),

@@ -5,13 +5,13 @@
 //! "Simulations of the Age-Threshold and Fitness Free Space Collection Algorithms on a Long
 //! Trace", §1 and §2.3: a sealed segment may not be collected until its age, counted in segments
 //! closed from a destage stream, exceeds AT; among those that may, Selection = Greedy takes the
-//! head of the lowest-utilization non-empty bucket ([`super::aged_buckets`]). AT is given, or as
+//! head of the lowest-utilization non-empty bucket ([`super::index::aged_buckets`]). AT is given, or as
 //! the normalized age threshold NAT = AT / segments, or by the heuristic NAT = 0.5·(1 − ASU)
 //! (Menon & Stockmeyer §18, Stockmeyer §3). With `buckets=exact` and AT = 0 this is exact greedy
 //! with Fifo (or, with `sort=tree`, oldest-first) ties.
 
-use super::aged_buckets::{aged_hooks, AgedBuckets};
-use super::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshold};
+use super::index::aged_buckets::{aged_hooks, AgedBuckets};
+use super::index::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshold};
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -19,7 +19,7 @@ use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Age-threshold selection.
 #[derive(Clone, Debug)]

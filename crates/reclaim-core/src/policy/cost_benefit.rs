@@ -17,7 +17,7 @@
 //! counted as the u·b pages rewritten and not the read of the whole segment (1 + u), as an
 //! FTL counts it. `form=lomet` selects that reading, `form=lfs` (the default) Rosenblum's.
 
-use super::count_heaps::CountHeaps;
+use super::index::count_heaps::CountHeaps;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -25,7 +25,7 @@ use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 use std::fmt;
 
 /// Cost-benefit over sealed segments indexed by valid count, oldest stamp on top.
@@ -155,7 +155,7 @@ impl Declare for CostBenefit {
 mod tests {
     use rand::Rng;
 
-    use super::super::count_heaps::exercise;
+    use super::super::index::count_heaps::exercise;
     use super::*;
     use crate::geometry::Geometry;
 

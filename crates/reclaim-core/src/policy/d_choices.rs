@@ -14,7 +14,7 @@ use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// d-choices.
 #[derive(Clone, Copy, Debug)]

@@ -12,7 +12,7 @@ use crate::config::grammar::{Args, Family, Info};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Sealed segments in seal order.
 #[derive(Clone, Debug)]

@@ -4,14 +4,14 @@
 //! Age-Threshold and Fitness Free Space Collection Algorithms on a Long Trace", §1 eq. (1) and
 //! §2.3: A is the segment's age (the destage sequence counter now less its destage number), u its
 //! utilization (valid pages / pages per segment). Selection = Fitness scores the head of each
-//! non-empty bucket and takes the largest ([`super::aged_buckets`]); an empty segment (u = 0)
+//! non-empty bucket and takes the largest ([`super::index::aged_buckets`]); an empty segment (u = 0)
 //! scores +∞. With `buckets=exact,sort=tree` the heads are the oldest segment of each valid
 //! count, so the choice is the exact maximum over all candidates. An age threshold (Stockmeyer
 //! §9's fit-age-nat.10) makes young segments wait as for [`super::age_threshold`]. Ties of equal
 //! fitness go to the lower utilization.
 
-use super::aged_buckets::{aged_hooks, AgedBuckets};
-use super::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshold};
+use super::index::aged_buckets::{aged_hooks, AgedBuckets};
+use super::index::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshold};
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -19,7 +19,7 @@ use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Fitness selection.
 #[derive(Clone, Debug)]
@@ -101,7 +101,7 @@ impl Declare for Fitness {
 mod tests {
     use super::*;
     use crate::geometry::Geometry;
-    use crate::policy::aged_buckets::{AgeRule, BucketCount, BucketOrder};
+    use crate::policy::index::aged_buckets::{AgeRule, BucketCount, BucketOrder};
     use rand::{Rng, SeedableRng};
 
     /// With exact buckets in Tree order, each selection is the argmax of eq. (1) over every
@@ -116,7 +116,7 @@ mod tests {
             logical_pages: 100,
         });
         store.keep_destage_numbers();
-        let mut rng = crate::SimRng::seed_from_u64(11);
+        let mut rng = crate::rng::SimRng::seed_from_u64(11);
         let index = AgedBuckets::new(
             n,
             pps,

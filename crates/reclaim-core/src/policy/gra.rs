@@ -7,7 +7,7 @@
 
 use rand::Rng;
 
-use super::buckets::ValidBuckets;
+use super::index::buckets::{bucket_hooks, ValidBuckets};
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -15,7 +15,7 @@ use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// GRA(d).
 #[derive(Clone, Debug)]
@@ -35,30 +35,7 @@ impl Gra {
 }
 
 impl VictimPolicy for Gra {
-    #[inline]
-    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
-        self.buckets.insert(seg, store.valid[seg as usize]);
-    }
-
-    #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
-    #[inline(always)]
-    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
-        self.buckets.decrement(seg, store.valid[seg as usize]);
-    }
-
-    fn on_remove(&mut self, seg: u32, store: &Store) {
-        self.buckets.remove(seg, store.valid[seg as usize]);
-    }
-
-    #[inline]
-    fn prefetch(&self, seg: u32) {
-        self.buckets.prefetch(seg);
-    }
-
-    #[inline]
-    fn prefetch_entry(&self, seg: u32, store: &Store) {
-        self.buckets.prefetch_entry(seg, store.valid[seg as usize]);
-    }
+    bucket_hooks!();
 
     fn select(&mut self, _store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         let candidates = (self.d as usize).min(self.buckets.len());

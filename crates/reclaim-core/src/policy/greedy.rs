@@ -1,7 +1,7 @@
 //! Greedy cleaning: the sealed segment with the fewest valid pages.
 //!
 //! Exact, with O(1) work per invalidation (segments bucketed by valid count, see
-//! [`super::buckets`]). Ties are broken by a selectable rule, because the rule can move the write
+//! [`super::index::buckets`]). Ties are broken by a selectable rule, because the rule can move the write
 //! amplification by up to about 1%: `random` (the default: Li et al. §3.1's "random
 //! tie-breaking", O(1)) or `oldest` (the segment sealed first among the tied ones, the order Li
 //! et al. §3.1 use to approximate greedy; it scans the tied segments, which under uniform writes
@@ -10,7 +10,7 @@
 //! Sorting = Fifo; `oldest` is his Sorting = Tree with age read as seal order). Van Houdt §1; Li
 //! et al. §3.1 (GRA with d = 1).
 
-use super::buckets::ValidBuckets;
+use super::index::buckets::{bucket_hooks, ValidBuckets};
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -18,7 +18,7 @@ use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 use std::fmt;
 
 /// Exact greedy.
@@ -39,30 +39,7 @@ impl Greedy {
 }
 
 impl VictimPolicy for Greedy {
-    #[inline]
-    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
-        self.buckets.insert(seg, store.valid[seg as usize]);
-    }
-
-    #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
-    #[inline(always)]
-    fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
-        self.buckets.decrement(seg, store.valid[seg as usize]);
-    }
-
-    fn on_remove(&mut self, seg: u32, store: &Store) {
-        self.buckets.remove(seg, store.valid[seg as usize]);
-    }
-
-    #[inline]
-    fn prefetch(&self, seg: u32) {
-        self.buckets.prefetch(seg);
-    }
-
-    #[inline]
-    fn prefetch_entry(&self, seg: u32, store: &Store) {
-        self.buckets.prefetch_entry(seg, store.valid[seg as usize]);
-    }
+    bucket_hooks!();
 
     #[inline]
     fn likely_victim(&self, _store: &Store, rng: &SimRng) -> Option<u32> {

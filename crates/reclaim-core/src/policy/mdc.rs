@@ -43,7 +43,7 @@
 //! Ties of equal priority go to the fewest valid pages, then the oldest u_p2, then the lowest
 //! segment number.
 
-use super::count_heaps::CountHeaps;
+use super::index::count_heaps::CountHeaps;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -51,7 +51,7 @@ use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 use std::fmt;
 
 /// MDC's priority ((B − A)/A)² / (C·d) (§5.1.3), smallest cleaned first: `b` the segment's size
@@ -411,7 +411,7 @@ impl Declare for Mdc {
 mod tests {
     use rand::Rng;
 
-    use super::super::count_heaps::exercise;
+    use super::super::index::count_heaps::exercise;
     use super::*;
     use crate::geometry::Geometry;
 

@@ -2,10 +2,7 @@
 //! citing its source and declaring itself ([`Declare`]); the registry at the end of this file
 //! collects them, one line each.
 
-pub mod aged_buckets;
-pub mod buckets;
-pub mod count_heaps;
-pub mod min_heap;
+pub mod index;
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,8 +11,8 @@ use crate::clocks::Clocks;
 use crate::config::grammar::{string_serde, usages, Args, Info, Need};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::rng::SimRng;
 use crate::store::Store;
-use crate::SimRng;
 
 /// A victim policy keeps whatever index it needs, told of every seal and of every invalidation
 /// in a sealed segment, and picks victims among sealed segments.

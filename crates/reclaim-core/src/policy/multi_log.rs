@@ -27,7 +27,7 @@ use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::{SegState, Store, NONE};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Weight of one invalidation in the logs' update shares.
 const WEIGHT: f64 = 1.0 / 4096.0;

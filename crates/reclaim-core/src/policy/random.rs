@@ -11,7 +11,7 @@ use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Uniform over sealed segments.
 #[derive(Clone, Copy, Debug)]

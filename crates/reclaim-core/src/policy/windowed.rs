@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::buckets::ValidBuckets;
+use super::index::buckets::ValidBuckets;
 use super::greedy::Tie;
 use super::greedy::TIE;
 use super::Declare;
@@ -16,7 +16,7 @@ use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::{SegState, Store};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Windowed greedy.
 #[derive(Clone, Debug)]

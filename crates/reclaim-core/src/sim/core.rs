@@ -7,7 +7,7 @@ use crate::config::{Gather, GcSpec, SortKey};
 use crate::error::{Error, Result};
 use crate::placement::sort_buffer::exact_key;
 use crate::placement::sort_buffer::{self};
-use crate::placement::{Gathered, Scheme, Stream, Victim};
+use crate::placement::{Gathered, Relocation, Scheme, Stream, Victim};
 use crate::policy::VictimPolicy;
 use crate::store::NONE;
 use crate::workload::Write;
@@ -567,10 +567,13 @@ impl Simulator {
         } else {
             pages.iter().try_for_each(|g| {
                 let class = self.page_class.get(g.page as usize).copied().unwrap_or(0);
-                let s = self
-                    .placement
-                    .scheme
-                    .gc_stream(g, victim, class, age, &mut self.rng);
+                let s = self.placement.scheme.gc_stream(Relocation {
+                    page: g.page,
+                    victim,
+                    class,
+                    age,
+                    rng: &mut self.rng,
+                });
                 self.append_run(s, std::slice::from_ref(g), victim)
             })
         };

@@ -21,9 +21,9 @@ use crate::geometry::Geometry;
 use crate::metrics::Metrics;
 use crate::placement::{Gathered, Placement, Victim};
 use crate::policy::Policy;
+use crate::rng::SimRng;
 use crate::store::Store;
 use crate::workload::{Rate, Workload, Write};
-use crate::SimRng;
 
 mod admission;
 mod check;

@@ -19,11 +19,11 @@ use crate::limits;
 use crate::metrics::Metrics;
 use crate::placement::{self, Placement};
 use crate::policy::Policy;
+use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 use crate::trace::convert::{self, ConvertOptions};
 use crate::trace::Format;
 use crate::workload::{ClassShare, Rate, Workload, Write};
-use crate::SimRng;
 
 /// A configuration's geometry, its workload (and the warm-up's, for a trace) and the trace's
 /// page writes.

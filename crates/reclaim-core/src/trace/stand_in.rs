@@ -25,7 +25,7 @@
 use rand::{Rng, SeedableRng};
 
 use crate::error::{Error, Result};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Parameters of the stack-distance generator.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -10,7 +10,7 @@ use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
 use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::{Error, Result};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Hot/cold generator.
 #[derive(Clone, Copy, Debug)]

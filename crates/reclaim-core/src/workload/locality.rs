@@ -12,7 +12,7 @@ use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
 use crate::config::grammar::{parse_vec, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Locality generator.
 #[derive(Clone, Debug)]

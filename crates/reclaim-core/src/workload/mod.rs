@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use crate::config::grammar::{check_range, join, parse_entry, string_serde, Entry};
 use crate::error::{Error, Result};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Synthetic workload (`--workload`).
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -18,7 +18,7 @@ use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
 use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::Result;
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Shifting hot/cold generator.
 #[derive(Clone, Debug)]

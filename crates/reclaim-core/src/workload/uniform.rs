@@ -6,7 +6,7 @@ use rand::Rng;
 use super::Rate;
 use super::WorkloadSpec;
 use crate::config::grammar::{Entry, Family, Info};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Uniform over `[0, n)`.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@ use super::WorkloadSpec;
 use super::{Rate, Write, NO_CLASS};
 use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::{Error, Result};
-use crate::SimRng;
+use crate::rng::SimRng;
 
 /// Zipf generator.
 #[derive(Clone, Debug)]

@@ -120,7 +120,7 @@ mod tests {
     /// tops in the same order (the property the policies' results rest on).
     #[test]
     fn pops_as_the_standard_heap_does() {
-        let mut rng = crate::SimRng::seed_from_u64(9);
+        let mut rng = crate::rng::SimRng::seed_from_u64(9);
         let mut ours = MinHeap::default();
         let mut std_heap = std::collections::BinaryHeap::new();
         for n in 0..200_000u64 {

@@ -90,11 +90,11 @@ impl CountHeaps {
 /// checked by `check` (the store, the victim, the clock) before the victim is erased. Returns
 /// the selections made.
 #[cfg(test)]
-pub(crate) fn exercise<P: super::VictimPolicy>(
+pub(crate) fn exercise<P: crate::policy::VictimPolicy>(
     policy: &mut P,
     store: &mut Store,
     seed: u64,
-    mut label: impl FnMut(&mut Store, u32, u64, &mut crate::SimRng) -> u64,
+    mut label: impl FnMut(&mut Store, u32, u64, &mut crate::rng::SimRng) -> u64,
     mut check: impl FnMut(&Store, u32, u64),
 ) -> usize {
     use rand::{Rng, SeedableRng};
@@ -103,7 +103,7 @@ pub(crate) fn exercise<P: super::VictimPolicy>(
     use crate::store::NONE;
 
     let pps = store.pps;
-    let mut rng = crate::SimRng::seed_from_u64(seed);
+    let mut rng = crate::rng::SimRng::seed_from_u64(seed);
     let mut next_page = 0u32;
     let mut buffer = Vec::new();
     let mut selections = 0;

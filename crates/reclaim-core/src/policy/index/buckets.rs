@@ -4,8 +4,40 @@
 
 use rand::Rng;
 
-use super::greedy::Tie;
+use crate::policy::greedy::Tie;
 use crate::store::{Store, NONE};
+
+/// The [`crate::policy::VictimPolicy`] hooks of a policy whose candidates are a [`ValidBuckets`]
+/// field `buckets` (greedy, GRA): seals, invalidations, removals and prefetches go to the index.
+macro_rules! bucket_hooks {
+    () => {
+        #[inline]
+        fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
+            self.buckets.insert(seg, store.valid[seg as usize]);
+        }
+
+        #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
+        #[inline(always)]
+        fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
+            self.buckets.decrement(seg, store.valid[seg as usize]);
+        }
+
+        fn on_remove(&mut self, seg: u32, store: &Store) {
+            self.buckets.remove(seg, store.valid[seg as usize]);
+        }
+
+        #[inline]
+        fn prefetch(&self, seg: u32) {
+            self.buckets.prefetch(seg);
+        }
+
+        #[inline]
+        fn prefetch_entry(&self, seg: u32, store: &Store) {
+            self.buckets.prefetch_entry(seg, store.valid[seg as usize]);
+        }
+    };
+}
+pub(crate) use bucket_hooks;
 
 /// Buckets of segments by valid count.
 #[derive(Clone, Debug)]
@@ -208,7 +240,7 @@ mod tests {
             pages_per_segment: 4,
             logical_pages: 8,
         });
-        let mut rng = crate::SimRng::seed_from_u64(1);
+        let mut rng = crate::rng::SimRng::seed_from_u64(1);
         let mut b = ValidBuckets::ordered(4, 4, Tie::Fifo);
         b.insert(0, 1);
         b.insert(1, 2);

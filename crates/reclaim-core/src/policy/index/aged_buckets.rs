@@ -1,7 +1,7 @@
 //! The candidate index of Stockmeyer's simulator (§2.3, after Menon & Stockmeyer): sealed
 //! segments wait until their age exceeds the age threshold AT, then join a bucket by utilization,
 //! kept in Fifo or Tree order; a selection looks only at the head of each bucket. Shared by
-//! [`super::age_threshold`] (the head of the lowest non-empty bucket) and [`super::fitness`] (the
+//! [`super::super::age_threshold`] (the head of the lowest non-empty bucket) and [`super::super::fitness`] (the
 //! head of largest fitness).
 //!
 //! L. Stockmeyer, "Simulations of the Age-Threshold and Fitness Free Space Collection Algorithms
@@ -38,7 +38,7 @@ use crate::config::grammar::{check_range, Args, Param};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 
-/// The [`super::VictimPolicy`] hooks of a policy whose candidates are an [`AgedBuckets`] field
+/// The [`super::super::VictimPolicy`] hooks of a policy whose candidates are an [`AgedBuckets`] field
 /// `index`: every one is forwarded, only `select` differs.
 macro_rules! aged_hooks {
     () => {

@@ -1,0 +1,8 @@
+//! The indexes victim policies keep of their candidates: segments bucketed by valid count
+//! (greedy, GRA, windowed greedy), per-count heaps (cost-benefit, MDC) and Stockmeyer's
+//! utilization buckets ordered by age (age-threshold, fitness).
+
+pub mod aged_buckets;
+pub mod buckets;
+pub mod count_heaps;
+pub mod min_heap;
