@@ -192,7 +192,7 @@ proptest! {
         prop_assert_eq!(mapped, logical);
         // Every page is in a slot or waits in a stream.
         let valid: u64 = sim.store().valid.iter().map(|&v| u64::from(v)).sum();
-        let waiting: u64 = sim.placement().pending.iter().map(|p| p.len() as u64).sum();
+        let waiting: u64 = sim.admission().waiting.iter().map(|p| p.len() as u64).sum();
         prop_assert_eq!(valid + waiting, logical);
     }
 }
@@ -263,7 +263,7 @@ proptest! {
             prop_assert_eq!(r.user_writes, 3 * logical);
         }
         let valid: u64 = sim.store().valid.iter().map(|&v| u64::from(v)).sum();
-        let buffered = sim.placement().buffer.as_ref().map_or(0, |b| {
+        let buffered = sim.admission().buffer.as_ref().map_or(0, |b| {
             b.pages.iter().filter(|&&p| p != u32::MAX).count() as u64
         });
         prop_assert_eq!(valid + buffered, logical);
@@ -325,7 +325,7 @@ proptest! {
                 u64::from(store.valid[seg as usize] - tail)
             })
             .sum();
-        let buffered: u64 = sim.placement().buffer.as_ref().map_or(0, |b| {
+        let buffered: u64 = sim.admission().buffer.as_ref().map_or(0, |b| {
             b.pages.iter().filter(|&&p| p != u32::MAX).map(|&p| u64::from(store.size_of(p))).sum()
         });
         prop_assert_eq!(valid + buffered, slots);

@@ -151,14 +151,8 @@ pub struct Placement {
     pub streams: Vec<Stream>,
     /// The regions; one region holding the whole device for every scheme but `regions`.
     pub regions: Vec<Region>,
-    /// Per stream, the pages waiting for slots, oldest first (`streams = cache`: a stream takes
-    /// a segment only when a segment's worth has gathered); empty when pages take their slots as
-    /// they are written.
-    pub pending: Vec<Vec<u32>>,
     /// Segments sealed from each stream since the start of the run.
     pub seals: Vec<u64>,
-    /// The sort buffer of user writes (`sort-buffer`).
-    pub buffer: Option<sort_buffer::SortBuffer>,
     /// Whether the scheme reads ages ([`Need::Ages`]), read once here: a user write asks.
     ages: bool,
 }
@@ -338,14 +332,15 @@ macro_rules! registry {
         impl Placement {
             /// The placement of `spec` on `segments` segments of `pps` pages, for a workload
             /// whose classes have `classes` pages and write shares. `min_free` is the number of
-            /// free segments the trigger keeps (in each region).
+            /// free segments the trigger keeps (in each region). Beside it, the sort buffer its
+            /// user writes wait in, if it has one (the run's admission owns it).
             pub fn new(
                 spec: &PlacementSpec,
                 segments: u32,
                 pps: u32,
                 classes: &[ClassShare],
                 min_free: u32,
-            ) -> Result<Self> {
+            ) -> Result<(Self, Option<sort_buffer::SortBuffer>)> {
                 let b = Build { segments, pps, classes, min_free };
                 let (scheme, built) = match spec {
                     $(PlacementSpec::$v(p) => {
@@ -359,15 +354,14 @@ macro_rules! registry {
                         (Schemes::$v(built.scheme), rest)
                     })*
                 };
-                Ok(Placement {
+                let placement = Placement {
                     ages: scheme.info().needs(Need::Ages),
                     scheme,
                     seals: vec![0; built.streams.len()],
                     streams: built.streams,
                     regions: built.regions,
-                    pending: Vec::new(),
-                    buffer: built.buffer,
-                })
+                };
+                Ok((placement, built.buffer))
             }
         }
 

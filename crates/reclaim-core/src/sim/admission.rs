@@ -1,5 +1,7 @@
-//! Pages that wait before they get slots (cache streams, the sort buffer) and pages of several
-//! slots (`--sizes`).
+//! How a written page is admitted to its stream ([`Admission`]): at once, one slot (direct) or
+//! several (`--sizes`), or after waiting in a cache stream or the sort buffer. The admission owns
+//! the waiting pages; the run loop matches its way once on a user write
+//! ([`Simulator::store_write`]) and once on relocation ([`Simulator::append_run`]).
 
 use super::Simulator;
 use crate::config::FreqSource;
@@ -11,18 +13,59 @@ use crate::policy::VictimPolicy;
 use crate::store::NONE;
 use crate::workload::Write;
 
+/// The ways a written page gets its slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// A page takes its one slot in its stream's open segment as it is written.
+    Direct,
+    /// A page takes its size in slots as it is written; one that does not fit in what is left
+    /// of the open segment seals it (Lomet & Luo §4.4).
+    Sized,
+    /// Pages wait in their stream until a segment's worth has gathered, then take a free
+    /// segment together; a rewrite of a waiting page takes it out (`streams = cache`,
+    /// Stockmeyer §2.3).
+    CacheStreams,
+    /// User writes wait in the sort buffer, written out sorted when it is full (Lomet & Luo
+    /// §5.3); relocated pages are admitted directly (or sized).
+    SortBuffer,
+}
+
+/// How written pages are admitted, and the pages that wait.
+#[derive(Clone, Debug)]
+pub struct Admission {
+    /// The way.
+    pub way: Way,
+    /// Per stream, the pages waiting for slots, oldest first (`CacheStreams`; else empty).
+    pub waiting: Vec<Vec<u32>>,
+    /// The sort buffer (`SortBuffer`; else `None`).
+    pub buffer: Option<sort_buffer::SortBuffer>,
+    /// Page-map entries from here up name waiting pages: stream t's i-th waiting page is
+    /// `base + t·b + i`, the buffer's i-th page `base + i`.
+    pub base: u32,
+}
+
+impl Admission {
+    /// Pages waiting for slots, in streams or in the buffer (dead buffer entries apart).
+    pub fn waiting_pages(&self) -> u64 {
+        let streams: usize = self.waiting.iter().map(Vec::len).sum();
+        let buffered = self
+            .buffer
+            .as_ref()
+            .map_or(0, |b| b.pages.iter().filter(|&&p| p != NONE).count());
+        (streams + buffered) as u64
+    }
+}
+
 impl Simulator {
     /// A user write off the one-slot path: it waits before it gets a slot (in a cache stream, or
     /// in the sort buffer), or its page has a size.
     #[inline(never)]
     pub(super) fn store_write_deferred(&mut self, write: Write) -> Result<()> {
-        // Cache streams first: theirs is the hot path of Stockmeyer's configurations.
-        if !self.placement.pending.is_empty() {
-            self.store_write_pending(write)
-        } else if self.placement.buffer.is_some() {
-            self.store_write_buffered(write)
-        } else {
-            self.store_write_sized(write)
+        match self.admission.way {
+            Way::CacheStreams => self.store_write_pending(write),
+            Way::SortBuffer => self.store_write_buffered(write),
+            Way::Sized => self.store_write_sized(write),
+            Way::Direct => unreachable!("the direct way is `store_write`'s own"),
         }
     }
 
@@ -115,16 +158,16 @@ impl Simulator {
         let key = match (self.freq, old) {
             (FreqSource::Exact, _) => exact_key(write.rate),
             (FreqSource::Estimate, NONE) => FIRST,
-            (FreqSource::Estimate, _) if old >= self.pending_base => {
-                let buffer = self.placement.buffer.as_ref().expect("buffered");
-                carried(buffer.keys[(old - self.pending_base) as usize])
+            (FreqSource::Estimate, _) if old >= self.admission.base => {
+                let buffer = self.admission.buffer.as_ref().expect("buffered");
+                carried(buffer.keys[(old - self.admission.base) as usize])
             }
             (FreqSource::Estimate, _) => carried(self.up2_of_slot(old)),
         };
         if old != NONE {
-            if old >= self.pending_base {
-                let buffer = self.placement.buffer.as_mut().expect("buffered");
-                if let Some(moved) = buffer.drop_entry((old - self.pending_base) as usize) {
+            if old >= self.admission.base {
+                let buffer = self.admission.buffer.as_mut().expect("buffered");
+                if let Some(moved) = buffer.drop_entry((old - self.admission.base) as usize) {
                     self.store.page_map[moved as usize] = old;
                 }
             } else if self.store.sized() {
@@ -134,8 +177,8 @@ impl Simulator {
             }
         }
         self.count_waiting_write(write);
-        let buffer = self.placement.buffer.as_mut().expect("buffered");
-        self.store.page_map[page as usize] = self.pending_base + buffer.pages.len() as u32;
+        let buffer = self.admission.buffer.as_mut().expect("buffered");
+        self.store.page_map[page as usize] = self.admission.base + buffer.pages.len() as u32;
         buffer.pages.push(page);
         buffer.keys.push(key);
         if let Some(&size) = self.store.size.get(page as usize) {
@@ -185,7 +228,7 @@ impl Simulator {
         if self.store.sized() {
             return self.flush_buffer_sized();
         }
-        let mut buffer = self.placement.buffer.take().expect("buffered");
+        let mut buffer = self.admission.buffer.take().expect("buffered");
         let pps = self.store.pps as usize;
         let result = buffer.drain().chunks(pps).try_for_each(|chunk| {
             self.open_stream(sort_buffer::USER)?;
@@ -209,7 +252,7 @@ impl Simulator {
             self.seal(sort_buffer::USER);
             Ok(())
         });
-        self.placement.buffer = Some(buffer);
+        self.admission.buffer = Some(buffer);
         result
     }
 
@@ -218,7 +261,7 @@ impl Simulator {
     /// page's room. The last segment stays open for the next batch unless it is full.
     pub(super) fn flush_buffer_sized(&mut self) -> Result<()> {
         const U: usize = sort_buffer::USER;
-        let mut buffer = self.placement.buffer.take().expect("buffered");
+        let mut buffer = self.admission.buffer.take().expect("buffered");
         let pps = self.store.pps;
         let result = buffer
             .drain_sized()
@@ -240,7 +283,7 @@ impl Simulator {
                 }
                 Ok(())
             });
-        self.placement.buffer = Some(buffer);
+        self.admission.buffer = Some(buffer);
         result
     }
 
@@ -253,14 +296,14 @@ impl Simulator {
         let old = self.store.page_map[page as usize];
         let s = self.route_user(write, old);
         if old != NONE {
-            if old >= self.pending_base {
+            if old >= self.admission.base {
                 self.unpend(old);
             } else {
                 self.invalidate(old);
             }
         }
         self.count_waiting_write(write);
-        if self.placement.pending[s].len() == self.store.pps as usize {
+        if self.admission.waiting[s].len() == self.store.pps as usize {
             // The page's old slot is invalid and may be reused by relocation meanwhile.
             self.store.page_map[page as usize] = NONE;
             self.flush_user(s)?;
@@ -273,10 +316,10 @@ impl Simulator {
     /// Adds `page` to stream `t`'s waiting pages (there is room: fewer than a segment's worth).
     #[inline]
     pub(super) fn pend(&mut self, t: usize, page: u32) {
-        let waiting = &mut self.placement.pending[t];
+        let waiting = &mut self.admission.waiting[t];
         debug_assert!(waiting.len() < self.store.pps as usize);
         self.store.page_map[page as usize] =
-            self.pending_base + t as u32 * self.store.pps + waiting.len() as u32;
+            self.admission.base + t as u32 * self.store.pps + waiting.len() as u32;
         waiting.push(page);
     }
 
@@ -286,10 +329,10 @@ impl Simulator {
     pub(super) fn unpend(&mut self, at: u32) {
         let pps = self.store.pps;
         let (t, i) = (
-            (at - self.pending_base) / pps,
-            (at - self.pending_base) % pps,
+            (at - self.admission.base) / pps,
+            (at - self.admission.base) % pps,
         );
-        let waiting = &mut self.placement.pending[t as usize];
+        let waiting = &mut self.admission.waiting[t as usize];
         waiting.swap_remove(i as usize);
         if let Some(&moved) = waiting.get(i as usize) {
             self.store.page_map[moved as usize] = at;
@@ -305,10 +348,10 @@ impl Simulator {
         let f = &mut self.placement.streams[t];
         (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
         let seg = f.seg;
-        let waiting = std::mem::take(&mut self.placement.pending[t]);
+        let waiting = std::mem::take(&mut self.admission.waiting[t]);
         self.store.place_run(seg, 0, waiting.iter().copied());
-        self.placement.pending[t] = waiting;
-        self.placement.pending[t].clear();
+        self.admission.waiting[t] = waiting;
+        self.admission.waiting[t].clear();
         self.seal(t);
     }
 
@@ -321,7 +364,7 @@ impl Simulator {
         let reserve = self.reserve(r);
         let pps = self.store.pps as usize;
         loop {
-            while self.placement.pending[s].len() == pps {
+            while self.admission.waiting[s].len() == pps {
                 if self.free(r) <= reserve {
                     self.make_room(r)?;
                 } else {
@@ -329,7 +372,7 @@ impl Simulator {
                 }
             }
             self.after_open(r)?;
-            if self.placement.pending[s].len() < pps {
+            if self.admission.waiting[s].len() < pps {
                 return Ok(());
             }
         }
@@ -368,7 +411,7 @@ impl Simulator {
     #[allow(clippy::inline_always)] // measured: once per relocated page
     #[inline(always)]
     pub(super) fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
-        if self.placement.pending[s].len() == self.store.pps as usize {
+        if self.admission.waiting[s].len() == self.store.pps as usize {
             self.flush_gc(s)?;
         }
         let f = &mut self.placement.streams[s];

@@ -27,7 +27,7 @@ impl Simulator {
             ));
         }
         let mut waiting = 0usize;
-        for (t, pages) in self.placement.pending.iter().enumerate() {
+        for (t, pages) in self.admission.waiting.iter().enumerate() {
             if pages.len() > self.store.pps as usize {
                 return Err(format!(
                     "stream {t} holds {} waiting pages, more than a segment's worth",
@@ -35,7 +35,7 @@ impl Simulator {
                 ));
             }
             for (i, &page) in pages.iter().enumerate() {
-                let at = self.pending_base + t as u32 * self.store.pps + i as u32;
+                let at = self.admission.base + t as u32 * self.store.pps + i as u32;
                 if self.store.page_map[page as usize] != at {
                     return Err(format!(
                         "page {page} waits in stream {t} at {i}, but maps to {}",
@@ -45,7 +45,7 @@ impl Simulator {
             }
             waiting += pages.len();
         }
-        if let Some(buffer) = &self.placement.buffer {
+        if let Some(buffer) = &self.admission.buffer {
             if buffer.pages.len() >= buffer.capacity {
                 return Err(format!(
                     "the sort buffer holds {} pages, its capacity is {}",
@@ -57,7 +57,7 @@ impl Simulator {
                 if page == NONE {
                     continue;
                 }
-                if self.store.page_map[page as usize] != self.pending_base + i as u32 {
+                if self.store.page_map[page as usize] != self.admission.base + i as u32 {
                     return Err(format!(
                         "page {page} is in the sort buffer at {i}, but maps to {}",
                         self.store.page_map[page as usize]
@@ -70,7 +70,7 @@ impl Simulator {
             .store
             .page_map
             .iter()
-            .filter(|&&e| e != NONE && e >= self.pending_base)
+            .filter(|&&e| e != NONE && e >= self.admission.base)
             .count();
         if named != waiting {
             return Err(format!(

@@ -1,5 +1,6 @@
 //! The core of the run loop, whole: a user write → its stream → seal → open → clean → append.
 
+use super::admission::Way;
 use super::prefetch::VICTIM_LEAD;
 use super::Simulator;
 use crate::cache::Access;
@@ -99,7 +100,7 @@ impl Simulator {
     /// A user write reaching the store.
     #[inline]
     pub(super) fn store_write(&mut self, write: Write) -> Result<()> {
-        if self.deferred {
+        if self.admission.way != Way::Direct {
             return self.store_write_deferred(write);
         }
         let s = self.route_user(write, self.store.page_map[write.page as usize]);
@@ -164,8 +165,8 @@ impl Simulator {
                 now.saturating_sub(st.dseq)
             }
         };
-        if old >= self.pending_base {
-            return stream_age(((old - self.pending_base) / self.store.pps) as usize);
+        if old >= self.admission.base {
+            return stream_age(((old - self.admission.base) / self.store.pps) as usize);
         }
         let seg = self.store.segment_of(old);
         if self.store.state[seg as usize] == crate::store::SegState::Sealed {
@@ -554,15 +555,15 @@ impl Simulator {
             ) {
             // Both arms are `append_run` page by page, the cache-stream arm without its
             // per-call dispatch on slices: this loop runs once per relocated page.
-            if self.placement.pending.is_empty() {
-                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
-                    self.append_run(s as usize, std::slice::from_ref(g), victim)
-                })
-            } else {
+            if self.admission.way == Way::CacheStreams {
                 pages
                     .iter()
                     .zip(&streams)
                     .try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim))
+            } else {
+                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
+                    self.append_run(s as usize, std::slice::from_ref(g), victim)
+                })
             }
         } else {
             pages.iter().try_for_each(|g| {
@@ -590,11 +591,13 @@ impl Simulator {
         pages: &[Gathered],
         victim: &Victim,
     ) -> Result<()> {
-        if !self.placement.pending.is_empty() {
-            return self.append_pending(s, pages, victim);
-        }
-        if self.store.sized() {
-            return self.append_run_sized(s, pages, victim);
+        match self.admission.way {
+            Way::CacheStreams => return self.append_pending(s, pages, victim),
+            Way::Sized => return self.append_run_sized(s, pages, victim),
+            Way::SortBuffer if self.store.sized() => {
+                return self.append_run_sized(s, pages, victim)
+            }
+            Way::Direct | Way::SortBuffer => {}
         }
         let pps = self.store.pps;
         let mut done = 0;

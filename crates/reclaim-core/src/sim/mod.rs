@@ -34,6 +34,7 @@ mod setup;
 #[cfg(test)]
 mod tests;
 
+pub use admission::{Admission, Way};
 pub use plan::Phase;
 use plan::AHEAD;
 pub use setup::{class_shares, region_quotas};
@@ -50,11 +51,8 @@ pub struct Simulator {
     seg_region: Vec<u16>,
     /// Segments owned (open or sealed) per region.
     owned: Vec<u32>,
-    /// Page-map entries from here up name pages waiting in a stream (`streams = cache`) or in
-    /// the sort buffer.
-    pending_base: u32,
-    /// Whether user writes wait before they get slots (`streams = cache`, or a sort buffer).
-    deferred: bool,
+    /// How written pages get their slots, and the pages that wait.
+    admission: Admission,
     /// Whether a user write updates per-page metadata or a stream's u_p2 (`note_user_write`).
     notes: bool,
     /// Where update frequencies come from, where u_p2 is kept.
@@ -123,6 +121,11 @@ impl Simulator {
     /// The store, for inspection.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// How written pages get their slots, and the pages that wait, for inspection.
+    pub fn admission(&self) -> &Admission {
+        &self.admission
     }
 
     /// The placement (streams and regions), for inspection.

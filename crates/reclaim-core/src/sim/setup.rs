@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rand::SeedableRng;
 
+use super::admission::{Admission, Way};
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
 use super::Simulator;
 use crate::cache::Cache;
@@ -104,7 +105,7 @@ pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
     let setup = Setup::new(config)?;
     let g = setup.geometry;
     let classes = setup.workload.class_shares(g.logical_pages);
-    let placement = Placement::new(
+    let (placement, _) = Placement::new(
         &config.placement(),
         g.segments,
         g.pages_per_segment,
@@ -114,11 +115,19 @@ pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
     Ok(placement.regions.iter().map(|r| r.quota).collect())
 }
 
-/// `streams = cache`: gives each stream room for a segment's worth of waiting pages, and returns
-/// where their page-map names start: stream t's i-th waiting page is physical pages + t·b + i.
-fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode) -> Result<u32> {
+/// The admission of a run's pages: how they get their slots (see [`Way`]), with room for the
+/// pages that wait, whose page-map names start past the physical pages (stream t's i-th waiting
+/// page is physical pages + t·b + i; the buffer's i-th, physical pages + i).
+fn admission(
+    placement: &Placement,
+    buffer: Option<crate::placement::sort_buffer::SortBuffer>,
+    geometry: &Geometry,
+    config: &SimConfig,
+) -> Result<Admission> {
     let pps = geometry.pages_per_segment;
     let base = geometry.physical_pages();
+    let mode = config.streams;
+    let mut waiting = Vec::new();
     if mode == StreamMode::Cache {
         let streams = placement.streams.len() as u64;
         if base + streams * u64::from(pps) >= u64::from(NONE) {
@@ -128,9 +137,9 @@ fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode
                 format!("`hole` on this geometry: {base} physical pages and {streams} streams of {pps} waiting pages do not fit in 32-bit page-map entries"),
             ));
         }
-        placement.pending = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
+        waiting = vec![Vec::with_capacity(pps as usize); placement.streams.len()];
     }
-    if let Some(buffer) = &placement.buffer {
+    if let Some(buffer) = &buffer {
         if base + buffer.capacity as u64 >= u64::from(NONE) {
             return Err(Error::param(
                 "placement",
@@ -139,7 +148,23 @@ fn waiting_room(placement: &mut Placement, geometry: &Geometry, mode: StreamMode
             ));
         }
     }
-    Ok(base as u32)
+    // Cache streams go with neither the sort buffer nor sizes (`SimConfig::validate`); the
+    // buffer takes sized pages itself, and its relocated pages are appended sized.
+    let way = if !waiting.is_empty() {
+        Way::CacheStreams
+    } else if buffer.is_some() {
+        Way::SortBuffer
+    } else if config.sizes.is_some() {
+        Way::Sized
+    } else {
+        Way::Direct
+    };
+    Ok(Admission {
+        way,
+        waiting,
+        buffer,
+        base: base as u32,
+    })
 }
 
 /// Victims cleaned in a row without room for a user write after which the cleaner stops with
@@ -168,8 +193,8 @@ impl Simulator {
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
         let classes = workload.class_shares(geometry.logical_pages);
         let spec = config.placement();
-        let mut placement = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
-        let pending_base = waiting_room(&mut placement, &geometry, config.streams)?;
+        let (placement, buffer) = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
+        let admission = admission(&placement, buffer, &geometry, config)?;
         if let PlacementSpec::Regions(RegionSpare::Shares(b)) = &spec {
             let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
             placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
@@ -200,7 +225,7 @@ impl Simulator {
         {
             store.keep_destage_numbers();
         }
-        if placement.buffer.is_some() || config.policy.freq().is_some() {
+        if admission.buffer.is_some() || config.policy.freq().is_some() {
             store.keep_up2();
         }
         if config
@@ -273,13 +298,10 @@ impl Simulator {
             } else {
                 Vec::new()
             },
-            deferred: !placement.pending.is_empty()
-                || placement.buffer.is_some()
-                || config.sizes.is_some(),
+            admission,
             notes,
             freq,
             placement,
-            pending_base,
             free_empty: config.free_empty,
             cache: config.cache.map(|c| Cache::new(c as usize)),
             warm_skips: if matches!(spec, PlacementSpec::Regions(_)) {

@@ -110,7 +110,7 @@ fn a_rewrite_in_a_cache_stream_leaves_no_hole() {
             .find(|&s| st.sealed_at[s] == 1)
             .expect("one segment sealed");
         assert_eq!(st.valid[first], valid, "{streams}");
-        let w: usize = sim.placement().pending.iter().map(Vec::len).sum();
+        let w: usize = sim.admission().waiting.iter().map(Vec::len).sum();
         assert_eq!(w, waiting, "{streams}");
     }
 }
