@@ -245,10 +245,11 @@ macro_rules! registry {
             $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(<$m::$t as Declare>::Params),)*
         }
 
-        /// Every scheme, dispatched statically.
+        /// Every scheme, dispatched statically; each boxed, so that the placement stays a few
+        /// words beside the run's other hot state whatever a scheme keeps.
         #[derive(Clone, Debug)]
         pub enum Schemes {
-            $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v($m::$t),)*
+            $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(Box<$m::$t>),)*
         }
 
         /// Every placement's declaration, in registration order.
@@ -351,7 +352,7 @@ macro_rules! registry {
                             regions: built.regions,
                             buffer: built.buffer,
                         };
-                        (Schemes::$v(built.scheme), rest)
+                        (Schemes::$v(Box::new(built.scheme)), rest)
                     })*
                 };
                 let placement = Placement {
