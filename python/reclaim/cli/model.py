@@ -1,0 +1,143 @@
+"""``reclaim model``: the seeds' analytical models."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+import typer
+
+from reclaim.cli.common import app, emit, fail
+
+model_app = typer.Typer(help="Analytical models of the seeds (Lomet & Luo, Van Houdt, Li et al.).", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(model_app, name="model")
+
+
+def _shares(text: str, name: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.replace("/", ",").split(","))
+    except ValueError:
+        fail(f"invalid value for `--{name}`: `{text}` (expected shares separated by `,`, such as 0.8,0.2)")
+
+
+def _fill_of(fill: float | None, spare: float | None) -> float:
+    if fill is not None and spare is not None:
+        fail("give only one of `--fill` and `--spare`")
+    if fill is None and spare is None:
+        fail("give `--fill` or `--spare`")
+    name, v = ("--fill", fill) if fill is not None else ("--spare", spare)
+    assert v is not None
+    if not 0.0 < v < 1.0:
+        fail(f"invalid value for `{name}`: {v} (expected a number in (0, 1))")
+    return v if fill is not None else 1.0 - v
+
+
+@model_app.command("age-based")
+def model_age_based(
+    fill: Annotated[float | None, typer.Option(help="Fill factor F.")] = None,
+    spare: Annotated[float | None, typer.Option(help="Spare factor 1 − F, instead of --fill.")] = None,
+    pages: Annotated[int | None, typer.Option(help="User-visible pages P for eq. 3 (default: the limit, eq. 4).")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Lomet & Luo eq. 3–4: emptiness, cost and Wamp of age-based cleaning under uniform updates."""
+    from reclaim.models import lomet
+
+    a = lomet.age_based(_fill_of(fill, spare), pages)
+    emit(as_json, {"fill": a.fill, "emptiness": a.emptiness, "cost": a.cost, "r": a.r, "wamp": a.wamp},
+          "Lomet & Luo eq. 4: age-based cleaning")
+
+
+@model_app.command("hot-cold-slack")
+def model_hot_cold_slack(
+    fill: Annotated[float | None, typer.Option(help="Overall fill factor F.")] = None,
+    spare: Annotated[float | None, typer.Option(help="Spare factor, instead of --fill.")] = None,
+    skew: Annotated[str, typer.Option(help="m:n — m% of updates to n% of the data.")] = "80:20",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Lomet & Luo §3: hot and cold data managed apart, slack divided to minimise cost (Table 2)."""
+    from reclaim.models import lomet
+
+    h = lomet.hot_cold_slack(_fill_of(fill, spare), skew)
+    emit(as_json, {"min_cost": h.min_cost, "hot_share": h.hot_share, "cost_hot60": h.cost_hot60,
+                    "cost_hot40": h.cost_hot40, "ratio_rule_hot_share": h.ratio_rule},
+          f"Lomet & Luo Table 2: slack division, skew {skew}")
+
+
+@model_app.command("mean-field")
+def model_mean_field(
+    pages_per_segment: Annotated[int, typer.Option(help="Pages per block b.")] = 32,
+    spare: Annotated[float | None, typer.Option(help="Spare factor S_f.")] = None,
+    fill: Annotated[float | None, typer.Option(help="Fill factor ρ, instead of --spare.")] = None,
+    d: Annotated[float, typer.Option("--d", help="Choices per selection.")] = 10,
+    r: Annotated[float, typer.Option("--r", help="Share of writes to hot pages.")] = 0.8,
+    f: Annotated[float, typer.Option("--f", help="Share of pages that are hot.")] = 0.2,
+    frontier: Annotated[str, typer.Option(help="single | double")] = "single",
+    optimal_d: Annotated[bool, typer.Option("--optimal-d", help="Search d = 1 … --d-max for the lowest WA.")] = False,
+    d_max: Annotated[int, typer.Option(min=1, help="Largest d searched with --optimal-d.")] = 64,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Van Houdt's mean-field model of d-choices (eq. 1–8 single, 9–15 double write frontier)."""
+    from reclaim.models import vanhoudt
+
+    s = 1.0 - _fill_of(fill, spare) if (fill is not None or spare is not None) else 0.1
+    if optimal_d:
+        m = vanhoudt.optimal_d(pages_per_segment, s, r, f, frontier=frontier, d_max=d_max)
+    else:
+        m = vanhoudt.solve(pages_per_segment, s, d, r, f, frontier=frontier)
+    emit(as_json, {"wa": m.wa, "d": m.d, "frontier": m.frontier, "valid_distribution": m.valid_distribution.tolist(),
+                    "residual": m.residual, "iterations": m.iterations, "seconds": m.seconds},
+          f"Van Houdt mean field, {frontier} frontier, b = {pages_per_segment}, S_f = {s:.6g}")
+
+
+def _li_workload(fa: float, r: str, f: str):
+    from reclaim.models import li
+
+    return li.Workload(fa, _shares(r, "r"), _shares(f, "f"))
+
+
+@model_app.command("gra")
+def model_gra(
+    pages_per_segment: Annotated[int, typer.Option(help="Pages per block k.")] = 64,
+    spare: Annotated[float, typer.Option(help="Spare factor S.")] = 0.1,
+    fa: Annotated[float, typer.Option("--fa", help="Active share of the logical space f_a.")] = 1.0,
+    r: Annotated[str, typer.Option("--r", help="Write shares r_i, e.g. 0.8,0.2.")] = "1",
+    f: Annotated[str, typer.Option("--f", help="Page shares f_i, e.g. 0.2,0.8.")] = "1",
+    d: Annotated[float, typer.Option("--d", help="Window size d (a count); 0 < d < 1 is α of Theorem 4.")] = 1,
+    segments: Annotated[int | None, typer.Option(min=1, help="Blocks N: use Theorem 1's finite form (and Theorem 3 for d ≥ N_a).")] = None,
+    writes: Annotated[float, typer.Option(help="Writes L, finite and ≥ 0.")] = 5e6,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Li et al. Theorems 1–4: cleaning cost of GRA(d) (d = 1 GREEDY, d = N RANDOM)."""
+    from reclaim.models import li
+
+    w = _li_workload(fa, r, f)
+    c = li.cost_per_gc(pages_per_segment, spare, w, d=d, blocks=segments)
+    emit(as_json, {"cleaning_cost": li.cleaning_cost(writes, c, pages_per_segment), "mean_valid_per_gc": c,
+                    "wamp": c / (pages_per_segment - c)},
+          f"Li et al. GRA(d = {d:g}), k = {pages_per_segment}, S = {spare:g}, f_a = {fa:g}")
+
+
+@model_app.command("grouping")
+def model_grouping(
+    pages_per_segment: Annotated[int, typer.Option(help="Pages per block k.")] = 64,
+    spare: Annotated[float, typer.Option(help="Spare factor S.")] = 0.1,
+    fa: Annotated[float, typer.Option("--fa", help="Active share f_a (§5.1: 0.1).")] = 0.1,
+    r: Annotated[str, typer.Option("--r", help="Write shares r_i.")] = "0.8,0.2",
+    f: Annotated[str, typer.Option("--f", help="Page shares f_i.")] = "0.2,0.8",
+    writes: Annotated[float, typer.Option(help="Writes L.")] = 5e6,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Li et al. Theorem 5: data grouping with the cost-minimising spare allocation b_c*."""
+    from reclaim.models import li
+
+    w = _li_workload(fa, r, f)
+    if not (math.isfinite(writes) and writes >= 0):
+        fail(f"invalid value for `--writes`: {writes} (expected a finite number of writes ≥ 0)")
+    bc, cost = li.optimal_allocation(writes, pages_per_segment, spare, w)
+    data: dict[str, Any] = {"allocation": bc.tolist(), "cleaning_cost": cost}
+    greedy = li.cleaning_cost(writes, li.cost_per_gc(pages_per_segment, spare, w), pages_per_segment)
+    data["oblivious_greedy_cost"] = greedy
+    if w.n == 2:
+        bw, _ = li.oblivious_equal_allocation(writes, pages_per_segment, spare, w)
+        data["oblivious_equal_allocation"] = bw.tolist()
+    emit(as_json, data, f"Li et al. Theorem 5: data grouping, f_a = {fa}, r = {r}, f = {f}")

@@ -1,0 +1,247 @@
+"""``reclaim simulate``, ``schemes``, ``demo``, ``bench``, ``reproduce`` and ``validate``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from reclaim.api import SimConfig
+from reclaim.cli.common import DEFAULT_DB, app, fail, number, out, ph, print_json
+from reclaim.progress import console, progress_bar, run_with_bar
+
+
+@app.command("simulate")
+def simulate_cmd(
+    segments: Annotated[int | None, typer.Option(help=ph("segments"))] = None,
+    pages_per_segment: Annotated[int | None, typer.Option(help=ph("pages_per_segment"))] = None,
+    spare: Annotated[float | None, typer.Option(help=ph("spare"))] = None,
+    fill: Annotated[float | None, typer.Option(help=ph("fill"))] = None,
+    logical_pages: Annotated[int | None, typer.Option(help=ph("logical_pages"))] = None,
+    policy: Annotated[str | None, typer.Option(help=ph("policy"))] = None,
+    frontier: Annotated[str | None, typer.Option(help=ph("frontier"))] = None,
+    placement: Annotated[str | None, typer.Option(help=ph("placement"))] = None,
+    streams: Annotated[str | None, typer.Option(help=ph("streams"))] = None,
+    free_empty: Annotated[bool, typer.Option("--free-empty", help=ph("free_empty"))] = False,
+    cache: Annotated[int | None, typer.Option(help=ph("cache"))] = None,
+    trace_classes: Annotated[str | None, typer.Option(help=ph("trace_classes"))] = None,
+    gc: Annotated[str | None, typer.Option(help=ph("gc"))] = None,
+    workload: Annotated[str | None, typer.Option(help=ph("workload", "A trace is a converted trace (`reclaim trace convert`) or a page-id list."))] = None,
+    sizes: Annotated[str | None, typer.Option(help=ph("sizes"))] = None,
+    warmup: Annotated[str | None, typer.Option(help=ph("warmup"))] = None,
+    writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
+    seed: Annotated[int | None, typer.Option(help=ph("seed"))] = None,
+    window: Annotated[int | None, typer.Option(help=ph("window"))] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (NaN as null).")] = False,
+    arrays: Annotated[bool, typer.Option(help="With --json, include histograms, erase counts and time series.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Simulate one configuration and print its metrics."""
+    if arrays and not as_json:
+        fail("`--arrays` adds arrays to the JSON output: give `--json` too")
+    thresholds = None
+    if trace_classes is not None:
+        try:
+            thresholds = [int(x) for x in trace_classes.split(",") if x.strip()]
+        except ValueError:
+            fail(f"invalid value for `--trace-classes`: `{trace_classes}` (expected whole numbers such as 50,10)")
+    config = SimConfig(
+        segments=segments,
+        pages_per_segment=pages_per_segment,
+        spare=spare,
+        fill=fill,
+        logical_pages=logical_pages,
+        policy=policy,
+        frontier=frontier,
+        placement=placement,
+        streams=streams,
+        free_empty=free_empty or None,
+        cache=cache,
+        trace_classes=thresholds,
+        gc=gc,
+        workload=workload,
+        sizes=sizes,
+        warmup=warmup,
+        writes=writes,
+        seed=seed,
+        window=window,
+    ).validated()
+    with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
+        r = run_with_bar(p, config.policy or "simulate", config)
+    if as_json:
+        print_json(r.to_dict(arrays=arrays))
+        return
+    room = f"spare {r.simulated_spare:.4f}" if config.sizes is None else f"sizes {config.sizes}, spare {r.simulated_spare:.4f} of slots (U, G in slots)"
+    t = Table(title=f"{config.policy}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
+                    f"{r.simulated_logical_pages:,} logical pages, {room}")
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]
+    if config.cache is not None:
+        keys.append("cache_hit_ratio")
+    for k in [*keys, "seconds", "page_writes_per_second"]:
+        t.add_row(k, number(k, getattr(r, k)))
+    out.print(t)
+
+
+@app.command("schemes")
+def schemes_cmd(
+    family: Annotated[str | None, typer.Argument(help="policies, placements, triggers, workloads or sizes; all when omitted.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
+) -> None:
+    """Every policy, placement, trigger, workload and size distribution: its spec, paper and section,
+    parameters and defaults, as its own file in the engine declares it."""
+    from reclaim.schemes import FAMILIES, markdown_table, schemes
+
+    if family is not None and family not in FAMILIES:
+        fail(f"invalid value for `FAMILY`: `{family}` (expected one of {', '.join(FAMILIES)})")
+    if markdown:
+        typer.echo(markdown_table())
+        return
+    chosen = schemes(family)
+    if as_json:
+        print_json(chosen)
+        return
+    for name in FAMILIES if family is None else [family]:
+        option = "--" + FAMILIES[name][1]
+        t = Table(title=f"{name} ({option})", title_justify="left", show_lines=True)
+        t.add_column("spec", overflow="fold", max_width=40)
+        t.add_column("what it does")
+        t.add_column("source", max_width=28)
+        for s in schemes(name):
+            params = "".join(
+                f"\n  [bold]{escape(p['key'] or p['values'])}[/bold]: "
+                + escape(p["help"] + (f" [{p['unit']}]" if p["unit"] else ""))
+                + (f" Default {escape(p['default'])}." if p["default"] is not None else " Required.")
+                for p in s["params"]
+            )
+            aliases = f" (also {', '.join(s['aliases'])})" if s["aliases"] else ""
+            t.add_row(escape(s["usage"] + aliases), escape(s["summary"]) + params, escape(s["source"]))
+        out.print(t)
+
+
+@app.command()
+def demo(
+    quick: Annotated[bool, typer.Option(help="A smaller device, for a fast look.")] = False,
+) -> None:
+    """Compare FIFO, greedy, d-choices (d=10) and cost-benefit on uniform and hot/cold writes."""
+    from reclaim.demo import run_demo
+
+    run_demo(quick=quick)
+
+
+@app.command()
+def bench(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    runs: Annotated[int, typer.Option(min=1, max=1000, help="Runs per policy; the median is reported.")] = 5,
+    writes: Annotated[str, typer.Option(help="Measured user writes per run.")] = "10x",
+    memory: Annotated[bool, typer.Option(help="Also measure peak memory of a 1 TB geometry.")] = True,
+    models: Annotated[bool, typer.Option(help="Also time the mean-field model (double frontier, b = 32 and 64).")] = True,
+    trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
+    placements: Annotated[bool, typer.Option(help="Also time greedy under each placement scheme and option.")] = True,
+    compare: Annotated[str | None, typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
+    policies: Annotated[str | None, typer.Option(help="With --compare or --sizes: the policies to time, comma-separated "
+                                                 "(default greedy,fifo; with --sizes greedy,fifo,d-choices:d=10,cost-benefit); with --compare, "
+                                                 "row:PREFIX also times the placement row whose name starts with PREFIX "
+                                                 "(row:fitness-tree, row:mdc).")] = None,
+    sizes: Annotated[bool, typer.Option("--sizes", help="Only time the engine against device size, 10,000 to 4,194,304 segments "
+                                        "of 64 pages (2.4 GiB to 1 TiB), with peak memory; with --compare, beside that revision. "
+                                        "About 30 minutes at 5 runs.")] = False,
+    segments: Annotated[str | None, typer.Option(help="With --sizes: the segment counts, comma-separated.")] = None,
+) -> None:
+    """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
+    from reclaim.bench import SCALING_POLICIES, compare_revisions, measure_scaling, run_bench
+
+    chosen = None if policies is None else [p.strip() for p in policies.split(",") if p.strip()]
+    if segments is not None and not sizes:
+        fail("`--segments` is for `--sizes` only")
+    if sizes:
+        try:
+            report = measure_scaling(runs=runs, segments=segments, policies=chosen or list(SCALING_POLICIES),
+                                     compare=compare, show=not as_json)
+        except ValueError as e:
+            fail(str(e))
+    elif compare is not None:
+        report = compare_revisions(compare, runs=runs, writes=writes, show=not as_json,
+                                   policies=chosen or ["greedy", "fifo"])
+    else:
+        report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace,
+                           placements=placements)
+    if as_json:
+        print_json(report)
+
+
+@app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | lomet | li-greedy | dyal-draughn | stockmeyer | all")],
+    quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer: write their figures (PNG) into this folder.")] = None,
+    trace: Annotated[Path | None, typer.Option(dir_okay=False, help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
+                                               "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in.")] = None,
+    db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
+    workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
+) -> None:
+    """Rebuild a seed's table beside the published numbers (`all`: every one)."""
+    from reclaim.reproduce import REPRODUCTIONS
+
+    if name != "all" and name not in REPRODUCTIONS:
+        fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)}, or all)")
+    if figures is not None and name not in ("dyal-draughn", "lomet", "stockmeyer", "all"):
+        fail(f"`--figures` is for `dyal-draughn`, `lomet` and `stockmeyer` only; `{name}` draws none")
+    if trace is not None and name != "stockmeyer":
+        fail(f"`--trace` is for `stockmeyer` only; `{name}` runs on its paper's workloads")
+    names = list(REPRODUCTIONS) if name == "all" else [name]
+    results: dict[str, Any] = {}
+    for n in names:
+        repro = REPRODUCTIONS[n]
+        with progress_bar(enabled=sys.stderr.isatty()) as p:
+            try:
+                rows = repro.run(quick=quick, progress=p, db=db, workers=workers, trace=trace)
+            except ValueError as e:
+                fail(str(e))
+        results[n] = rows
+        if not as_json:
+            out.print(repro.table(rows))
+    if figures is not None:
+        from reclaim.reproduce import dyal_draughn, lomet_mdc, stockmeyer
+
+        drawn = dyal_draughn.figures(figures) if "dyal-draughn" in results else []
+        if "lomet" in results:
+            drawn += lomet_mdc.figures(results["lomet"], figures)
+        if "stockmeyer" in results:
+            drawn += stockmeyer.figures(results["stockmeyer"], figures)
+        for path in drawn:
+            console.print(f"figure: {path}")
+    if as_json:
+        print_json(results if name == "all" else results[name])
+
+
+@app.command()
+def validate(
+    quick: Annotated[bool, typer.Option(help="Reduced lengths (a few minutes).")] = False,
+    plot_path: Annotated[Path, typer.Option("--plot", help="Where to write the figure (PNG).")] = Path("validation.png"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
+    db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
+) -> None:
+    """Each analytical model against the simulator, on the seeds' validation settings."""
+    from reclaim.validate import plot, run_validation, table
+
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        rows = run_validation(quick=quick, progress=p, workers=workers, db=db)
+    written = plot(rows, plot_path)
+    if as_json:
+        print_json(rows)
+    else:
+        out.print(table(rows))
+    failed = [r for r in rows if abs(r["rel"]) > r["tolerance"]]
+    console.print(f"figure: {written}; {len(rows) - len(failed)} of {len(rows)} comparisons within their tolerance", soft_wrap=True)
+    if failed:
+        # A comparison out of its tolerance is a failed validation, for scripts and CI alike.
+        raise typer.Exit(1)

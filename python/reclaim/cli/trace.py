@@ -1,0 +1,168 @@
+"""``reclaim trace``: block traces converted, described, sized and evaluated."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from reclaim.cli.common import app, emit, fail, out, print_json
+from reclaim.progress import console, progress_bar
+
+trace_app = typer.Typer(help="Block traces: convert, statistics.", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(trace_app, name="trace")
+
+
+def _load_trace(path: Path, format: str | None, page_size: int, rename: bool, skip_bad_lines: bool, device: str | None):
+    """A converted trace, converting a text trace to a temporary file first (with a progress bar)."""
+    from reclaim import traces
+
+    if not traces.is_converted(path) and format is None:
+        fail(f"{path} is a text trace: give its `--format` ({', '.join(traces.FORMATS)})")
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        task = p.add_task(f"reading {path.name}", total=None)
+        return traces.load_or_convert(path, format, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
+                                      device=device, progress=lambda n: p.update(task, completed=n))
+
+
+@trace_app.command("convert")
+def trace_convert(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="The text trace (plain or gzip).")],
+    format: Annotated[str, typer.Option("--format", "-f", help="The text format: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages (docs/traces.md).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
+    page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes] (Stockmeyer's tracks: 32768).")] = 4096,
+    rename: Annotated[bool, typer.Option(help="Rename page ids densely in first-write order (Stockmeyer §2.1).")] = False,
+    skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines and report them per reason.")] = False,
+    device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
+    blkparse_action: Annotated[str, typer.Option(help="blkparse: the one stage counted (Q, D, C, …).")] = "Q",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Convert a text trace once into a compact binary trace that replays at memory speed."""
+    from reclaim import traces
+
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        task = p.add_task(f"converting {path.name}", total=None)
+        meta = traces.convert(path, format, output, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
+                              device=device, blkparse_action=blkparse_action, progress=lambda n: p.update(task, completed=n))
+    rep = meta["report"]
+    if rep["leading_garbage_lines"] or rep["trailing_padding_bytes"]:
+        console.print(f"note: {rep['leading_garbage_bytes']:,} bytes on {rep['leading_garbage_lines']} lines before the first record "
+                      f"and {rep['trailing_padding_bytes']:,} NUL bytes after the last were not records", soft_wrap=True)
+    for reason, n in rep["skipped"].items():
+        console.print(f"skipped {n:,} lines: {reason}", soft_wrap=True)
+    emit(as_json, {k: v for k, v in meta.items() if k != "report"} | {"report": rep} if as_json else
+          {k: v for k, v in meta.items() if k != "report"}, f"{path.name} → {output}")
+
+
+@trace_app.command("stand-in")
+def trace_stand_in(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the generator.")] = 1,
+    tracks: Annotated[int, typer.Option(min=1, help="Distinct tracks written (the snake: 36,607).")] = 36_607,
+    writes: Annotated[int, typer.Option(min=1, help="Track writes (the snake: 6.76M).")] = 6_760_000,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Write the stand-in for Stockmeyer's "snake" trace: LRU hit ratios 0.223 (1 track) and 0.950
+    (320 tracks), as his §2.3 reports (docs/validation.md)."""
+    from reclaim import traces
+
+    meta = traces.stand_in(output, seed=seed, tracks=tracks, writes=writes)
+    emit(as_json, {k: v for k, v in meta.items() if k != "report"}, f"stand-in → {output}")
+
+
+@trace_app.command("sizes")
+def trace_sizes(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A text trace.")],
+    format: Annotated[str, typer.Option("--format", "-f", help="Its format: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba.")],
+    slot_bytes: Annotated[int, typer.Option(min=1, help="Bytes per slot, the unit of `--sizes`.")] = 512,
+    skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines.")] = False,
+    device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
+) -> None:
+    """A page-size distribution from a trace's write lengths, in slots, to give `simulate --sizes`
+    (Lomet & Luo §4.4)."""
+    from reclaim import traces
+
+    print(traces.request_sizes(path, format, slot_bytes=slot_bytes, skip_bad_lines=skip_bad_lines, device=device))
+
+
+@trace_app.command("stats")
+def trace_stats(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace, or a text trace with --format.")],
+    format: Annotated[str | None, typer.Option("--format", "-f", help="Format of a text trace: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages.")] = None,
+    page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes], for a text trace.")] = 4096,
+    thresholds: Annotated[str, typer.Option(help="Access-count thresholds of the (f_a, n, r, f) fit, decreasing.")] = "20,5",
+    plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1) here.")] = None,
+    skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines of a text trace.")] = False,
+    device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Requests, writes, unique pages, f_a, access-frequency distribution and a fit of Li et al.'s
+    (f_a, n, r, f)."""
+    from reclaim import traces
+
+    try:
+        ts = [int(x) for x in thresholds.split(",") if x.strip()]
+    except ValueError:
+        fail(f"invalid value for `--thresholds`: `{thresholds}` (expected whole numbers such as 20,5)")
+    if not ts or any(t < 1 for t in ts) or any(a <= b for a, b in zip(ts, ts[1:])):
+        fail(f"invalid value for `--thresholds`: `{thresholds}` (expected access counts ≥ 1, strictly decreasing, such as 20,5)")
+    trace = _load_trace(path, format, page_size, False, skip_bad_lines, device)
+    st = traces.stats(trace, ts)
+    if plot_path is not None:
+        traces.plot_access_frequency(np.asarray(st["access_frequency"]), plot_path, path.name)
+    if as_json:
+        print_json(st)
+        return
+    shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit")}
+    if "fit" in st:
+        fit = st["fit"]
+        shown["fit"] = f"f_a={fit['fa']:.4f}, n={fit['n']}, r=({', '.join(f'{x:.3f}' for x in fit['r'])}), f=({', '.join(f'{x:.3f}' for x in fit['f'])})"
+    emit(False, shown, f"trace statistics: {path.name}")
+
+
+@trace_app.command("evaluate")
+def trace_evaluate(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace (ids kept), or a text trace with --format.")],
+    format: Annotated[str | None, typer.Option("--format", "-f", help="Format of a text trace: msr | spc | fiu | biotracer | mqsim | blkparse | alibaba | pages.")] = None,
+    spare: Annotated[float, typer.Option(help="Spare factor S (Li et al. §6.1: 0.2), in (0, 1).")] = 0.2,
+    pages_per_segment: Annotated[int, typer.Option(min=1, max=65536, help="Pages per block k.")] = 64,
+    warmup_writes: Annotated[float, typer.Option(min=0, help="Uniform warm-up writes over the whole logical space (§6.1: 10M) [user writes].")] = 1e7,
+    passes: Annotated[float, typer.Option(help="Passes over the trace in the measured phase, > 0.")] = 1.0,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Li et al. §6: GRA(d) for d = 1, N/2, 3N/4, N and oracle data grouping (n = 2, 3) on a trace:
+    normalized cleaning cost and wear-leveling index (their Figs. 8–9)."""
+    from reclaim.evaluate import describe, evaluate
+
+    if not (math.isfinite(passes) and passes > 0):
+        fail(f"invalid value for `--passes`: {passes} (expected a number of passes > 0)")
+    if not math.isfinite(warmup_writes):
+        fail(f"invalid value for `--warmup-writes`: {warmup_writes} (expected a finite number of writes ≥ 0)")
+    trace = _load_trace(path, format, 4096, False, False, None)
+    if trace.meta["renamed"]:
+        fail("Li et al.'s evaluation keeps page ids as addresses (the volume is the largest address); convert without --rename")
+    info = describe(trace)
+    with progress_bar(enabled=sys.stderr.isatty()) as p:
+        task = p.add_task("evaluate", total=6)
+        rows = evaluate(trace, spare=spare, pages_per_segment=pages_per_segment, warmup_writes=int(warmup_writes),
+                        passes=passes, progress=lambda label: p.update(task, advance=1, description=label))
+    if as_json:
+        print_json({"trace": info, "rows": rows})
+        return
+    t = Table(title=f"Li et al. §6 on {path.name}: {info['page_writes']:,} page writes, volume {info['volume_pages']:,} pages, "
+                    f"f_a = {info['f_a']:.4f}, S = {spare:g}, k = {pages_per_segment}")
+    for col in ("algorithm", "normalized cleaning cost", "wear-leveling index", "allocation b"):
+        t.add_column(col, justify="left" if col == "algorithm" else "right")
+    for r in rows:
+        raised = set(r.get("raised", []))
+        alloc = ", ".join(f"{x:.3f}" + ("*" if i in raised else "") for i, x in enumerate(r.get("allocation", [])))
+        t.add_row(r["algorithm"], f"{r['normalized_cleaning_cost']:.4f}", f"{r['wear_leveling_index']:.4f}", alloc)
+    out.print(t)
+    if any(r.get("raised") for r in rows):
+        out.print("* raised from Theorem 5's b_c* to the least the region runs with (its data, an open block, "
+                  "one kept free, one to clean into)")
