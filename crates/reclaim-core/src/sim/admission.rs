@@ -85,7 +85,7 @@ impl Simulator {
         f.next += size;
         f.stamp = self.clocks.user_writes;
         let full = f.next == pps;
-        if self.notes {
+        if self.notes.on {
             self.note_user_write(write, Some(s));
         }
         self.store.place_sized(page, slot);
@@ -94,7 +94,7 @@ impl Simulator {
         }
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += u64::from(size);
-        self.streak = 0;
+        self.cleaning.streak = 0;
         if full {
             self.seal(s);
             self.open_stream(s)?;
@@ -196,12 +196,12 @@ impl Simulator {
     /// per-page notes, the user-write clock and counter, and the cleaner's progress.
     #[inline]
     pub(super) fn count_waiting_write(&mut self, write: Write) {
-        if self.notes {
+        if self.notes.on {
             self.note_user_write(write, None);
         }
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
-        self.streak = 0;
+        self.cleaning.streak = 0;
     }
 
     /// The u_p2 of the segment holding `slot`: its own when sealed; while open, the mean of the
@@ -470,12 +470,12 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     pub(super) fn key_relocated(&mut self, t: usize, pages: &[Gathered], victim: &Victim) {
-        let sum = if self.page_rate.is_empty() {
+        let sum = if self.notes.rate.is_empty() {
             victim.up2 * pages.len() as f64
         } else {
             pages
                 .iter()
-                .map(|g| exact_key(self.page_rate[g.page as usize]))
+                .map(|g| exact_key(self.notes.rate[g.page as usize]))
                 .sum()
         };
         let f = &mut self.placement.streams[t];

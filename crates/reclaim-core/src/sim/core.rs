@@ -81,7 +81,7 @@ impl Simulator {
             .map(|r| self.reserve(r))
             .sum();
         Error::NoProgress {
-            victims: self.streak,
+            victims: self.cleaning.streak,
             logical_pages: g.logical_pages,
             segments: g.segments,
             pages_per_segment: g.pages_per_segment,
@@ -116,7 +116,7 @@ impl Simulator {
         if f.next + VICTIM_LEAD == pps {
             self.prefetch_likely_victim(s);
         }
-        if self.notes {
+        if self.notes.on {
             self.note_user_write(write, Some(s));
         }
         let page = write.page;
@@ -127,7 +127,7 @@ impl Simulator {
         }
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += 1;
-        self.streak = 0;
+        self.cleaning.streak = 0;
         if full {
             self.seal(s);
             self.open_stream(s)?;
@@ -193,14 +193,14 @@ impl Simulator {
             f.up2_sum += exact_key(write.rate);
             f.up2_pages += 1;
         }
-        if !self.page_class.is_empty() {
-            self.page_class[write.page as usize] = write.class;
+        if !self.notes.class.is_empty() {
+            self.notes.class[write.page as usize] = write.class;
         }
-        if !self.page_rate.is_empty() {
-            self.page_rate[write.page as usize] = write.rate;
+        if !self.notes.rate.is_empty() {
+            self.notes.rate[write.page as usize] = write.rate;
         }
-        if !self.page_written.is_empty() {
-            self.page_written[write.page as usize] = self.clocks.user_writes;
+        if !self.notes.written.is_empty() {
+            self.notes.written[write.page as usize] = self.clocks.user_writes;
         }
     }
 
@@ -312,7 +312,7 @@ impl Simulator {
 
     /// A stream of region `r` needs a segment and none is free beyond the reserve: clean.
     pub(super) fn make_room(&mut self, r: usize) -> Result<()> {
-        if let GcSpec::MaxEmpty { k } = self.gc {
+        if let GcSpec::MaxEmpty { k } = self.cleaning.gc {
             // Stockmeyer §2.3: clean until MaxEmpty segments are free, then write.
             let reserve = self.reserve(r);
             while self.free(r) < reserve + k as usize {
@@ -327,7 +327,7 @@ impl Simulator {
     /// A stream of region `r` has just taken a segment: clean as the trigger asks.
     pub(super) fn after_open(&mut self, r: usize) -> Result<()> {
         let reserve = self.reserve(r);
-        match self.gc {
+        match self.cleaning.gc {
             GcSpec::Frontier | GcSpec::MaxEmpty { .. } => {}
             GcSpec::OneFree => {
                 while self.free(r) <= reserve {
@@ -371,8 +371,8 @@ impl Simulator {
             if partial && i > 0 && self.store.sealed.is_empty() {
                 break;
             }
-            self.streak += 1;
-            if self.streak > self.streak_limit {
+            self.cleaning.streak += 1;
+            if self.cleaning.streak > self.cleaning.streak_limit {
                 return Err(self.no_progress());
             }
             for (acc, n) in self
@@ -416,8 +416,8 @@ impl Simulator {
             }
             self.metrics.victim_hist[valid as usize] += 1;
             let v = victim as usize;
-            let index = self.victims.len() as u32;
-            self.victims.push(Victim {
+            let index = self.cleaning.victims.len() as u32;
+            self.cleaning.victims.push(Victim {
                 seg: victim,
                 stamp: self.store.stamp[v],
                 dseq: self.store.dseq.get(v).copied().unwrap_or(0),
@@ -440,36 +440,36 @@ impl Simulator {
     /// routed. With `partial`, the cycle ends early when no sealed segment is left.
     pub(super) fn clean(&mut self, r: usize, count: u32, partial: bool) -> Result<()> {
         self.clocks.gc_invocations += 1;
-        let mut batch = std::mem::take(&mut self.batch);
+        let mut batch = std::mem::take(&mut self.cleaning.batch);
         batch.clear();
-        self.victims.clear();
+        self.cleaning.victims.clear();
         if let Err(e) = self.gather(r, count, partial, &mut batch) {
-            self.batch = batch;
+            self.cleaning.batch = batch;
             return Err(e);
         }
-        if let GcSpec::Batch { sort, .. } = self.gc {
-            let victims = &self.victims;
+        if let GcSpec::Batch { sort, .. } = self.cleaning.gc {
+            let victims = &self.cleaning.victims;
             match sort {
                 SortKey::None => {}
                 SortKey::Stamp => batch.sort_by_key(|g| victims[g.victim as usize].stamp),
                 SortKey::Dseq => batch.sort_by_key(|g| victims[g.victim as usize].dseq),
                 SortKey::Written => {
-                    let written = &self.page_written;
+                    let written = &self.notes.written;
                     batch.sort_by_key(|g| written[g.page as usize]);
                 }
-                SortKey::Up2 if self.page_rate.is_empty() => {
+                SortKey::Up2 if self.notes.rate.is_empty() => {
                     // Every page of a victim has its u_p2: sort the victims, not the pages.
                     let mut order: Vec<u32> = (0..victims.len() as u32).collect();
                     order.sort_by(|&a, &b| {
                         victims[a as usize].up2.total_cmp(&victims[b as usize].up2)
                     });
-                    let mut sorted = std::mem::take(&mut self.sorted);
+                    let mut sorted = std::mem::take(&mut self.cleaning.sorted);
                     runs_in_order(&batch, &order, &mut sorted);
                     std::mem::swap(&mut batch, &mut sorted);
-                    self.sorted = sorted;
+                    self.cleaning.sorted = sorted;
                 }
                 SortKey::Up2 => {
-                    let rate = &self.page_rate;
+                    let rate = &self.notes.rate;
                     batch.sort_by(|a, b| {
                         exact_key(rate[a.page as usize])
                             .total_cmp(&exact_key(rate[b.page as usize]))
@@ -492,7 +492,7 @@ impl Simulator {
         let mut result = Ok(());
         let mut i = 0;
         while i < batch.len() {
-            let victim = self.victims[batch[i].victim as usize];
+            let victim = self.cleaning.victims[batch[i].victim as usize];
             let run = batch[i..]
                 .iter()
                 .take_while(|g| g.victim == batch[i].victim)
@@ -509,7 +509,7 @@ impl Simulator {
             }
             i += run;
         }
-        self.batch = batch;
+        self.cleaning.batch = batch;
         result
     }
 
@@ -526,10 +526,10 @@ impl Simulator {
             return;
         }
         let key = |g: &Gathered| {
-            if self.page_rate.is_empty() {
-                self.victims[g.victim as usize].up2
+            if self.notes.rate.is_empty() {
+                self.cleaning.victims[g.victim as usize].up2
             } else {
-                exact_key(self.page_rate[g.page as usize])
+                exact_key(self.notes.rate[g.page as usize])
             }
         };
         let open = st.up2_sum / f64::from(st.up2_pages);
@@ -544,7 +544,7 @@ impl Simulator {
     #[inline(never)]
     pub(super) fn route_pages(&mut self, pages: &[Gathered], victim: &Victim) -> Result<()> {
         let age = self.clocks.destage.saturating_sub(victim.dseq);
-        let mut streams = std::mem::take(&mut self.run_streams);
+        let mut streams = std::mem::take(&mut self.cleaning.run_streams);
         let result = if pages.len() > 1
             && self.placement.scheme.gc_streams(
                 victim,
@@ -567,7 +567,7 @@ impl Simulator {
             }
         } else {
             pages.iter().try_for_each(|g| {
-                let class = self.page_class.get(g.page as usize).copied().unwrap_or(0);
+                let class = self.notes.class.get(g.page as usize).copied().unwrap_or(0);
                 let s = self.placement.scheme.gc_stream(Relocation {
                     page: g.page,
                     victim,
@@ -578,7 +578,7 @@ impl Simulator {
                 self.append_run(s, std::slice::from_ref(g), victim)
             })
         };
-        self.run_streams = streams;
+        self.cleaning.run_streams = streams;
         result
     }
 

@@ -53,35 +53,57 @@ pub struct Simulator {
     owned: Vec<u32>,
     /// How written pages get their slots, and the pages that wait.
     admission: Admission,
-    /// Whether a user write updates per-page metadata or a stream's u_p2 (`note_user_write`).
-    notes: bool,
+    /// What a user write notes of its page.
+    notes: PageNotes,
     /// Where update frequencies come from, where u_p2 is kept.
     freq: FreqSource,
     /// See [`SimConfig::free_empty`].
     free_empty: bool,
-    /// Class of each logical page's last user write (empty unless the placement needs it).
-    page_class: Vec<u16>,
-    /// User-write clock at each logical page's last user write (empty unless a sort key needs it).
-    page_written: Vec<u64>,
-    /// Each logical page's update rate from its last user write (2 bytes; empty unless
-    /// `freq=exact`):
-    /// MDC-opt keys a relocated page by its own exact rate.
-    page_rate: Vec<Rate>,
     cache: Option<Cache>,
-    /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
-    /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
-    warm_skips: Vec<bool>,
+    /// Where the user writes come from.
+    source: Source,
+    rng: SimRng,
+    /// The cleaner's trigger, its batch and its progress check.
+    cleaning: Cleaning,
+    clocks: Clocks,
+    metrics: Metrics,
+    /// Where the run is and how far it goes.
+    plan: Plan,
+}
+
+/// What a user write notes of its page, for the schemes and sort keys that read it; each vector
+/// is empty unless something reads it.
+struct PageNotes {
+    /// Whether a user write updates any of these or a stream's u_p2 (`note_user_write`).
+    on: bool,
+    /// Class of each logical page's last user write (the placement needs it).
+    class: Vec<u16>,
+    /// User-write clock at each logical page's last user write (a sort key needs it).
+    written: Vec<u64>,
+    /// Each logical page's update rate from its last user write (2 bytes; `freq=exact`):
+    /// MDC-opt keys a relocated page by its own exact rate.
+    rate: Vec<Rate>,
+}
+
+/// Where the user writes come from.
+struct Source {
     workload: Workload,
     /// The workload's own generator, so that drawing writes ahead does not reorder the draws of
-    /// the cleaner (which uses `rng`).
+    /// the cleaner (which uses the run's).
     workload_rng: SimRng,
     /// Writes drawn ahead of the user writes: a ring whose oldest is at `ahead_at`.
     ahead: [Write; AHEAD],
-    /// Index of the oldest write drawn ahead; [`NOT_DRAWN`] before the first workload write.
+    /// Index of the oldest write drawn ahead; `NOT_DRAWN` before the first workload write.
     ahead_at: usize,
     /// The warm-up's generator when it differs from the workload (uniform, for traces).
     warm_workload: Option<Workload>,
-    rng: SimRng,
+    /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
+    /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
+    warm_skips: Vec<bool>,
+}
+
+/// The cleaner's trigger, its batch and its progress check.
+struct Cleaning {
     gc: GcSpec,
     /// Live pages of the current cleaning batch and their victims.
     batch: Vec<Gathered>,
@@ -90,13 +112,13 @@ pub struct Simulator {
     /// Scratch: the streams of a victim's run of pages (`route_pages`).
     run_streams: Vec<u32>,
     victims: Vec<Victim>,
-    clocks: Clocks,
-    /// Workload writes issued (fill included): the run's progress.
-    issued: u64,
     /// Victims cleaned since the last user write.
     streak: u64,
     streak_limit: u64,
-    metrics: Metrics,
+}
+
+/// Where the run is and how far it goes.
+struct Plan {
     phase: Phase,
     warmup_writes: u64,
     /// Trace writes replayed unmeasured after the uniform warm-up.
@@ -105,6 +127,8 @@ pub struct Simulator {
     window: u64,
     window_left: u64,
     seconds: f64,
+    /// Workload writes issued (fill included): the run's progress.
+    issued: u64,
 }
 
 impl Simulator {
@@ -145,7 +169,7 @@ impl Simulator {
 
     /// The current phase.
     pub fn phase(&self) -> Phase {
-        self.phase
+        self.plan.phase
     }
 
     /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
@@ -156,8 +180,8 @@ impl Simulator {
             0
         };
         (
-            self.issued,
-            fill + self.warmup_writes + self.prefix_writes + self.measured_writes,
+            self.plan.issued,
+            fill + self.plan.warmup_writes + self.plan.prefix_writes + self.plan.measured_writes,
         )
     }
 }

@@ -56,7 +56,7 @@ impl Simulator {
     /// Performs up to `budget` workload writes; returns whether writes remain.
     pub fn step(&mut self, mut budget: u64) -> Result<bool> {
         while budget > 0 {
-            match self.phase {
+            match self.plan.phase {
                 Phase::Fill(next) => {
                     let n = budget.min(self.geometry.logical_pages - next);
                     // The fill places the data (Stockmeyer §2.3: "all tracks are placed into
@@ -65,34 +65,35 @@ impl Simulator {
                         let page = page as u32;
                         self.store_write(Write {
                             page,
-                            class: self.workload.class_of(page),
+                            class: self.source.workload.class_of(page),
                             rate: if self.freq == FreqSource::Exact {
-                                self.workload.rate_of(page)
+                                self.source.workload.rate_of(page)
                             } else {
                                 Rate::UNKNOWN
                             },
                         })?;
                     }
-                    self.issued += n;
+                    self.plan.issued += n;
                     budget -= n;
                     let next = next + n;
                     if next == self.geometry.logical_pages {
-                        self.phase = Phase::Warmup(self.warmup_writes);
+                        self.plan.phase = Phase::Warmup(self.plan.warmup_writes);
                     } else {
-                        self.phase = Phase::Fill(next);
+                        self.plan.phase = Phase::Fill(next);
                     }
                 }
                 Phase::Warmup(left) => {
                     if left == 0 {
-                        self.phase = Phase::Prefix(self.prefix_writes);
+                        self.plan.phase = Phase::Prefix(self.plan.prefix_writes);
                         continue;
                     }
                     let n = budget.min(left);
-                    if let Some(mut w) = self.warm_workload.take() {
+                    if let Some(mut w) = self.source.warm_workload.take() {
                         let r = (0..n).try_for_each(|_| {
                             let page = w.next(&mut self.rng).page;
-                            let class = self.workload.class_of(page);
+                            let class = self.source.workload.class_of(page);
                             if self
+                                .source
                                 .warm_skips
                                 .get(usize::from(class))
                                 .copied()
@@ -102,52 +103,53 @@ impl Simulator {
                             }
                             self.user_write(Write::new(page, class))
                         });
-                        self.warm_workload = Some(w);
+                        self.source.warm_workload = Some(w);
                         r?;
                     } else {
                         self.workload_writes(n)?;
                     }
-                    self.issued += n;
+                    self.plan.issued += n;
                     budget -= n;
-                    self.phase = Phase::Warmup(left - n);
+                    self.plan.phase = Phase::Warmup(left - n);
                 }
                 Phase::Prefix(left) => {
                     if left == 0 {
-                        self.phase = Phase::Measure(self.measured_writes);
-                        self.metrics.start(&self.store.erase_count, self.window);
+                        self.plan.phase = Phase::Measure(self.plan.measured_writes);
+                        self.metrics
+                            .start(&self.store.erase_count, self.plan.window);
                         continue;
                     }
                     let n = budget.min(left);
                     self.workload_writes(n)?;
-                    self.issued += n;
+                    self.plan.issued += n;
                     budget -= n;
-                    self.phase = Phase::Prefix(left - n);
+                    self.plan.phase = Phase::Prefix(left - n);
                 }
                 Phase::Measure(left) => {
                     if left == 0 {
-                        if self.window_left < self.window {
+                        if self.plan.window_left < self.plan.window {
                             self.metrics.close_window();
                         }
-                        self.phase = Phase::Done;
+                        self.plan.phase = Phase::Done;
                         continue;
                     }
-                    let n = budget.min(left).min(self.window_left);
+                    let n = budget.min(left).min(self.plan.window_left);
                     let t = Instant::now();
                     self.workload_writes(n)?;
-                    self.seconds += t.elapsed().as_secs_f64();
-                    self.issued += n;
+                    self.plan.seconds += t.elapsed().as_secs_f64();
+                    self.plan.issued += n;
                     budget -= n;
-                    self.window_left -= n;
-                    if self.window_left == 0 {
+                    self.plan.window_left -= n;
+                    if self.plan.window_left == 0 {
                         self.metrics.close_window();
-                        self.window_left = self.window;
+                        self.plan.window_left = self.plan.window;
                     }
-                    self.phase = Phase::Measure(left - n);
+                    self.plan.phase = Phase::Measure(left - n);
                 }
                 Phase::Done => return Ok(false),
             }
         }
-        Ok(self.phase != Phase::Done)
+        Ok(self.plan.phase != Phase::Done)
     }
 
     /// The result of the measured phase so far.
@@ -161,7 +163,7 @@ impl Simulator {
             &self.store.erase_count,
             &self.geometry,
             mean_size,
-            self.seconds,
+            self.plan.seconds,
             &self.config,
         )
     }
@@ -172,26 +174,26 @@ impl Simulator {
         }
         // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
         // page-map lookup is the hot loop's main cache miss.
-        if self.ahead_at == NOT_DRAWN {
+        if self.source.ahead_at == NOT_DRAWN {
             for k in 0..AHEAD {
-                let w = self.workload.next(&mut self.workload_rng);
+                let w = self.source.workload.next(&mut self.source.workload_rng);
                 prefetch(&self.store.page_map[w.page as usize]);
-                self.ahead[k] = w;
+                self.source.ahead[k] = w;
             }
-            self.ahead_at = 0;
+            self.source.ahead_at = 0;
         }
         for _ in 0..n {
             // The oldest write is taken and the next drawn into its place, the newest.
-            let i = self.ahead_at;
-            let w = self.ahead[i];
-            let next = self.workload.next(&mut self.workload_rng);
+            let i = self.source.ahead_at;
+            let w = self.source.ahead[i];
+            let next = self.source.workload.next(&mut self.source.workload_rng);
             prefetch(&self.store.page_map[next.page as usize]);
-            self.ahead[i] = next;
-            self.ahead_at = (i + 1) % AHEAD;
+            self.source.ahead[i] = next;
+            self.source.ahead_at = (i + 1) % AHEAD;
             // Second stage: a page whose page-map entry has arrived by now.
-            self.prefetch_old_copy(self.ahead[(i + AHEAD / 2) % AHEAD].page, false);
+            self.prefetch_old_copy(self.source.ahead[(i + AHEAD / 2) % AHEAD].page, false);
             // Third stage: the policy's entries found through what the second brought.
-            self.prefetch_index_entry(self.ahead[(i + AHEAD / 4) % AHEAD].page);
+            self.prefetch_index_entry(self.source.ahead[(i + AHEAD / 4) % AHEAD].page);
             self.user_write(w)?;
         }
         Ok(())
@@ -206,7 +208,7 @@ impl Simulator {
     pub(super) fn workload_writes_cached(&mut self, n: u64) -> Result<()> {
         let ages = !self.store.dseq.is_empty();
         for _ in 0..n {
-            let w = self.workload.next(&mut self.workload_rng);
+            let w = self.source.workload.next(&mut self.source.workload_rng);
             let (near, far) = self
                 .cache
                 .as_ref()

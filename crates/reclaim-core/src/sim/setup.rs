@@ -7,7 +7,7 @@ use rand::SeedableRng;
 
 use super::admission::{Admission, Way};
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
-use super::Simulator;
+use super::{Cleaning, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::{
@@ -283,59 +283,67 @@ impl Simulator {
                 Vec::new()
             },
             owned: vec![0; regions],
-            page_class: if placement.needs_page_class() {
-                vec![0; logical as usize]
-            } else {
-                Vec::new()
-            },
-            page_rate: if freq == FreqSource::Exact {
-                vec![Rate::UNKNOWN; logical as usize]
-            } else {
-                Vec::new()
-            },
-            page_written: if sort == SortKey::Written {
-                vec![0; logical as usize]
-            } else {
-                Vec::new()
+            notes: PageNotes {
+                on: notes,
+                class: if placement.needs_page_class() {
+                    vec![0; logical as usize]
+                } else {
+                    Vec::new()
+                },
+                written: if sort == SortKey::Written {
+                    vec![0; logical as usize]
+                } else {
+                    Vec::new()
+                },
+                rate: if freq == FreqSource::Exact {
+                    vec![Rate::UNKNOWN; logical as usize]
+                } else {
+                    Vec::new()
+                },
             },
             admission,
-            notes,
             freq,
             placement,
             free_empty: config.free_empty,
             cache: config.cache.map(|c| Cache::new(c as usize)),
-            warm_skips: if matches!(spec, PlacementSpec::Regions(_)) {
-                classes.iter().map(|c| c.write_share == 0.0).collect()
-            } else {
-                Vec::new()
-            },
             metrics: Metrics::new(n, pps),
-            workload,
-            workload_rng: SimRng::seed_from_u64(config.seed ^ 0x9E37_79B9_7F4A_7C15),
-            ahead: [Write::new(0, 0); AHEAD],
-            ahead_at: NOT_DRAWN,
-            warm_workload,
+            source: Source {
+                warm_skips: if matches!(spec, PlacementSpec::Regions(_)) {
+                    classes.iter().map(|c| c.write_share == 0.0).collect()
+                } else {
+                    Vec::new()
+                },
+                workload,
+                workload_rng: SimRng::seed_from_u64(config.seed ^ 0x9E37_79B9_7F4A_7C15),
+                ahead: [Write::new(0, 0); AHEAD],
+                ahead_at: NOT_DRAWN,
+                warm_workload,
+            },
             rng,
-            gc: config.gc,
-            batch: Vec::with_capacity(pps as usize),
-            sorted: Vec::new(),
-            run_streams: Vec::with_capacity(pps as usize),
-            victims: Vec::new(),
+            cleaning: Cleaning {
+                gc: config.gc,
+                batch: Vec::with_capacity(pps as usize),
+                sorted: Vec::new(),
+                run_streams: Vec::with_capacity(pps as usize),
+                victims: Vec::new(),
+                streak: 0,
+                streak_limit: streak_limit(&config.policy, n, victims),
+            },
             clocks: Clocks::default(),
-            issued: 0,
-            streak: 0,
-            streak_limit: streak_limit(&config.policy, n, victims),
-            phase,
-            warmup_writes,
-            prefix_writes: prefix,
-            measured_writes,
-            window,
-            window_left: window,
-            seconds: 0.0,
+            plan: Plan {
+                phase,
+                warmup_writes,
+                prefix_writes: prefix,
+                measured_writes,
+                window,
+                window_left: window,
+                seconds: 0.0,
+                issued: 0,
+            },
             config: config.clone(),
             geometry,
         };
-        if let Phase::Measure(_) = sim.phase {
+        if let Phase::Measure(_) = sim.plan.phase {
             sim.metrics.start(&sim.store.erase_count, window);
         }
         Ok(sim)

@@ -512,7 +512,7 @@ fn guard_sim() -> Simulator {
 #[test]
 fn a_cleaner_without_progress_stops_with_an_error() {
     let mut sim = guard_sim();
-    sim.streak_limit = 0;
+    sim.cleaning.streak_limit = 0;
     let e = sim.run().unwrap_err();
     assert!(
         matches!(
