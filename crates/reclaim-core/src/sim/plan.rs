@@ -3,9 +3,12 @@
 
 use std::time::Instant;
 
-use super::Simulator;
+use super::{Plan, Simulator};
 use crate::config::FreqSource;
+use crate::config::{Amount, SimConfig};
 use crate::error::Result;
+use crate::geometry::Geometry;
+use crate::limits;
 use crate::metrics::SimResult;
 use crate::store::prefetch;
 use crate::workload::{Rate, Write};
@@ -43,6 +46,48 @@ impl Phase {
         } else {
             Phase::Measure(measured)
         }
+    }
+}
+
+impl Plan {
+    /// The plan of a run on `geometry` (a trace's page writes, `trace_writes`), its lengths
+    /// checked against the counters' range.
+    pub(super) fn of(
+        config: &SimConfig,
+        geometry: &Geometry,
+        trace_writes: Option<u64>,
+    ) -> Result<Self> {
+        let logical = geometry.logical_pages;
+        // A trace prefix replayed as warm-up is taken out of the measured writes.
+        let prefix =
+            trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
+        let measured_writes = config
+            .measured_writes(logical, trace_writes)?
+            .saturating_sub(prefix);
+        let warmup = (config.warmup.multiple * logical as f64).round();
+        let fill = if config.warmup.fill {
+            logical as f64
+        } else {
+            0.0
+        };
+        let measured = match config.writes {
+            Some(Amount::Multiple(k)) => k * logical as f64,
+            _ => measured_writes as f64,
+        };
+        limits::check_writes(geometry, warmup + fill + prefix as f64, measured)?;
+        let warmup_writes = warmup as u64;
+        // Default window: one pass of a trace, else the logical capacity.
+        let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
+        Ok(Plan {
+            phase: Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes),
+            warmup_writes,
+            prefix_writes: prefix,
+            measured_writes,
+            window,
+            window_left: window,
+            seconds: 0.0,
+            issued: 0,
+        })
     }
 }
 

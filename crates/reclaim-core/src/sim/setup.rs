@@ -11,8 +11,8 @@ use super::{Cleaning, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::{
-    Amount, FreqSource, GcSpec, PlacementSpec, PolicySpec, RegionSpare, SimConfig, SortKey,
-    StreamMode, WorkloadSpec,
+    FreqSource, GcSpec, PlacementSpec, PolicySpec, RegionSpare, SimConfig, SortKey, StreamMode,
+    WorkloadSpec,
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
@@ -179,6 +179,103 @@ fn streak_limit(policy: &PolicySpec, n: u32, victims: u64) -> u64 {
     per_segment * u64::from(n) + victims
 }
 
+/// What a run needs beyond the page map and the valid counts, derived once from its
+/// configuration: the memory check counts it, and the allocations follow it.
+#[allow(clippy::struct_excessive_bools)] // each a separate need, read once at setup
+struct Needs {
+    /// Each page's class from its last user write (2 bytes per page).
+    page_class: bool,
+    /// Each page's last user write (8 bytes; `sort=written`).
+    page_written: bool,
+    /// Each page's exact rate (2 bytes; `freq=exact`), and a Zipf workload's rank per page (4).
+    page_rate: bool,
+    zipf_ranks: bool,
+    /// Each page's size (2 bytes; `--sizes`).
+    sizes: bool,
+    /// What the placement keeps per page (a level, a log, a last write …).
+    placement_bytes: u64,
+    /// The store's optional per-segment state.
+    sealed_set: bool,
+    destage_numbers: bool,
+    up2: bool,
+    sealed_by: bool,
+}
+
+impl Needs {
+    fn of(
+        config: &SimConfig,
+        placement: &Placement,
+        spec: &PlacementSpec,
+        buffered: bool,
+        sort: SortKey,
+    ) -> Self {
+        let exact = config.freq() == FreqSource::Exact;
+        Needs {
+            page_class: placement.needs_page_class(),
+            page_written: sort == SortKey::Written,
+            page_rate: exact,
+            zipf_ranks: exact && matches!(config.workload, WorkloadSpec::Zipf { .. }),
+            sizes: config.sizes.is_some(),
+            placement_bytes: spec.page_bytes(),
+            sealed_set: config.policy.reads_sealed_set(),
+            destage_numbers: sort == SortKey::Dseq
+                || config.policy.needs_destage_numbers()
+                || placement.needs_ages(),
+            up2: buffered || config.policy.freq().is_some(),
+            sealed_by: config
+                .policy
+                .info()
+                .needs(crate::config::grammar::Need::SealedBy),
+        }
+    }
+
+    /// Bytes per logical page beyond the page map, for the memory check.
+    fn bytes_per_page(&self) -> u64 {
+        self.placement_bytes
+            + 2 * u64::from(self.page_class)
+            + 8 * u64::from(self.page_written)
+            + 2 * u64::from(self.page_rate)
+            + 4 * u64::from(self.zipf_ranks)
+            + 2 * u64::from(self.sizes)
+    }
+
+    /// The store, with the per-segment state the run reads.
+    fn store(&self, geometry: &Geometry, config: &SimConfig) -> Store {
+        let mut store = Store::new(geometry);
+        if !self.sealed_set {
+            store.count_sealed_only();
+        }
+        if self.destage_numbers {
+            store.keep_destage_numbers();
+        }
+        if self.up2 {
+            store.keep_up2();
+        }
+        if self.sealed_by {
+            store.keep_sealed_by();
+        }
+        if let Some(sizes) = &config.sizes {
+            store.keep_sizes(crate::workload::sizes::page_sizes(
+                sizes,
+                geometry.logical_pages,
+                config.seed,
+            ));
+        }
+        store
+    }
+
+    /// The per-page notes of user writes, each kept only where something reads it.
+    fn notes(&self, logical: u64) -> PageNotes {
+        let per_page = |keep: bool| if keep { logical as usize } else { 0 };
+        PageNotes {
+            on: self.page_class || self.page_written || self.page_rate || self.up2,
+            class: vec![0; per_page(self.page_class)],
+            written: vec![0; per_page(self.page_written)],
+            rate: vec![Rate::UNKNOWN; per_page(self.page_rate)],
+        }
+    }
+}
+
 impl Simulator {
     /// A simulator for a validated configuration.
     #[allow(clippy::too_many_lines)] // one construction, read top to bottom: each field needs the last
@@ -205,73 +302,15 @@ impl Simulator {
             _ => (1, SortKey::None),
         };
         let freq = config.freq();
-        // MDC-opt: a rate per page (2 bytes), and a Zipf workload's rank per page (4).
-        let rates = match (freq, &config.workload) {
-            (FreqSource::Exact, WorkloadSpec::Zipf { .. }) => 6,
-            (FreqSource::Exact, _) => 2,
-            _ => 0,
-        };
-        let extra_per_page = spec.page_bytes()
-            + if config.sizes.is_some() { 2 } else { 0 }
-            + if placement.needs_page_class() { 2 } else { 0 }
-            + if sort == SortKey::Written { 8 } else { 0 }
-            + rates;
-        limits::check_memory(&geometry, extra_per_page, config.cache.unwrap_or(0))?;
-        let mut store = Store::new(&geometry);
-        if !config.policy.reads_sealed_set() {
-            store.count_sealed_only();
-        }
-        if sort == SortKey::Dseq || config.policy.needs_destage_numbers() || placement.needs_ages()
-        {
-            store.keep_destage_numbers();
-        }
-        if admission.buffer.is_some() || config.policy.freq().is_some() {
-            store.keep_up2();
-        }
-        if config
-            .policy
-            .info()
-            .needs(crate::config::grammar::Need::SealedBy)
-        {
-            store.keep_sealed_by();
-        }
-        if let Some(sizes) = &config.sizes {
-            store.keep_sizes(crate::workload::sizes::page_sizes(
-                sizes,
-                geometry.logical_pages,
-                config.seed,
-            ));
-        }
+        let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some(), sort);
+        limits::check_memory(&geometry, needs.bytes_per_page(), config.cache.unwrap_or(0))?;
+        let store = needs.store(&geometry, config);
         let mut workload = workload;
         if freq == FreqSource::Exact {
             workload.keep_rates();
         }
         let logical = geometry.logical_pages;
-        // A trace prefix replayed as warm-up is taken out of the measured writes.
-        let prefix =
-            trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
-        let measured_writes = config
-            .measured_writes(logical, trace_writes)?
-            .saturating_sub(prefix);
-        let warmup = (config.warmup.multiple * logical as f64).round();
-        let fill = if config.warmup.fill {
-            logical as f64
-        } else {
-            0.0
-        };
-        let measured = match config.writes {
-            Some(Amount::Multiple(k)) => k * logical as f64,
-            _ => measured_writes as f64,
-        };
-        limits::check_writes(&geometry, warmup + fill + prefix as f64, measured)?;
-        let warmup_writes = warmup as u64;
-        // Default window: one pass of a trace, else the logical capacity.
-        let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
-        let phase = Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes);
-        let notes = placement.needs_page_class()
-            || sort == SortKey::Written
-            || freq == FreqSource::Exact
-            || !store.up2.is_empty();
+        let plan = Plan::of(config, &geometry, trace_writes)?;
         let mut sim = Simulator {
             store,
             policies: (0..regions)
@@ -283,24 +322,7 @@ impl Simulator {
                 Vec::new()
             },
             owned: vec![0; regions],
-            notes: PageNotes {
-                on: notes,
-                class: if placement.needs_page_class() {
-                    vec![0; logical as usize]
-                } else {
-                    Vec::new()
-                },
-                written: if sort == SortKey::Written {
-                    vec![0; logical as usize]
-                } else {
-                    Vec::new()
-                },
-                rate: if freq == FreqSource::Exact {
-                    vec![Rate::UNKNOWN; logical as usize]
-                } else {
-                    Vec::new()
-                },
-            },
+            notes: needs.notes(logical),
             admission,
             freq,
             placement,
@@ -330,21 +352,12 @@ impl Simulator {
                 streak_limit: streak_limit(&config.policy, n, victims),
             },
             clocks: Clocks::default(),
-            plan: Plan {
-                phase,
-                warmup_writes,
-                prefix_writes: prefix,
-                measured_writes,
-                window,
-                window_left: window,
-                seconds: 0.0,
-                issued: 0,
-            },
+            plan,
             config: config.clone(),
             geometry,
         };
         if let Phase::Measure(_) = sim.plan.phase {
-            sim.metrics.start(&sim.store.erase_count, window);
+            sim.metrics.start(&sim.store.erase_count, sim.plan.window);
         }
         Ok(sim)
     }
