@@ -371,17 +371,6 @@ impl Store {
         prefetch(&self.held[slot as usize / 64]);
     }
 
-    /// Writes page `page`, of [`Self::size_of`] slots, from `slot` on (they are free and in one
-    /// segment). Only the first slot is marked held; the others are covered by its size.
-    pub fn place_sized(&mut self, page: u32, slot: u32) {
-        self.page_map[page as usize] = slot;
-        self.reverse[slot as usize] = page;
-        self.hold(slot);
-        let seg = self.segment_of(slot) as usize;
-        self.valid[seg] += self.size_of(page);
-        self.live[seg] += 1;
-    }
-
     /// Takes one more slot of the page whose first slot `invalidate` cleared off `seg`'s valid
     /// count (a page of size s is invalidated one slot at a time, so that every policy's index
     /// sees valid counts fall by one, as with pages of one size).
@@ -429,20 +418,39 @@ impl Store {
         self.sealed_hist[self.valid[s] as usize] += 1;
     }
 
-    /// Writes logical page `page` into `slot`.
+    /// Writes logical page `page` into `slot` and the [`Self::size_of`] − 1 slots after it
+    /// (they are free and in one segment). Only the first slot is marked held; the others are
+    /// covered by its size.
     #[inline]
     pub fn place(&mut self, page: u32, slot: u32) {
         self.page_map[page as usize] = slot;
         self.reverse[slot as usize] = page;
         self.hold(slot);
-        let seg = self.segment_of(slot);
-        self.valid[seg as usize] += 1;
+        let seg = self.segment_of(slot) as usize;
+        self.valid[seg] += self.size_of(page);
+        if let Some(live) = self.live.get_mut(seg) {
+            *live += 1;
+        }
     }
 
-    /// Writes `pages` into consecutive slots of `seg` from offset `start` (they fit).
+    /// Writes `pages` into consecutive slots of `seg` from offset `start` (they fit), each
+    /// taking its size; returns the slots they take.
     #[inline]
-    pub fn place_run(&mut self, seg: u32, start: u32, pages: impl ExactSizeIterator<Item = u32>) {
+    pub fn place_run(
+        &mut self,
+        seg: u32,
+        start: u32,
+        pages: impl ExactSizeIterator<Item = u32>,
+    ) -> u32 {
         let first = seg * self.pps + start;
+        if self.sized() {
+            let mut slot = first;
+            for page in pages {
+                self.place(page, slot);
+                slot += self.size_of(page);
+            }
+            return slot - first;
+        }
         let n = pages.len() as u32;
         for (slot, page) in (first..first + n).zip(pages) {
             self.page_map[page as usize] = slot;
@@ -450,13 +458,16 @@ impl Store {
         }
         self.hold_range(first, first + n);
         self.valid[seg as usize] += n;
+        n
     }
 
-    /// Invalidates a slot; returns its segment and whether that segment is sealed.
-    // The user write's hot path; a second caller (pages with sizes) must not un-inline it.
+    /// Invalidates the page whose first slot is `slot`, taking one slot off its segment's
+    /// valid count (the rest of a page of several slots goes by [`Self::drop_slot`]); returns
+    /// the segment, whether it is sealed and the page's size.
+    // The user write's hot path; a second caller must not un-inline it.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub fn invalidate(&mut self, slot: u32) -> (u32, bool) {
+    pub fn invalidate(&mut self, slot: u32) -> (u32, bool, u32) {
         debug_assert!(self.holds(slot));
         self.held[slot as usize / 64] &= !(1 << (slot % 64));
         let seg = self.segment_of(slot);
@@ -468,7 +479,13 @@ impl Store {
             self.sealed_hist[v - 1] += 1;
         }
         self.valid[s] -= 1;
-        (seg, sealed)
+        let size = if let Some(live) = self.live.get_mut(s) {
+            *live -= 1;
+            self.size_of(self.reverse[slot as usize])
+        } else {
+            1
+        };
+        (seg, sealed, size)
     }
 
     /// Brings in what erasing sealed segment `seg` reads and writes, all at once, so that the

@@ -74,15 +74,13 @@ pub struct SortBuffer {
     sizes: Vec<u16>,
     /// With page sizes, the slots the entries take.
     held: usize,
-    /// Scratch: (key, page) in the order written.
-    order: Vec<(f64, u32)>,
+    /// Scratch: (key, page, size) in the order written.
+    order: Vec<(f64, u32, u16)>,
     /// Scratch for the sort: (ordered key bits, position), its radix sort's second buffer, and
     /// the order being built.
     ranked: Vec<(u64, u32)>,
     ranked_tmp: Vec<(u64, u32)>,
-    scratch: Vec<(f64, u32)>,
-    /// Scratch: (key, page, size) in the order written, with page sizes.
-    order_sized: Vec<(f64, u32, u16)>,
+    scratch: Vec<(f64, u32, u16)>,
 }
 
 /// Sorts `v` by key, stably (so, its positions being distinct and increasing, as
@@ -136,7 +134,6 @@ impl SortBuffer {
             sizes: Vec::new(),
             held: 0,
             order: Vec::with_capacity(capacity),
-            order_sized: Vec::new(),
             ranked: Vec::with_capacity(capacity),
             ranked_tmp: Vec::with_capacity(capacity),
             scratch: Vec::with_capacity(capacity),
@@ -178,18 +175,29 @@ impl SortBuffer {
         }
     }
 
-    /// Empties the buffer into the order its pages are written: first writes take the oldest
-    /// key of the batch, then the batch is sorted by key (stable) if the buffer sorts. Dead
-    /// entries stay in place (as `NONE`) and take their slots.
-    pub fn drain(&mut self) -> &[(f64, u32)] {
+    /// Empties the buffer into the order its pages are written, as (key, page, size [slots]):
+    /// first writes take the oldest key of the batch, then the batch is sorted by key (stable)
+    /// if the buffer sorts. Dead entries stay in place (as `NONE`) and take their slots.
+    pub fn drain(&mut self) -> &[(f64, u32, u16)] {
         let oldest = self.oldest();
         self.order.clear();
-        self.order.extend(
-            self.keys
-                .iter()
-                .zip(&self.pages)
-                .map(|(&k, &p)| (if k.is_nan() { oldest } else { k }, p)),
-        );
+        let key_of = |k: f64| if k.is_nan() { oldest } else { k };
+        if self.sizes.is_empty() {
+            self.order.extend(
+                self.keys
+                    .iter()
+                    .zip(&self.pages)
+                    .map(|(&k, &p)| (key_of(k), p, 1)),
+            );
+        } else {
+            self.order.extend(
+                self.keys
+                    .iter()
+                    .zip(&self.pages)
+                    .zip(&self.sizes)
+                    .map(|((&k, &p), &z)| (key_of(k), p, z)),
+            );
+        }
         if self.sort {
             // A stable sort by key: by (key as ordered bits, position), unstable on integers.
             self.ranked.clear();
@@ -197,7 +205,7 @@ impl SortBuffer {
                 self.order
                     .iter()
                     .enumerate()
-                    .map(|(i, &(k, _))| (key(k), i as u32)),
+                    .map(|(i, &(k, _, _))| (key(k), i as u32)),
             );
             radix_sort(&mut self.ranked, &mut self.ranked_tmp);
             self.scratch.clear();
@@ -208,28 +216,9 @@ impl SortBuffer {
         }
         self.pages.clear();
         self.keys.clear();
-        &self.order
-    }
-
-    /// [`Self::drain`] with page sizes: (key, page, size).
-    pub fn drain_sized(&mut self) -> &[(f64, u32, u16)] {
-        let oldest = self.oldest();
-        self.order_sized.clear();
-        self.order_sized.extend(
-            self.keys
-                .iter()
-                .zip(&self.pages)
-                .zip(&self.sizes)
-                .map(|((&k, &p), &z)| (if k.is_nan() { oldest } else { k }, p, z)),
-        );
-        if self.sort {
-            self.order_sized.sort_by(|a, b| a.0.total_cmp(&b.0));
-        }
-        self.pages.clear();
-        self.keys.clear();
         self.sizes.clear();
         self.held = 0;
-        &self.order_sized
+        &self.order
     }
 
     /// The oldest key of a live entry other than a first write, 0 when there is none.
@@ -446,17 +435,17 @@ mod tests {
         b.drop_entry(3);
         assert_eq!(
             b.drain(),
-            &[(20.0, 11), (20.0, 12), (50.0, 10), (50.0, NONE)]
+            &[(20.0, 11, 1), (20.0, 12, 1), (50.0, 10, 1), (50.0, NONE, 1)]
         );
         let mut b = buffer(false, Rewrite::Absorb);
         b.pages.extend([10, 11, 12, 13]);
         b.keys.extend([50.0, FIRST, 20.0, 5.0]);
         assert_eq!(b.drop_entry(0), Some(13));
-        assert_eq!(b.drain(), &[(5.0, 13), (5.0, 11), (20.0, 12)]);
+        assert_eq!(b.drain(), &[(5.0, 13, 1), (5.0, 11, 1), (20.0, 12, 1)]);
         // A batch of first writes only (the fill) starts at time 0.
         let mut b = buffer(true, Rewrite::Hole);
         b.pages.extend([1, 2]);
         b.keys.extend([FIRST, FIRST]);
-        assert_eq!(b.drain(), &[(0.0, 1), (0.0, 2)]);
+        assert_eq!(b.drain(), &[(0.0, 1, 1), (0.0, 2, 1)]);
     }
 }

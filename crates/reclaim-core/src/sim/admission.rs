@@ -9,24 +9,21 @@ use crate::error::{Error, Result};
 use crate::placement::sort_buffer::exact_key;
 use crate::placement::sort_buffer::{self, FIRST};
 use crate::placement::{Gathered, Victim};
-use crate::policy::VictimPolicy;
 use crate::store::NONE;
 use crate::workload::Write;
 
 /// The ways a written page gets its slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Way {
-    /// A page takes its one slot in its stream's open segment as it is written.
+    /// A page takes its slots (one, or its size with `--sizes`) in its stream's open segment
+    /// as it is written.
     Direct,
-    /// A page takes its size in slots as it is written; one that does not fit in what is left
-    /// of the open segment seals it (Lomet & Luo §4.4).
-    Sized,
     /// Pages wait in their stream until a segment's worth has gathered, then take a free
     /// segment together; a rewrite of a waiting page takes it out (`streams = cache`,
     /// Stockmeyer §2.3).
     CacheStreams,
     /// User writes wait in the sort buffer, written out sorted when it is full (Lomet & Luo
-    /// §5.3); relocated pages are admitted directly (or sized).
+    /// §5.3); relocated pages are admitted directly.
     SortBuffer,
 }
 
@@ -57,89 +54,6 @@ impl Admission {
 }
 
 impl Simulator {
-    /// A user write off the one-slot path: it waits before it gets a slot (in a cache stream, or
-    /// in the sort buffer), or its page has a size.
-    #[inline(never)]
-    pub(super) fn store_write_deferred(&mut self, write: Write) -> Result<()> {
-        match self.admission.way {
-            Way::CacheStreams => self.store_write_pending(write),
-            Way::SortBuffer => self.store_write_buffered(write),
-            Way::Sized => self.store_write_sized(write),
-            Way::Direct => unreachable!("the direct way is `store_write`'s own"),
-        }
-    }
-
-    /// [`Self::store_write`] for a page of s slots (Lomet & Luo §4.4): a page that does not fit
-    /// in what is left of its stream's segment seals it, the rest of it unused, and goes to the
-    /// next; U counts slots.
-    pub(super) fn store_write_sized(&mut self, write: Write) -> Result<()> {
-        let page = write.page;
-        let size = self.store.size_of(page);
-        let pps = self.store.pps;
-        let s = self.route_user(write, self.store.page_map[page as usize]);
-        self.room_for(s, size)?;
-        // Opening may have cleaned and moved the page's current copy.
-        let old = self.store.page_map[page as usize];
-        let f = &mut self.placement.streams[s];
-        let slot = f.seg * pps + f.next;
-        f.next += size;
-        f.stamp = self.clocks.user_writes;
-        let full = f.next == pps;
-        if self.notes.on {
-            self.note_user_write(write, Some(s));
-        }
-        self.store.place_sized(page, slot);
-        if old != NONE {
-            self.invalidate_sized(old);
-        }
-        self.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += u64::from(size);
-        self.cleaning.streak = 0;
-        if full {
-            self.seal(s);
-            self.open_stream(s)?;
-        }
-        Ok(())
-    }
-
-    /// Gives user stream `s` an open segment with room for `size` slots, sealing the one it has
-    /// when the page does not fit. Opening may clean, and relocation into a stream shared with
-    /// user writes may fill the new segment in turn.
-    pub(super) fn room_for(&mut self, s: usize, size: u32) -> Result<()> {
-        loop {
-            let f = &self.placement.streams[s];
-            if f.seg != NONE && f.next + size <= self.store.pps {
-                return Ok(());
-            }
-            if f.seg != NONE {
-                self.seal(s);
-            }
-            self.open_stream(s)?;
-        }
-    }
-
-    /// [`Self::invalidate`] for a page of s slots: its segment loses them one at a time, each
-    /// told to the policy, so that every index sees valid counts fall by one.
-    pub(super) fn invalidate_sized(&mut self, slot: u32) {
-        let page = self.store.page_at(slot).expect("a page's slot holds it");
-        let size = self.store.size_of(page);
-        let (seg, sealed) = self.store.invalidate(slot);
-        self.store.live[seg as usize] -= 1;
-        let r = self.region_of(seg);
-        if sealed {
-            self.policies[r].on_invalidate(seg, slot, &self.store);
-        }
-        for _ in 1..size {
-            self.store.drop_slot(seg);
-            if sealed {
-                self.policies[r].on_invalidate(seg, NONE, &self.store);
-            }
-        }
-        if sealed && self.free_empty && self.store.valid[seg as usize] == self.store.tail_of(seg) {
-            self.release(seg, r);
-        }
-    }
-
     /// `sort-buffer`: a user write joins the buffer with its u_p2 (Lomet & Luo §5.2.2): a
     /// rewrite's is `old + ½·(u_now − old)`, old the u_p2 of its previous copy's segment (or of
     /// the buffered copy); a first write's is settled when the buffer is written; with
@@ -170,8 +84,6 @@ impl Simulator {
                 if let Some(moved) = buffer.drop_entry((old - self.admission.base) as usize) {
                     self.store.page_map[moved as usize] = old;
                 }
-            } else if self.store.sized() {
-                self.invalidate_sized(old);
             } else {
                 self.invalidate(old);
             }
@@ -183,8 +95,6 @@ impl Simulator {
         buffer.keys.push(key);
         if let Some(&size) = self.store.size.get(page as usize) {
             buffer.push_size(size);
-            // U counts slots; `count_waiting_write` counted one.
-            self.metrics.counters.user_writes += u64::from(size) - 1;
         }
         if buffer.is_full() {
             self.flush_buffer()?;
@@ -193,14 +103,15 @@ impl Simulator {
     }
 
     /// A user write that waits for its slot (cache stream or sort buffer) is counted: its
-    /// per-page notes, the user-write clock and counter, and the cleaner's progress.
+    /// per-page notes, the user-write clock, the counter (U counts slots) and the cleaner's
+    /// progress.
     #[inline]
     pub(super) fn count_waiting_write(&mut self, write: Write) {
         if self.notes.on {
             self.note_user_write(write, None);
         }
         self.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += 1;
+        self.metrics.counters.user_writes += u64::from(self.store.size_of(write.page));
         self.cleaning.streak = 0;
     }
 
@@ -220,69 +131,37 @@ impl Simulator {
         st.up2_sum / f64::from(st.up2_pages.max(1))
     }
 
-    /// Writes the full sort buffer out, a segment at a time through the user stream, in the
-    /// order [`sort_buffer::SortBuffer::drain`] gives; each segment takes the mean u_p2 of its
-    /// live pages. Opening each segment may clean (relocation goes to the GC stream, never to
-    /// the buffer's pages, which hold no slots).
+    /// Writes the full sort buffer out through the user stream, in the order
+    /// [`sort_buffer::SortBuffer::drain`] gives: each page into the stream's segment if it fits
+    /// and into the next one otherwise; a dead entry keeps its page's room (it takes invalid
+    /// slots). A segment takes the mean u_p2 of its live pages. Opening each segment may clean
+    /// (relocation goes to the GC stream, never to the buffer's pages, which hold no slots).
+    /// Without sizes a buffer is a whole number of segments and every one is filled and
+    /// sealed; with sizes the last stays open for the next batch unless it is full.
     pub(super) fn flush_buffer(&mut self) -> Result<()> {
-        if self.store.sized() {
-            return self.flush_buffer_sized();
-        }
-        let mut buffer = self.admission.buffer.take().expect("buffered");
-        let pps = self.store.pps as usize;
-        let result = buffer.drain().chunks(pps).try_for_each(|chunk| {
-            self.open_stream(sort_buffer::USER)?;
-            let f = &mut self.placement.streams[sort_buffer::USER];
-            debug_assert_eq!(f.next, 0);
-            let (seg, first) = (f.seg, f.seg * self.store.pps);
-            let (mut sum, mut live) = (0.0, 0u32);
-            for (i, &(key, page)) in chunk.iter().enumerate() {
-                if page != NONE {
-                    self.store.place(page, first + i as u32);
-                    sum += key;
-                    live += 1;
-                }
-            }
-            let f = &mut self.placement.streams[sort_buffer::USER];
-            f.next = chunk.len() as u32;
-            f.stamp = self.clocks.user_writes;
-            (f.up2_sum, f.up2_pages) = (sum, live);
-            debug_assert_eq!(seg, f.seg);
-            // A buffer is a whole number of segments: every chunk fills one.
-            self.seal(sort_buffer::USER);
-            Ok(())
-        });
-        self.admission.buffer = Some(buffer);
-        result
-    }
-
-    /// [`Self::flush_buffer`] for pages with sizes: the buffer's pages in its order, each into
-    /// the user stream's segment if it fits and into the next one otherwise; a hole keeps its
-    /// page's room. The last segment stays open for the next batch unless it is full.
-    pub(super) fn flush_buffer_sized(&mut self) -> Result<()> {
         const U: usize = sort_buffer::USER;
         let mut buffer = self.admission.buffer.take().expect("buffered");
         let pps = self.store.pps;
-        let result = buffer
-            .drain_sized()
-            .iter()
-            .try_for_each(|&(key, page, size)| {
-                let size = u32::from(size);
+        let result = buffer.drain().iter().try_for_each(|&(key, page, size)| {
+            let size = u32::from(size);
+            let f = &self.placement.streams[U];
+            if f.seg == NONE || f.next + size > pps {
                 self.room_for(U, size)?;
-                let f = &mut self.placement.streams[U];
-                let slot = f.seg * pps + f.next;
-                f.next += size;
-                f.stamp = self.clocks.user_writes;
-                if page != NONE {
-                    f.up2_sum += key;
-                    f.up2_pages += 1;
-                    self.store.place_sized(page, slot);
-                }
-                if self.placement.streams[U].next == pps {
-                    self.seal(U);
-                }
-                Ok(())
-            });
+            }
+            let f = &mut self.placement.streams[U];
+            let slot = f.seg * pps + f.next;
+            f.next += size;
+            f.stamp = self.clocks.user_writes;
+            if page != NONE {
+                f.up2_sum += key;
+                f.up2_pages += 1;
+                self.store.place(page, slot);
+            }
+            if self.placement.streams[U].next == pps {
+                self.seal(U);
+            }
+            Ok(())
+        });
         self.admission.buffer = Some(buffer);
         result
     }
@@ -418,50 +297,6 @@ impl Simulator {
         f.stamp = f.stamp.max(victim.stamp);
         f.dseq = f.dseq.max(victim.dseq);
         self.pend(s, page);
-        Ok(())
-    }
-
-    /// [`Self::append_run`] for pages with sizes: page by page, a page that does not fit in
-    /// what is left of the stream's segment sealing it and going to the next; G counts slots
-    /// (the victim's valid count, added when it was chosen).
-    #[cold]
-    #[inline(never)]
-    pub(super) fn append_run_sized(
-        &mut self,
-        s: usize,
-        pages: &[Gathered],
-        victim: &Victim,
-    ) -> Result<()> {
-        let pps = self.store.pps;
-        for g in pages {
-            let size = self.store.size_of(g.page);
-            let mut t = s;
-            if self.placement.streams[t].seg != NONE && self.placement.streams[t].next + size > pps
-            {
-                self.seal(t);
-            }
-            if self.placement.streams[t].seg == NONE {
-                t = self.open_gc(t)?;
-            }
-            if self.placement.streams[t].next + size > pps {
-                // `open_gc` named another stream of the region, its segment too full for the page.
-                self.seal(t);
-                t = self.open_gc(t)?;
-            }
-            if !self.store.up2.is_empty() {
-                self.key_relocated(t, std::slice::from_ref(g), victim);
-            }
-            let f = &mut self.placement.streams[t];
-            f.stamp = f.stamp.max(victim.stamp);
-            f.dseq = f.dseq.max(victim.dseq);
-            let slot = f.seg * pps + f.next;
-            f.next += size;
-            let full = f.next == pps;
-            self.store.place_sized(g.page, slot);
-            if full {
-                self.seal(t);
-            }
-        }
         Ok(())
     }
 

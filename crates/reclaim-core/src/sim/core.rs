@@ -97,20 +97,29 @@ impl Simulator {
         self.placement.regions[r].gc_streams.saturating_sub(1) as usize
     }
 
-    /// A user write reaching the store.
+    /// A user write reaching the store: a page of [`Store::size_of`] slots appended to its
+    /// stream's open segment, sealing it first when the page does not fit in what is left
+    /// (Lomet & Luo §4.4; U counts slots), then its old copy invalidated.
+    ///
+    /// [`Store::size_of`]: crate::store::Store::size_of
     #[inline]
     pub(super) fn store_write(&mut self, write: Write) -> Result<()> {
-        if self.admission.way != Way::Direct {
-            return self.store_write_deferred(write);
+        match self.admission.way {
+            Way::Direct => {}
+            Way::CacheStreams => return self.store_write_pending(write),
+            Way::SortBuffer => return self.store_write_buffered(write),
         }
-        let s = self.route_user(write, self.store.page_map[write.page as usize]);
-        if self.placement.streams[s].seg == NONE {
-            self.open_stream(s)?;
-        }
+        let page = write.page;
+        let size = self.store.size_of(page);
+        let s = self.route_user(write, self.store.page_map[page as usize]);
         let pps = self.store.pps;
+        let f = &self.placement.streams[s];
+        if f.seg == NONE || f.next + size > pps {
+            self.room_for(s, size)?;
+        }
         let f = &mut self.placement.streams[s];
         let slot = f.seg * pps + f.next;
-        f.next += 1;
+        f.next += size;
         f.stamp = self.clocks.user_writes;
         let full = f.next == pps;
         if f.next + VICTIM_LEAD == pps {
@@ -119,20 +128,36 @@ impl Simulator {
         if self.notes.on {
             self.note_user_write(write, Some(s));
         }
-        let page = write.page;
+        // Read after opening, which may have cleaned and moved the page's current copy.
         let old = self.store.page_map[page as usize];
         self.store.place(page, slot);
         if old != NONE {
             self.invalidate(old);
         }
         self.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += 1;
+        self.metrics.counters.user_writes += u64::from(size);
         self.cleaning.streak = 0;
         if full {
             self.seal(s);
             self.open_stream(s)?;
         }
         Ok(())
+    }
+
+    /// Gives user stream `s` an open segment with room for `size` slots, sealing the one it has
+    /// when the page does not fit, the rest of it unused. Opening may clean, and relocation
+    /// into a stream shared with user writes may fill the new segment in turn.
+    pub(super) fn room_for(&mut self, s: usize, size: u32) -> Result<()> {
+        loop {
+            let f = &self.placement.streams[s];
+            if f.seg != NONE && f.next + size <= self.store.pps {
+                return Ok(());
+            }
+            if f.seg != NONE {
+                self.seal(s);
+            }
+            self.open_stream(s)?;
+        }
     }
 
     /// The stream of a user write whose page's copy is at `old`, with the copy's age where the
@@ -204,16 +229,26 @@ impl Simulator {
         }
     }
 
-    /// Invalidates the page in `slot`, telling its region's policy when its segment is sealed
-    /// and freeing the segment at once when it empties under `free_empty`.
+    /// Invalidates the page whose first slot is `slot`, telling its region's policy when its
+    /// segment is sealed and freeing the segment at once when it empties under `free_empty`.
+    /// A page of s slots is taken off its segment one slot at a time, each told to the policy,
+    /// so that every index sees valid counts fall by one.
     #[inline]
     pub(super) fn invalidate(&mut self, slot: u32) {
-        let (seg, sealed) = self.store.invalidate(slot);
+        let (seg, sealed, size) = self.store.invalidate(slot);
         if sealed {
             let r = self.region_of(seg);
             self.policies[r].on_invalidate(seg, slot, &self.store);
-            if self.free_empty && self.store.valid[seg as usize] == 0 {
+            for _ in 1..size {
+                self.store.drop_slot(seg);
+                self.policies[r].on_invalidate(seg, NONE, &self.store);
+            }
+            if self.free_empty && self.store.valid[seg as usize] == self.store.tail_of(seg) {
                 self.release(seg, r);
+            }
+        } else {
+            for _ in 1..size {
+                self.store.drop_slot(seg);
             }
         }
     }
@@ -583,7 +618,9 @@ impl Simulator {
     }
 
     /// Appends relocated pages from one victim to stream `s`, sealing and opening segments as
-    /// they fill.
+    /// they fill: in runs as long as the segment has room for when every page takes one slot;
+    /// page by page with sizes, a page that does not fit sealing the segment (G counts slots:
+    /// the victim's valid count, added when it was chosen).
     #[inline]
     pub(super) fn append_run(
         &mut self,
@@ -591,22 +628,18 @@ impl Simulator {
         pages: &[Gathered],
         victim: &Victim,
     ) -> Result<()> {
-        match self.admission.way {
-            Way::CacheStreams => return self.append_pending(s, pages, victim),
-            Way::Sized => return self.append_run_sized(s, pages, victim),
-            Way::SortBuffer if self.store.sized() => {
-                return self.append_run_sized(s, pages, victim)
-            }
-            Way::Direct | Way::SortBuffer => {}
+        if self.admission.way == Way::CacheStreams {
+            return self.append_pending(s, pages, victim);
         }
         let pps = self.store.pps;
         let mut done = 0;
         while done < pages.len() {
-            let mut t = s;
-            if self.placement.streams[t].seg == NONE {
-                t = self.open_gc(t)?;
-            }
-            let n = ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done);
+            let t = self.gc_room(s, pages[done].page)?;
+            let n = if self.store.sized() {
+                1
+            } else {
+                ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done)
+            };
             if !self.store.up2.is_empty() {
                 self.key_relocated(t, &pages[done..done + n], victim);
             }
@@ -614,16 +647,40 @@ impl Simulator {
             f.stamp = f.stamp.max(victim.stamp);
             f.dseq = f.dseq.max(victim.dseq);
             let (seg, start) = (f.seg, f.next);
-            f.next += n as u32;
-            let full = f.next == pps;
-            self.store
-                .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
+            let taken =
+                self.store
+                    .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
+            let f = &mut self.placement.streams[t];
+            f.next += taken;
             done += n;
-            if full {
+            if f.next == pps {
                 self.seal(t);
             }
         }
         Ok(())
+    }
+
+    /// The stream relocated `page` goes to when its placement names GC stream `s`: `s`, given a
+    /// segment if it has none, sealed first if the page does not fit in what is left of its
+    /// segment (sizes); or another of its region's ([`Self::open_gc`]).
+    #[inline]
+    pub(super) fn gc_room(&mut self, s: usize, page: u32) -> Result<usize> {
+        let pps = self.store.pps;
+        let size = self.store.size_of(page);
+        let fits = |f: &Stream| f.next + size <= pps;
+        if self.placement.streams[s].seg != NONE && !fits(&self.placement.streams[s]) {
+            self.seal(s);
+        }
+        let mut t = s;
+        if self.placement.streams[t].seg == NONE {
+            t = self.open_gc(t)?;
+        }
+        if !fits(&self.placement.streams[t]) {
+            // `open_gc` named another stream of the region, its segment too full for the page.
+            self.seal(t);
+            t = self.open_gc(t)?;
+        }
+        Ok(t)
     }
 
     /// Gives GC stream `s` a segment, or names another stream of its region when the region has

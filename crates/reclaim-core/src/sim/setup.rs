@@ -148,14 +148,11 @@ fn admission(
             ));
         }
     }
-    // Cache streams go with neither the sort buffer nor sizes (`SimConfig::validate`); the
-    // buffer takes sized pages itself, and its relocated pages are appended sized.
+    // Cache streams go with neither the sort buffer nor sizes (`SimConfig::validate`).
     let way = if !waiting.is_empty() {
         Way::CacheStreams
     } else if buffer.is_some() {
         Way::SortBuffer
-    } else if config.sizes.is_some() {
-        Way::Sized
     } else {
         Way::Direct
     };

@@ -121,7 +121,7 @@ pub(crate) fn exercise<P: crate::policy::VictimPolicy>(
                     let old = store.page_map[page as usize];
                     store.place(page, seg * pps + i);
                     if old != NONE {
-                        let (s, sealed) = store.invalidate(old);
+                        let (s, sealed, _) = store.invalidate(old);
                         if sealed {
                             policy.on_invalidate(s, old, store);
                         }
