@@ -203,6 +203,29 @@ impl Metrics {
         }
     }
 
+    /// Counts a victim collected with `valid` valid slots, `tail` of them a tail no page fitted
+    /// in (counted as held, not written): one erase, `valid − tail` GC writes.
+    #[inline]
+    pub fn count_victim(&mut self, valid: u32, tail: u32) {
+        let c = &mut self.counters;
+        c.collected += 1;
+        c.erases += 1;
+        c.gc_writes += u64::from(valid - tail);
+        if valid == 0 {
+            c.emptied += 1;
+        }
+        self.victim_hist[valid as usize] += 1;
+    }
+
+    /// Adds the sealed segments' valid-count histogram at a cleaning epoch (just before a
+    /// victim is chosen).
+    #[inline]
+    pub fn count_epoch(&mut self, sealed_hist: &[u64]) {
+        for (acc, n) in self.segment_hist.iter_mut().zip(sealed_hist) {
+            *acc += n;
+        }
+    }
+
     /// Starts the measured phase.
     pub fn start(&mut self, erase_counts: &[u32], window: u64) {
         self.base = self.counters.clone();

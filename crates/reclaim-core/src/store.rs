@@ -318,6 +318,30 @@ impl Store {
         self.valid[s] += self.pps - filled;
     }
 
+    /// Records what segment `seg`, being sealed, keeps where it is kept: its destage number,
+    /// the stream that sealed it and its u_p2.
+    #[inline]
+    pub fn note_seal(&mut self, seg: u32, dseq: u64, by: u16, up2: f64) {
+        let s = seg as usize;
+        if let Some(d) = self.dseq.get_mut(s) {
+            *d = dseq;
+        }
+        if let Some(b) = self.sealed_by.get_mut(s) {
+            *b = by;
+        }
+        if let Some(u) = self.up2.get_mut(s) {
+            *u = up2;
+        }
+    }
+
+    /// The slot and segment of `page`'s current copy, or `None` for a page past the slots
+    /// (not written, or named by an entry past the physical pages: waiting for slots).
+    #[inline]
+    pub fn copy_of(&self, page: u32) -> Option<(u32, u32)> {
+        let slot = self.page_map[page as usize];
+        ((slot as usize) < self.reverse.len()).then(|| (slot, self.segment_of(slot)))
+    }
+
     /// Whether pages have sizes.
     #[inline]
     pub fn sized(&self) -> bool {

@@ -17,7 +17,7 @@ use crate::config::grammar::{string_serde, usages, Args, Info, Need};
 use crate::error::{Error, Result};
 use crate::policy::mdc::FreqSource;
 use crate::rng::SimRng;
-use crate::store::NONE;
+use crate::store::{SegState, Store, NONE};
 use crate::workload::{ClassShare, Write};
 
 /// An open segment being filled, or a stream waiting for one (`seg == NONE`).
@@ -56,6 +56,12 @@ impl Stream {
             up2_pages: 0,
         }
     }
+
+    /// The mean u_p2 of the pages written to the segment so far; `None` before the first.
+    #[inline]
+    pub fn mean_up2(&self) -> Option<f64> {
+        (self.up2_pages > 0).then(|| self.up2_sum / f64::from(self.up2_pages))
+    }
 }
 
 /// A region: segments owned by one class (or the whole device), with a quota of segments.
@@ -80,6 +86,20 @@ pub struct Victim {
     pub region: u16,
     /// Its u_p2 (0 when not kept).
     pub up2: f64,
+}
+
+impl Victim {
+    /// Sealed segment `seg` of region `region` as a victim, read before it is erased.
+    pub fn of(seg: u32, region: u16, store: &Store) -> Self {
+        let s = seg as usize;
+        Victim {
+            seg,
+            stamp: store.stamp[s],
+            dseq: store.dseq.get(s).copied().unwrap_or(0),
+            region,
+            up2: store.up2.get(s).copied().unwrap_or(0.0),
+        }
+    }
 }
 
 /// A live page gathered from a victim, to be rewritten.
@@ -441,6 +461,74 @@ impl Placement {
     /// Whether relocation needs each page's class (kept per page, from its last user write).
     pub fn needs_page_class(&self) -> bool {
         self.scheme.info().needs(Need::PageClass)
+    }
+
+    /// Free segments region `r` keeps for relocation: one per GC stream beyond the first.
+    #[inline]
+    pub fn reserve(&self, r: usize) -> usize {
+        self.regions[r].gc_streams.saturating_sub(1) as usize
+    }
+
+    /// Streams that hold an open segment.
+    pub fn open_streams(&self) -> usize {
+        self.streams.iter().filter(|f| f.seg != NONE).count()
+    }
+
+    /// The stream whose open segment is `seg`.
+    pub fn stream_of(&self, seg: u32) -> &Stream {
+        self.streams
+            .iter()
+            .find(|st| st.seg == seg)
+            .expect("an open segment belongs to a stream")
+    }
+
+    /// The age on the destage clock, now `now`, of the copy of a page at `old` that a write
+    /// replaces (Stockmeyer §2.3; see `age_sorted` for a copy in an open stream and a first
+    /// write): a sealed segment's age; 0 in a user stream; a GC stream's, from the largest
+    /// destage number among its contributors. Page-map entries from `base` up name a page
+    /// waiting in stream (entry − base) / pages per segment.
+    pub fn age_of(&self, store: &Store, base: u32, now: u64, old: u32) -> u64 {
+        if old == NONE {
+            return now;
+        }
+        let stream_age = |st: &Stream| {
+            if st.user {
+                0
+            } else {
+                now.saturating_sub(st.dseq)
+            }
+        };
+        if old >= base {
+            return stream_age(&self.streams[((old - base) / store.pps) as usize]);
+        }
+        let seg = store.segment_of(old);
+        if store.state[seg as usize] == SegState::Sealed {
+            now.saturating_sub(store.dseq[seg as usize])
+        } else {
+            stream_age(self.stream_of(seg))
+        }
+    }
+
+    /// The u_p2 of the segment holding `slot`: its own when sealed; while open, the mean of the
+    /// pages written to it so far (0 before the first).
+    pub fn up2_of_slot(&self, store: &Store, slot: u32) -> f64 {
+        let seg = store.segment_of(slot);
+        if store.state[seg as usize] == SegState::Sealed {
+            return store.up2[seg as usize];
+        }
+        self.stream_of(seg).mean_up2().unwrap_or(0.0)
+    }
+
+    /// Checks that the streams hold exactly the open segments.
+    pub fn check(&self, store: &Store) -> std::result::Result<(), String> {
+        let open = store.state.iter().filter(|s| **s == SegState::Open).count();
+        let streams = self.open_streams();
+        if open != streams {
+            return Err(format!(
+                "{open} open segments but {streams} streams hold one"
+            ));
+        }
+        Ok(())
     }
 }
 

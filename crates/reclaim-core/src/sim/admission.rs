@@ -8,9 +8,9 @@ use crate::config::FreqSource;
 use crate::error::{Error, Result};
 use crate::placement::sort_buffer::exact_key;
 use crate::placement::sort_buffer::{self, FIRST};
-use crate::placement::{Gathered, Victim};
-use crate::store::NONE;
-use crate::workload::Write;
+use crate::placement::{Gathered, Placement, Victim};
+use crate::store::{Store, NONE};
+use crate::workload::{Rate, Write};
 
 /// The ways a written page gets its slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,17 +51,42 @@ impl Admission {
             .map_or(0, |b| b.pages.iter().filter(|&&p| p != NONE).count());
         (streams + buffered) as u64
     }
-}
 
-impl Simulator {
-    /// `sort-buffer`: a user write joins the buffer with its u_p2 (Lomet & Luo §5.2.2): a
-    /// rewrite's is `old + ½·(u_now − old)`, old the u_p2 of its previous copy's segment (or of
-    /// the buffered copy); a first write's is settled when the buffer is written; with
-    /// `freq=exact` it is −2/rate (see `policy::mdc`). A full buffer is written out.
-    pub(super) fn store_write_buffered(&mut self, write: Write) -> Result<()> {
-        let page = write.page;
-        let old = self.store.page_map[page as usize];
-        let now = self.clocks.user_writes as f64;
+    /// Adds `page` to stream `t`'s waiting pages (fewer than a segment's worth wait), naming
+    /// its place in the page map.
+    #[inline]
+    pub fn pend(&mut self, t: usize, page: u32, store: &mut Store) {
+        let waiting = &mut self.waiting[t];
+        debug_assert!(waiting.len() < store.pps as usize);
+        store.page_map[page as usize] = self.base + t as u32 * store.pps + waiting.len() as u32;
+        waiting.push(page);
+    }
+
+    /// Takes the page at waiting place `at` out of its stream; the stream's last page takes its
+    /// place (order inside a segment carries no meaning).
+    #[inline]
+    pub fn unpend(&mut self, at: u32, store: &mut Store) {
+        let (t, i) = ((at - self.base) / store.pps, (at - self.base) % store.pps);
+        let waiting = &mut self.waiting[t as usize];
+        waiting.swap_remove(i as usize);
+        if let Some(&moved) = waiting.get(i as usize) {
+            store.page_map[moved as usize] = at;
+        }
+    }
+
+    /// The u_p2 a user write takes into the sort buffer at `now` [user writes] (Lomet & Luo
+    /// §5.2.2): with `freq=exact`, its rate's key (see `policy::mdc`); a first write's,
+    /// [`FIRST`] (settled when the buffer is written); a rewrite's, `old + ½·(now − old)`, old
+    /// the u_p2 of the previous copy (at `old`: in a segment, or in the buffer).
+    pub fn buffer_key(
+        &self,
+        (rate, old): (Rate, u32),
+        now: u64,
+        freq: FreqSource,
+        store: &Store,
+        placement: &Placement,
+    ) -> f64 {
+        let now = now as f64;
         let carried = |old: f64| {
             if old.is_nan() {
                 FIRST
@@ -69,34 +94,121 @@ impl Simulator {
                 old + 0.5 * (now - old)
             }
         };
-        let key = match (self.freq, old) {
-            (FreqSource::Exact, _) => exact_key(write.rate),
+        match (freq, old) {
+            (FreqSource::Exact, _) => exact_key(rate),
             (FreqSource::Estimate, NONE) => FIRST,
-            (FreqSource::Estimate, _) if old >= self.admission.base => {
-                let buffer = self.admission.buffer.as_ref().expect("buffered");
-                carried(buffer.keys[(old - self.admission.base) as usize])
+            (FreqSource::Estimate, _) if old >= self.base => {
+                let buffer = self.buffer.as_ref().expect("buffered");
+                carried(buffer.keys[(old - self.base) as usize])
             }
-            (FreqSource::Estimate, _) => carried(self.up2_of_slot(old)),
-        };
+            (FreqSource::Estimate, _) => carried(placement.up2_of_slot(store, old)),
+        }
+    }
+
+    /// Takes the buffered copy at `at` out of the buffer (dead in place, or replaced by the
+    /// last entry, whose page-map entry follows it).
+    pub fn unbuffer(&mut self, at: u32, store: &mut Store) {
+        let buffer = self.buffer.as_mut().expect("buffered");
+        if let Some(moved) = buffer.drop_entry((at - self.base) as usize) {
+            store.page_map[moved as usize] = at;
+        }
+    }
+
+    /// Adds `page` with its u_p2 `key` to the sort buffer, naming its place in the page map;
+    /// returns whether the buffer is full.
+    pub fn buffer_page(&mut self, page: u32, key: f64, store: &mut Store) -> bool {
+        let buffer = self.buffer.as_mut().expect("buffered");
+        store.page_map[page as usize] = self.base + buffer.pages.len() as u32;
+        buffer.pages.push(page);
+        buffer.keys.push(key);
+        if let Some(&size) = store.size.get(page as usize) {
+            buffer.push_size(size);
+        }
+        buffer.is_full()
+    }
+
+    /// Checks that no stream holds more than a segment's worth of waiting pages, that every
+    /// waiting page (in a stream or the buffer) maps to its place, and that no other page-map
+    /// entry names a waiting place.
+    pub fn check(&self, store: &Store) -> std::result::Result<(), String> {
+        let pps = store.pps;
+        let mut waiting = 0usize;
+        for (t, pages) in self.waiting.iter().enumerate() {
+            if pages.len() > pps as usize {
+                return Err(format!(
+                    "stream {t} holds {} waiting pages, more than a segment's worth",
+                    pages.len()
+                ));
+            }
+            for (i, &page) in pages.iter().enumerate() {
+                let at = self.base + t as u32 * pps + i as u32;
+                if store.page_map[page as usize] != at {
+                    return Err(format!(
+                        "page {page} waits in stream {t} at {i}, but maps to {}",
+                        store.page_map[page as usize]
+                    ));
+                }
+            }
+            waiting += pages.len();
+        }
+        if let Some(buffer) = &self.buffer {
+            if buffer.pages.len() >= buffer.capacity {
+                return Err(format!(
+                    "the sort buffer holds {} pages, its capacity is {}",
+                    buffer.pages.len(),
+                    buffer.capacity
+                ));
+            }
+            for (i, &page) in buffer.pages.iter().enumerate() {
+                if page == NONE {
+                    continue;
+                }
+                if store.page_map[page as usize] != self.base + i as u32 {
+                    return Err(format!(
+                        "page {page} is in the sort buffer at {i}, but maps to {}",
+                        store.page_map[page as usize]
+                    ));
+                }
+                waiting += 1;
+            }
+        }
+        let named = store
+            .page_map
+            .iter()
+            .filter(|&&e| e != NONE && e >= self.base)
+            .count();
+        if named != waiting {
+            return Err(format!(
+                "{named} pages map to a stream, {waiting} wait in one"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Simulator {
+    /// `sort-buffer`: a user write joins the buffer with its u_p2
+    /// ([`Admission::buffer_key`]), its previous copy taken out of a segment or of the buffer.
+    /// A full buffer is written out.
+    pub(super) fn store_write_buffered(&mut self, write: Write) -> Result<()> {
+        let page = write.page;
+        let old = self.store.page_map[page as usize];
+        let key = self.admission.buffer_key(
+            (write.rate, old),
+            self.clocks.user_writes,
+            self.freq,
+            &self.store,
+            &self.placement,
+        );
         if old != NONE {
             if old >= self.admission.base {
-                let buffer = self.admission.buffer.as_mut().expect("buffered");
-                if let Some(moved) = buffer.drop_entry((old - self.admission.base) as usize) {
-                    self.store.page_map[moved as usize] = old;
-                }
+                self.admission.unbuffer(old, &mut self.store);
             } else {
                 self.invalidate(old);
             }
         }
         self.count_waiting_write(write);
-        let buffer = self.admission.buffer.as_mut().expect("buffered");
-        self.store.page_map[page as usize] = self.admission.base + buffer.pages.len() as u32;
-        buffer.pages.push(page);
-        buffer.keys.push(key);
-        if let Some(&size) = self.store.size.get(page as usize) {
-            buffer.push_size(size);
-        }
-        if buffer.is_full() {
+        if self.admission.buffer_page(page, key, &mut self.store) {
             self.flush_buffer()?;
         }
         Ok(())
@@ -113,22 +225,6 @@ impl Simulator {
         self.clocks.user_writes += 1;
         self.metrics.counters.user_writes += u64::from(self.store.size_of(write.page));
         self.cleaning.streak = 0;
-    }
-
-    /// The u_p2 of the segment holding `slot`: its own when sealed; while open, the mean of the
-    /// pages written to it so far.
-    pub(super) fn up2_of_slot(&self, slot: u32) -> f64 {
-        let seg = self.store.segment_of(slot);
-        if self.store.state[seg as usize] == crate::store::SegState::Sealed {
-            return self.store.up2[seg as usize];
-        }
-        let st = self
-            .placement
-            .streams
-            .iter()
-            .find(|st| st.seg == seg)
-            .expect("an open segment belongs to a stream");
-        st.up2_sum / f64::from(st.up2_pages.max(1))
     }
 
     /// Writes the full sort buffer out through the user stream, in the order
@@ -176,7 +272,7 @@ impl Simulator {
         let s = self.route_user(write, old);
         if old != NONE {
             if old >= self.admission.base {
-                self.unpend(old);
+                self.admission.unpend(old, &mut self.store);
             } else {
                 self.invalidate(old);
             }
@@ -188,34 +284,8 @@ impl Simulator {
             self.flush_user(s)?;
         }
         self.placement.streams[s].stamp = self.clocks.user_writes - 1;
-        self.pend(s, page);
+        self.admission.pend(s, page, &mut self.store);
         Ok(())
-    }
-
-    /// Adds `page` to stream `t`'s waiting pages (there is room: fewer than a segment's worth).
-    #[inline]
-    pub(super) fn pend(&mut self, t: usize, page: u32) {
-        let waiting = &mut self.admission.waiting[t];
-        debug_assert!(waiting.len() < self.store.pps as usize);
-        self.store.page_map[page as usize] =
-            self.admission.base + t as u32 * self.store.pps + waiting.len() as u32;
-        waiting.push(page);
-    }
-
-    /// Takes the page at pending location `at` out of its stream; the stream's last page takes
-    /// its place (order inside a segment carries no meaning).
-    #[inline]
-    pub(super) fn unpend(&mut self, at: u32) {
-        let pps = self.store.pps;
-        let (t, i) = (
-            (at - self.admission.base) / pps,
-            (at - self.admission.base) % pps,
-        );
-        let waiting = &mut self.admission.waiting[t as usize];
-        waiting.swap_remove(i as usize);
-        if let Some(&moved) = waiting.get(i as usize) {
-            self.store.page_map[moved as usize] = at;
-        }
     }
 
     /// Writes stream `t`'s waiting pages, a segment's worth, into a free segment of its region
@@ -296,7 +366,7 @@ impl Simulator {
         let f = &mut self.placement.streams[s];
         f.stamp = f.stamp.max(victim.stamp);
         f.dseq = f.dseq.max(victim.dseq);
-        self.pend(s, page);
+        self.admission.pend(s, page, &mut self.store);
         Ok(())
     }
 

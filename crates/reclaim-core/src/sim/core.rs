@@ -1,33 +1,17 @@
 //! The core of the run loop, whole: a user write → its stream → seal → open → clean → append.
 
 use super::admission::Way;
+use super::cleaning::Cleaning;
 use super::prefetch::VICTIM_LEAD;
 use super::Simulator;
 use crate::cache::Access;
-use crate::config::{Gather, GcSpec, SortKey};
+use crate::config::{Gather, GcSpec};
 use crate::error::{Error, Result};
-use crate::placement::sort_buffer::exact_key;
-use crate::placement::sort_buffer::{self};
+use crate::placement::sort_buffer::{self, exact_key};
 use crate::placement::{Gathered, Relocation, Scheme, Stream, Victim};
 use crate::policy::VictimPolicy;
 use crate::store::NONE;
 use crate::workload::Write;
-
-/// `batch`, whose pages come in runs by victim (victim 0's, then 1's, …), rewritten into `out`
-/// with the runs in the victims' `order`: a stable sort of the pages by a key of their victim.
-fn runs_in_order(batch: &[Gathered], order: &[u32], out: &mut Vec<Gathered>) {
-    let mut start = vec![0usize; order.len() + 1];
-    for g in batch {
-        start[g.victim as usize + 1] += 1;
-    }
-    for v in 0..order.len() {
-        start[v + 1] += start[v];
-    }
-    out.clear();
-    for &v in order {
-        out.extend_from_slice(&batch[start[v as usize]..start[v as usize + 1]]);
-    }
-}
 
 impl Simulator {
     /// One workload write, through the write cache if there is one.
@@ -52,49 +36,37 @@ impl Simulator {
         self.store_write(write)
     }
 
+    /// The region that owns segment `seg`.
     #[inline]
     pub(super) fn region_of(&self, seg: u32) -> usize {
-        if self.seg_region.is_empty() {
-            0
-        } else {
-            self.seg_region[seg as usize] as usize
-        }
+        self.ownership.region_of(seg)
     }
 
-    /// Free segments of region `r`: the pool, or the region's quota less what it owns.
+    /// Free segments of region `r`.
     #[inline]
     pub(super) fn free(&self, r: usize) -> usize {
-        if self.seg_region.is_empty() {
-            self.store.free.len()
-        } else {
-            (self.placement.regions[r].quota - self.owned[r]) as usize
-        }
+        self.ownership.free(r, &self.store, &self.placement)
     }
 
-    /// The cleaner's stop when it cleans victim after victim without room for a user write,
-    /// with the count of where the segments beyond the data are.
+    /// Free segments region `r` keeps for relocation.
+    #[inline]
+    pub(super) fn reserve(&self, r: usize) -> usize {
+        self.placement.reserve(r)
+    }
+
+    /// The cleaner's stop when it cleans victim after victim without room for a user write.
     #[cold]
     pub(super) fn no_progress(&self) -> Error {
-        let g = &self.geometry;
-        let data = g.logical_pages.div_ceil(u64::from(g.pages_per_segment));
         let reserved: usize = (0..self.placement.regions.len())
             .map(|r| self.reserve(r))
             .sum();
-        Error::NoProgress {
-            victims: self.cleaning.streak,
-            logical_pages: g.logical_pages,
-            segments: g.segments,
-            pages_per_segment: g.pages_per_segment,
-            spare_segments: u64::from(g.segments).saturating_sub(data),
-            streams: self.placement.streams.len() as u32,
-            reserved: reserved as u32,
-        }
-    }
-
-    /// Free segments region `r` keeps for relocation: one per GC stream beyond the first.
-    #[inline]
-    pub(super) fn reserve(&self, r: usize) -> usize {
-        self.placement.regions[r].gc_streams.saturating_sub(1) as usize
+        let streams = self.placement.streams.len() as u32;
+        Cleaning::no_progress(
+            self.cleaning.streak,
+            &self.geometry,
+            streams,
+            reserved as u32,
+        )
     }
 
     /// A user write reaching the store: a page of [`Store::size_of`] slots appended to its
@@ -174,59 +146,24 @@ impl Simulator {
             .user_stream(&write, age, &mut self.rng)
     }
 
-    /// The age on the destage clock of the copy of a page at `old` that a write replaces
-    /// (Stockmeyer §2.3; see `placement::age_sorted` for a copy in an open stream and a first
-    /// write).
+    /// The age on the destage clock of the copy of a page at `old` that a write replaces.
     pub(super) fn track_age(&self, old: u32) -> u64 {
-        let now = self.clocks.destage;
-        if old == NONE {
-            return now;
-        }
-        let stream_age = |t: usize| {
-            let st = &self.placement.streams[t];
-            if st.user {
-                0
-            } else {
-                now.saturating_sub(st.dseq)
-            }
-        };
-        if old >= self.admission.base {
-            return stream_age(((old - self.admission.base) / self.store.pps) as usize);
-        }
-        let seg = self.store.segment_of(old);
-        if self.store.state[seg as usize] == crate::store::SegState::Sealed {
-            now.saturating_sub(self.store.dseq[seg as usize])
-        } else {
-            let t = self
-                .placement
-                .streams
-                .iter()
-                .position(|st| st.seg == seg)
-                .expect("an open segment belongs to a stream");
-            stream_age(t)
-        }
+        let (base, now) = (self.admission.base, self.clocks.destage);
+        self.placement.age_of(&self.store, base, now, old)
     }
 
-    /// The per-page metadata a user write updates, where kept: its class and its time.
+    /// The per-page metadata a user write updates, where kept: its class, its rate and its
+    /// time; and, MDC-opt without a sort buffer (the configuration allows no other case where
+    /// u_p2 is kept and a user write takes its slot at once), its key joins its stream's mean.
     #[cold]
     #[inline(never)]
     pub(super) fn note_user_write(&mut self, write: Write, stream: Option<usize>) {
         if let Some(s) = stream.filter(|_| !self.store.up2.is_empty()) {
-            // MDC-opt without a sort buffer (the configuration allows no other case where u_p2
-            // is kept and a user write takes its slot at once): its key joins its stream's mean.
             let f = &mut self.placement.streams[s];
             f.up2_sum += exact_key(write.rate);
             f.up2_pages += 1;
         }
-        if !self.notes.class.is_empty() {
-            self.notes.class[write.page as usize] = write.class;
-        }
-        if !self.notes.rate.is_empty() {
-            self.notes.rate[write.page as usize] = write.rate;
-        }
-        if !self.notes.written.is_empty() {
-            self.notes.written[write.page as usize] = self.clocks.user_writes;
-        }
+        self.notes.note(write, self.clocks.user_writes);
     }
 
     /// Invalidates the page whose first slot is `slot`, telling its region's policy when its
@@ -260,15 +197,14 @@ impl Simulator {
         self.policies[r].on_remove(seg, &self.store);
         self.store
             .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
-        self.owned[r] -= 1;
-        let c = &mut self.metrics.counters;
-        c.collected += 1;
-        c.emptied += 1;
-        c.erases += 1;
-        self.metrics.victim_hist[0] += 1;
+        self.ownership.give_back(r);
+        self.metrics.count_victim(0, 0);
     }
 
-    /// Seals stream `s`'s segment, stamping it on the named clocks.
+    /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
+    /// destage stream takes the destage counter, one closed from an FSC stream the largest
+    /// number among its contributors (Stockmeyer §2.3); its u_p2 is the mean of its pages'
+    /// (Lomet & Luo §5.2.2), the user-write clock when it has none.
     pub(super) fn seal(&mut self, s: usize) {
         let st = self.placement.streams[s];
         self.placement.streams[s] = Stream::closed(st.user, st.region);
@@ -277,27 +213,13 @@ impl Simulator {
             self.store.seal_tail(st.seg, st.next);
         }
         self.store.seal(st.seg, st.stamp);
-        if !self.store.dseq.is_empty() {
-            // Stockmeyer §2.3: a segment closed from a destage stream takes the counter; one
-            // closed from an FSC stream, the largest number among its contributors.
-            self.store.dseq[st.seg as usize] = if st.user {
-                self.clocks.destage
-            } else {
-                st.dseq
-            };
-        }
-        if !self.store.sealed_by.is_empty() {
-            self.store.sealed_by[st.seg as usize] = s as u16;
-        }
-
-        if !self.store.up2.is_empty() {
-            // Lomet & Luo §5.2.2: a segment's u_p2 is the mean of its pages'.
-            self.store.up2[st.seg as usize] = if st.up2_pages == 0 {
-                self.clocks.user_writes as f64
-            } else {
-                st.up2_sum / f64::from(st.up2_pages)
-            };
-        }
+        let dseq = if st.user {
+            self.clocks.destage
+        } else {
+            st.dseq
+        };
+        let up2 = st.mean_up2().unwrap_or(self.clocks.user_writes as f64);
+        self.store.note_seal(st.seg, dseq, s as u16, up2);
         let r = self.region_of(st.seg);
         if st.user {
             self.clocks.destage += 1;
@@ -315,10 +237,7 @@ impl Simulator {
             .open()
             .expect("a region's free segments are in the pool");
         let r = self.placement.streams[s].region;
-        if !self.seg_region.is_empty() {
-            self.seg_region[seg as usize] = r;
-        }
-        self.owned[r as usize] += 1;
+        self.ownership.take(seg, r);
         self.placement.streams[s] = Stream {
             seg,
             ..Stream::closed(self.placement.streams[s].user, r)
@@ -410,28 +329,14 @@ impl Simulator {
             if self.cleaning.streak > self.cleaning.streak_limit {
                 return Err(self.no_progress());
             }
-            for (acc, n) in self
-                .metrics
-                .segment_hist
-                .iter_mut()
-                .zip(&self.store.sealed_hist)
-            {
-                *acc += n;
-            }
+            self.metrics.count_epoch(&self.store.sealed_hist);
             let Some(victim) = self.policies[r].select(&self.store, &self.clocks, &mut self.rng)
             else {
                 if partial && i > 0 {
                     break;
                 }
-                return Err(Error::NoVictim {
-                    free: self.store.free.len(),
-                    open: self
-                        .placement
-                        .streams
-                        .iter()
-                        .filter(|f| f.seg != NONE)
-                        .count(),
-                });
+                let (free, open) = (self.store.free.len(), self.placement.open_streams());
+                return Err(Error::NoVictim { free, open });
             };
             self.store.prefetch_victim(victim);
             // A policy's index must hold only sealed segments (`on_remove` keeps it so).
@@ -440,32 +345,20 @@ impl Simulator {
                 crate::store::SegState::Sealed,
                 "the victim policy chose segment {victim}, which is not sealed"
             );
-            let valid = self.store.valid[victim as usize];
-            let c = &mut self.metrics.counters;
-            c.collected += 1;
-            c.erases += 1;
             // With sizes, a tail no page fitted in is counted as held, and is not written.
-            c.gc_writes += u64::from(valid - self.store.tail_of(victim));
-            if valid == 0 {
-                c.emptied += 1;
-            }
-            self.metrics.victim_hist[valid as usize] += 1;
-            let v = victim as usize;
+            let valid = self.store.valid[victim as usize];
+            self.metrics.count_victim(valid, self.store.tail_of(victim));
             let index = self.cleaning.victims.len() as u32;
-            self.cleaning.victims.push(Victim {
-                seg: victim,
-                stamp: self.store.stamp[v],
-                dseq: self.store.dseq.get(v).copied().unwrap_or(0),
-                region: r as u16,
-                up2: self.store.up2.get(v).copied().unwrap_or(0.0),
-            });
-            self.store.erase_with(victim, |page| {
-                batch.push(Gathered {
-                    page,
-                    victim: index,
-                });
-            });
-            self.owned[r] -= 1;
+            self.cleaning
+                .victims
+                .push(Victim::of(victim, r as u16, &self.store));
+            let gathered = |page| Gathered {
+                page,
+                victim: index,
+            };
+            self.store
+                .erase_with(victim, |page| batch.push(gathered(page)));
+            self.ownership.give_back(r);
         }
         Ok(())
     }
@@ -482,38 +375,11 @@ impl Simulator {
             self.cleaning.batch = batch;
             return Err(e);
         }
-        if let GcSpec::Batch { sort, .. } = self.cleaning.gc {
-            let victims = &self.cleaning.victims;
-            match sort {
-                SortKey::None => {}
-                SortKey::Stamp => batch.sort_by_key(|g| victims[g.victim as usize].stamp),
-                SortKey::Dseq => batch.sort_by_key(|g| victims[g.victim as usize].dseq),
-                SortKey::Written => {
-                    let written = &self.notes.written;
-                    batch.sort_by_key(|g| written[g.page as usize]);
-                }
-                SortKey::Up2 if self.notes.rate.is_empty() => {
-                    // Every page of a victim has its u_p2: sort the victims, not the pages.
-                    let mut order: Vec<u32> = (0..victims.len() as u32).collect();
-                    order.sort_by(|&a, &b| {
-                        victims[a as usize].up2.total_cmp(&victims[b as usize].up2)
-                    });
-                    let mut sorted = std::mem::take(&mut self.cleaning.sorted);
-                    runs_in_order(&batch, &order, &mut sorted);
-                    std::mem::swap(&mut batch, &mut sorted);
-                    self.cleaning.sorted = sorted;
-                }
-                SortKey::Up2 => {
-                    let rate = &self.notes.rate;
-                    batch.sort_by(|a, b| {
-                        exact_key(rate[a.page as usize])
-                            .total_cmp(&exact_key(rate[b.page as usize]))
-                    });
-                }
-            }
-            if sort == SortKey::Up2 {
-                self.continue_open_segment(&mut batch);
-            }
+        if let GcSpec::Batch { .. } = self.cleaning.gc {
+            let gc_stream = self.placement.streams.get(sort_buffer::GC);
+            let open = gc_stream.copied().unwrap_or(Stream::closed(false, 0));
+            self.cleaning
+                .sort(&mut batch, &self.notes.written, &self.notes.rate, &open);
         }
         self.placement.scheme.arrange(
             &mut batch,
@@ -546,31 +412,6 @@ impl Simulator {
         }
         self.cleaning.batch = batch;
         result
-    }
-
-    /// A batch sorted by u_p2 is written from the end whose keys are nearer the GC stream's open
-    /// segment's, so that the segment is filled with pages like those it holds rather than
-    /// mixing the batch's two extremes (Lomet & Luo §5.3 sort, but do not say in which
-    /// direction).
-    pub(super) fn continue_open_segment(&self, batch: &mut [Gathered]) {
-        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
-            return;
-        };
-        let st = &self.placement.streams[sort_buffer::GC];
-        if st.seg == NONE || st.up2_pages == 0 {
-            return;
-        }
-        let key = |g: &Gathered| {
-            if self.notes.rate.is_empty() {
-                self.cleaning.victims[g.victim as usize].up2
-            } else {
-                exact_key(self.notes.rate[g.page as usize])
-            }
-        };
-        let open = st.up2_sum / f64::from(st.up2_pages);
-        if (key(last) - open).abs() < (key(first) - open).abs() {
-            batch.reverse();
-        }
     }
 
     /// Relocates `pages`, all of `victim`, routing them as a run where the scheme can (see

@@ -16,18 +16,19 @@
 
 use crate::cache::Cache;
 use crate::clocks::Clocks;
-use crate::config::{FreqSource, GcSpec, SimConfig};
+use crate::config::{FreqSource, SimConfig};
 use crate::geometry::Geometry;
 use crate::metrics::Metrics;
-use crate::placement::{Gathered, Placement, Victim};
+use crate::placement::Placement;
 use crate::policy::Policy;
 use crate::rng::SimRng;
 use crate::store::Store;
 use crate::workload::{Rate, Workload, Write};
 
 mod admission;
-mod check;
+mod cleaning;
 mod core;
+mod ownership;
 mod plan;
 mod prefetch;
 mod setup;
@@ -35,6 +36,8 @@ mod setup;
 mod tests;
 
 pub use admission::{Admission, Way};
+use cleaning::Cleaning;
+use ownership::Ownership;
 pub use plan::Phase;
 use plan::AHEAD;
 pub use setup::{class_shares, region_quotas};
@@ -47,10 +50,8 @@ pub struct Simulator {
     placement: Placement,
     /// One victim policy per region.
     policies: Vec<Policy>,
-    /// Region of each segment (empty with one region).
-    seg_region: Vec<u16>,
-    /// Segments owned (open or sealed) per region.
-    owned: Vec<u32>,
+    /// Which region owns each segment.
+    ownership: Ownership,
     /// How written pages get their slots, and the pages that wait.
     admission: Admission,
     /// What a user write notes of its page.
@@ -85,6 +86,23 @@ struct PageNotes {
     rate: Vec<Rate>,
 }
 
+impl PageNotes {
+    /// Notes a user write of `write` at `now` [user writes] where kept.
+    #[inline]
+    fn note(&mut self, write: Write, now: u64) {
+        let page = write.page as usize;
+        if let Some(c) = self.class.get_mut(page) {
+            *c = write.class;
+        }
+        if let Some(r) = self.rate.get_mut(page) {
+            *r = write.rate;
+        }
+        if let Some(w) = self.written.get_mut(page) {
+            *w = now;
+        }
+    }
+}
+
 /// Where the user writes come from.
 struct Source {
     workload: Workload,
@@ -100,21 +118,6 @@ struct Source {
     /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
     /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
     warm_skips: Vec<bool>,
-}
-
-/// The cleaner's trigger, its batch and its progress check.
-struct Cleaning {
-    gc: GcSpec,
-    /// Live pages of the current cleaning batch and their victims.
-    batch: Vec<Gathered>,
-    /// Scratch: the batch sorted by its victims' u_p2.
-    sorted: Vec<Gathered>,
-    /// Scratch: the streams of a victim's run of pages (`route_pages`).
-    run_streams: Vec<u32>,
-    victims: Vec<Victim>,
-    /// Victims cleaned since the last user write.
-    streak: u64,
-    streak_limit: u64,
 }
 
 /// Where the run is and how far it goes.
@@ -162,6 +165,17 @@ impl Simulator {
         self.clocks
     }
 
+    /// Checks the engine's invariants: the store's ([`Store::check`]), that the streams hold
+    /// exactly the open segments, that every page waiting for slots maps to its place, and
+    /// that with regions each owns exactly its segments, within quota. The property tests call
+    /// it after every step.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        self.store.check()?;
+        self.placement.check(&self.store)?;
+        self.admission.check(&self.store)?;
+        self.ownership.check(&self.store, &self.placement)
+    }
+
     /// The write cache, if any.
     pub fn cache(&self) -> Option<&Cache> {
         self.cache.as_ref()
@@ -174,14 +188,7 @@ impl Simulator {
 
     /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
     pub fn progress(&self) -> (u64, u64) {
-        let fill = if self.config.warmup.fill {
-            self.geometry.logical_pages
-        } else {
-            0
-        };
-        (
-            self.plan.issued,
-            fill + self.plan.warmup_writes + self.plan.prefix_writes + self.plan.measured_writes,
-        )
+        let fill = u64::from(self.config.warmup.fill) * self.geometry.logical_pages;
+        self.plan.progress(fill)
     }
 }

@@ -3,13 +3,14 @@
 
 use std::time::Instant;
 
-use super::{Plan, Simulator};
+use super::{Plan, Simulator, Source};
 use crate::config::FreqSource;
 use crate::config::{Amount, SimConfig};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::limits;
-use crate::metrics::SimResult;
+use crate::metrics::{Metrics, SimResult};
+use crate::rng::SimRng;
 use crate::store::prefetch;
 use crate::workload::{Rate, Write};
 
@@ -47,6 +48,19 @@ impl Phase {
             Phase::Measure(measured)
         }
     }
+}
+
+/// A piece of a run's work: workload writes of one phase.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Work {
+    /// The fill's next `n` pages from `from`.
+    Fill { from: u64, n: u64 },
+    /// `n` warm-up writes.
+    Warmup(u64),
+    /// `n` trace-prefix writes.
+    Prefix(u64),
+    /// `n` measured writes, inside one window.
+    Measure(u64),
 }
 
 impl Plan {
@@ -89,6 +103,131 @@ impl Plan {
             issued: 0,
         })
     }
+
+    /// The next piece of work of at most `budget` writes (> 0), passing the phases that are
+    /// over: the measurement starts after the last unmeasured write and its last, partial
+    /// window is closed after the last measured one. `None` when the run is done.
+    pub(super) fn next(
+        &mut self,
+        budget: u64,
+        logical: u64,
+        metrics: &mut Metrics,
+        erase_counts: &[u32],
+    ) -> Option<Work> {
+        loop {
+            match self.phase {
+                Phase::Fill(from) => {
+                    return Some(Work::Fill {
+                        from,
+                        n: budget.min(logical - from),
+                    })
+                }
+                Phase::Warmup(0) => self.phase = Phase::Prefix(self.prefix_writes),
+                Phase::Warmup(left) => return Some(Work::Warmup(budget.min(left))),
+                Phase::Prefix(0) => {
+                    self.phase = Phase::Measure(self.measured_writes);
+                    metrics.start(erase_counts, self.window);
+                }
+                Phase::Prefix(left) => return Some(Work::Prefix(budget.min(left))),
+                Phase::Measure(0) => {
+                    if self.window_left < self.window {
+                        metrics.close_window();
+                    }
+                    self.phase = Phase::Done;
+                }
+                Phase::Measure(left) => {
+                    return Some(Work::Measure(budget.min(left).min(self.window_left)))
+                }
+                Phase::Done => return None,
+            }
+        }
+    }
+
+    /// `work` is done: the phase and the window advance (a full window is closed); returns
+    /// its writes.
+    pub(super) fn done(&mut self, work: Work, logical: u64, metrics: &mut Metrics) -> u64 {
+        let n = match work {
+            Work::Fill { n, .. } | Work::Warmup(n) | Work::Prefix(n) | Work::Measure(n) => n,
+        };
+        self.issued += n;
+        self.phase = match self.phase {
+            Phase::Fill(from) if from + n == logical => Phase::Warmup(self.warmup_writes),
+            Phase::Fill(from) => Phase::Fill(from + n),
+            Phase::Warmup(left) => Phase::Warmup(left - n),
+            Phase::Prefix(left) => Phase::Prefix(left - n),
+            Phase::Measure(left) => {
+                self.window_left -= n;
+                if self.window_left == 0 {
+                    metrics.close_window();
+                    self.window_left = self.window;
+                }
+                Phase::Measure(left - n)
+            }
+            Phase::Done => Phase::Done,
+        };
+        n
+    }
+
+    /// Workload writes done and to do over the whole run (the fill of `fill` pages, warm-up,
+    /// prefix and measured phase).
+    pub(super) fn progress(&self, fill: u64) -> (u64, u64) {
+        let total = fill + self.warmup_writes + self.prefix_writes + self.measured_writes;
+        (self.issued, total)
+    }
+}
+
+impl Source {
+    /// The fill's write of `page`, with its class and, with `freq=exact`, its rate.
+    fn fill_write(&self, page: u32, freq: FreqSource) -> Write {
+        Write {
+            page,
+            class: self.workload.class_of(page),
+            rate: if freq == FreqSource::Exact {
+                self.workload.rate_of(page)
+            } else {
+                Rate::UNKNOWN
+            },
+        }
+    }
+
+    /// A write of the trace's uniform warm-up, drawn with the run's `rng`; `None` for a page
+    /// the warm-up leaves alone (under `regions`, of a class the trace never writes).
+    fn warm_write(&mut self, rng: &mut SimRng) -> Option<Write> {
+        let warm = self.warm_workload.as_mut().expect("a warm-up workload");
+        let page = warm.next(rng).page;
+        let class = self.workload.class_of(page);
+        let skip = self.warm_skips.get(usize::from(class)).copied();
+        (!skip.unwrap_or(false)).then(|| Write::new(page, class))
+    }
+
+    /// Draws the first [`AHEAD`] writes, their page-map entries prefetched, before the first
+    /// workload write.
+    fn prime(&mut self, page_map: &[u32]) {
+        if self.ahead_at == NOT_DRAWN {
+            for k in 0..AHEAD {
+                let w = self.workload.next(&mut self.workload_rng);
+                prefetch(&page_map[w.page as usize]);
+                self.ahead[k] = w;
+            }
+            self.ahead_at = 0;
+        }
+    }
+
+    /// The next workload write: the oldest drawn ahead, the next drawn into its place with its
+    /// page-map entry prefetched (the hot loop's main cache miss); with the pages of the writes
+    /// half and a quarter of [`AHEAD`] ahead of it, for the next stages of prefetching.
+    #[inline]
+    fn draw(&mut self, page_map: &[u32]) -> (Write, u32, u32) {
+        let i = self.ahead_at;
+        let w = self.ahead[i];
+        let next = self.workload.next(&mut self.workload_rng);
+        prefetch(&page_map[next.page as usize]);
+        self.ahead[i] = next;
+        self.ahead_at = (i + 1) % AHEAD;
+        let half = self.ahead[(i + AHEAD / 2) % AHEAD].page;
+        let quarter = self.ahead[(i + AHEAD / 4) % AHEAD].page;
+        (w, half, quarter)
+    }
 }
 
 impl Simulator {
@@ -100,99 +239,36 @@ impl Simulator {
 
     /// Performs up to `budget` workload writes; returns whether writes remain.
     pub fn step(&mut self, mut budget: u64) -> Result<bool> {
+        let logical = self.geometry.logical_pages;
         while budget > 0 {
-            match self.plan.phase {
-                Phase::Fill(next) => {
-                    let n = budget.min(self.geometry.logical_pages - next);
-                    // The fill places the data (Stockmeyer §2.3: "all tracks are placed into
-                    // segments in sequential order"); it does not pass the write cache.
-                    for page in next..next + n {
-                        let page = page as u32;
-                        self.store_write(Write {
-                            page,
-                            class: self.source.workload.class_of(page),
-                            rate: if self.freq == FreqSource::Exact {
-                                self.source.workload.rate_of(page)
-                            } else {
-                                Rate::UNKNOWN
-                            },
-                        })?;
-                    }
-                    self.plan.issued += n;
-                    budget -= n;
-                    let next = next + n;
-                    if next == self.geometry.logical_pages {
-                        self.plan.phase = Phase::Warmup(self.plan.warmup_writes);
-                    } else {
-                        self.plan.phase = Phase::Fill(next);
-                    }
-                }
-                Phase::Warmup(left) => {
-                    if left == 0 {
-                        self.plan.phase = Phase::Prefix(self.plan.prefix_writes);
-                        continue;
-                    }
-                    let n = budget.min(left);
-                    if let Some(mut w) = self.source.warm_workload.take() {
-                        let r = (0..n).try_for_each(|_| {
-                            let page = w.next(&mut self.rng).page;
-                            let class = self.source.workload.class_of(page);
-                            if self
-                                .source
-                                .warm_skips
-                                .get(usize::from(class))
-                                .copied()
-                                .unwrap_or(false)
-                            {
-                                return Ok(());
-                            }
-                            self.user_write(Write::new(page, class))
-                        });
-                        self.source.warm_workload = Some(w);
-                        r?;
-                    } else {
-                        self.workload_writes(n)?;
-                    }
-                    self.plan.issued += n;
-                    budget -= n;
-                    self.plan.phase = Phase::Warmup(left - n);
-                }
-                Phase::Prefix(left) => {
-                    if left == 0 {
-                        self.plan.phase = Phase::Measure(self.plan.measured_writes);
-                        self.metrics
-                            .start(&self.store.erase_count, self.plan.window);
-                        continue;
-                    }
-                    let n = budget.min(left);
-                    self.workload_writes(n)?;
-                    self.plan.issued += n;
-                    budget -= n;
-                    self.plan.phase = Phase::Prefix(left - n);
-                }
-                Phase::Measure(left) => {
-                    if left == 0 {
-                        if self.plan.window_left < self.plan.window {
-                            self.metrics.close_window();
+            let metrics = &mut self.metrics;
+            let Some(work) = self
+                .plan
+                .next(budget, logical, metrics, &self.store.erase_count)
+            else {
+                return Ok(false);
+            };
+            match work {
+                // The fill places the data (Stockmeyer §2.3: "all tracks are placed into
+                // segments in sequential order"); it does not pass the write cache.
+                Work::Fill { from, n } => (from..from + n).try_for_each(|page| {
+                    self.store_write(self.source.fill_write(page as u32, self.freq))
+                })?,
+                Work::Warmup(n) if self.source.warm_workload.is_some() => {
+                    for _ in 0..n {
+                        if let Some(w) = self.source.warm_write(&mut self.rng) {
+                            self.user_write(w)?;
                         }
-                        self.plan.phase = Phase::Done;
-                        continue;
                     }
-                    let n = budget.min(left).min(self.plan.window_left);
+                }
+                Work::Warmup(n) | Work::Prefix(n) => self.workload_writes(n)?,
+                Work::Measure(n) => {
                     let t = Instant::now();
                     self.workload_writes(n)?;
                     self.plan.seconds += t.elapsed().as_secs_f64();
-                    self.plan.issued += n;
-                    budget -= n;
-                    self.plan.window_left -= n;
-                    if self.plan.window_left == 0 {
-                        self.metrics.close_window();
-                        self.plan.window_left = self.plan.window;
-                    }
-                    self.plan.phase = Phase::Measure(left - n);
                 }
-                Phase::Done => return Ok(false),
             }
+            budget -= self.plan.done(work, logical, &mut self.metrics);
         }
         Ok(self.plan.phase != Phase::Done)
     }
@@ -213,32 +289,19 @@ impl Simulator {
         )
     }
 
+    /// `n` workload writes, drawn ahead so that their page-map entries, their old copies'
+    /// entries and the policy's index entries are prefetched in three stages.
     pub(super) fn workload_writes(&mut self, n: u64) -> Result<()> {
         if self.cache.is_some() {
             return self.workload_writes_cached(n);
         }
-        // Writes are drawn a few ahead and their pages' page-map entries prefetched: the
-        // page-map lookup is the hot loop's main cache miss.
-        if self.source.ahead_at == NOT_DRAWN {
-            for k in 0..AHEAD {
-                let w = self.source.workload.next(&mut self.source.workload_rng);
-                prefetch(&self.store.page_map[w.page as usize]);
-                self.source.ahead[k] = w;
-            }
-            self.source.ahead_at = 0;
-        }
+        self.source.prime(&self.store.page_map);
         for _ in 0..n {
-            // The oldest write is taken and the next drawn into its place, the newest.
-            let i = self.source.ahead_at;
-            let w = self.source.ahead[i];
-            let next = self.source.workload.next(&mut self.source.workload_rng);
-            prefetch(&self.store.page_map[next.page as usize]);
-            self.source.ahead[i] = next;
-            self.source.ahead_at = (i + 1) % AHEAD;
-            // Second stage: a page whose page-map entry has arrived by now.
-            self.prefetch_old_copy(self.source.ahead[(i + AHEAD / 2) % AHEAD].page, false);
-            // Third stage: the policy's entries found through what the second brought.
-            self.prefetch_index_entry(self.source.ahead[(i + AHEAD / 4) % AHEAD].page);
+            let (w, half, quarter) = self.source.draw(&self.store.page_map);
+            // Second stage: a page whose page-map entry has arrived by now; third: the
+            // policy's entries found through what the second brought.
+            self.prefetch_old_copy(half, false);
+            self.prefetch_index_entry(quarter);
             self.user_write(w)?;
         }
         Ok(())
@@ -254,11 +317,8 @@ impl Simulator {
         let ages = !self.store.dseq.is_empty();
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
-            let (near, far) = self
-                .cache
-                .as_ref()
-                .expect("called with a cache")
-                .lru_pages(1, 2);
+            let cache = self.cache.as_ref().expect("called with a cache");
+            let (near, far) = cache.lru_pages(1, 2);
             if let Some(page) = far {
                 prefetch(&self.store.page_map[page as usize]);
             }

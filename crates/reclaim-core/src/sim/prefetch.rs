@@ -16,7 +16,7 @@ impl Simulator {
     /// past the slots (not written, or waiting in a stream, `streams = cache`) has none.
     #[inline]
     pub(super) fn prefetch_old_copy(&self, page: u32, ages: bool) {
-        if let Some((slot, seg)) = self.old_copy(page) {
+        if let Some((slot, seg)) = self.store.copy_of(page) {
             self.store.prefetch_held(slot);
             prefetch(&self.store.valid[seg as usize]);
             prefetch(&self.store.state[seg as usize]);
@@ -32,17 +32,9 @@ impl Simulator {
     /// valid count and index position (brought by [`Self::prefetch_old_copy`]).
     #[inline]
     pub(super) fn prefetch_index_entry(&self, page: u32) {
-        if let Some((_, seg)) = self.old_copy(page) {
+        if let Some((_, seg)) = self.store.copy_of(page) {
             self.policies[self.region_of(seg)].prefetch_entry(seg, &self.store);
         }
-    }
-
-    /// The slot and segment of `page`'s current copy, or `None` for a page past the slots (not
-    /// written, or waiting in a stream).
-    #[inline]
-    pub(super) fn old_copy(&self, page: u32) -> Option<(u32, u32)> {
-        let slot = self.store.page_map[page as usize];
-        ((slot as usize) < self.store.reverse.len()).then(|| (slot, self.store.segment_of(slot)))
     }
 
     /// Stream `s` is a few user writes from full, when sealing it may call the cleaner: the

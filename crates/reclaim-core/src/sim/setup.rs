@@ -7,12 +7,11 @@ use rand::SeedableRng;
 
 use super::admission::{Admission, Way};
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
-use super::{Cleaning, PageNotes, Plan, Simulator, Source};
+use super::{Cleaning, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::{
-    FreqSource, GcSpec, PlacementSpec, PolicySpec, RegionSpare, SimConfig, SortKey, StreamMode,
-    WorkloadSpec,
+    FreqSource, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode, WorkloadSpec,
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
@@ -164,18 +163,6 @@ fn admission(
     })
 }
 
-/// Victims cleaned in a row without room for a user write after which the cleaner stops with
-/// [`Error::NoProgress`]: 2n + the batch's victims, enough for any policy that chooses by
-/// valid count or age to reach a segment with room if one exists. A policy that draws its
-/// candidates at random (`random`, `d-choices`, `gra`) can miss the segments with room by
-/// chance: with one such segment among m ≤ n sealed, L draws all miss it with probability
-/// (1 − 1/m)^L < e^(−L/n), so for it the limit is 40n (a chance of e^(−40), about 4·10⁻¹⁸,
-/// against a true stall).
-fn streak_limit(policy: &PolicySpec, n: u32, victims: u64) -> u64 {
-    let per_segment = if policy.draws_at_random() { 40 } else { 2 };
-    per_segment * u64::from(n) + victims
-}
-
 /// What a run needs beyond the page map and the valid counts, derived once from its
 /// configuration: the memory check counts it, and the allocations follow it.
 #[allow(clippy::struct_excessive_bools)] // each a separate need, read once at setup
@@ -294,9 +281,9 @@ impl Simulator {
             placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
         }
         let regions = placement.regions.len();
-        let (victims, sort) = match config.gc {
-            GcSpec::Batch { victims, sort, .. } => (u64::from(victims), sort),
-            _ => (1, SortKey::None),
+        let sort = match config.gc {
+            GcSpec::Batch { sort, .. } => sort,
+            _ => SortKey::None,
         };
         let freq = config.freq();
         let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some(), sort);
@@ -313,12 +300,7 @@ impl Simulator {
             policies: (0..regions)
                 .map(|_| Policy::new(&config.policy, &geometry))
                 .collect(),
-            seg_region: if regions > 1 {
-                vec![0; n as usize]
-            } else {
-                Vec::new()
-            },
-            owned: vec![0; regions],
+            ownership: Ownership::new(regions, n),
             notes: needs.notes(logical),
             admission,
             freq,
@@ -339,15 +321,7 @@ impl Simulator {
                 warm_workload,
             },
             rng,
-            cleaning: Cleaning {
-                gc: config.gc,
-                batch: Vec::with_capacity(pps as usize),
-                sorted: Vec::new(),
-                run_streams: Vec::with_capacity(pps as usize),
-                victims: Vec::new(),
-                streak: 0,
-                streak_limit: streak_limit(&config.policy, n, victims),
-            },
+            cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
             clocks: Clocks::default(),
             plan,
             config: config.clone(),
