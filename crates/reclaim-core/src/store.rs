@@ -342,6 +342,21 @@ impl Store {
         ((slot as usize) < self.reverse.len()).then(|| (slot, self.segment_of(slot)))
     }
 
+    /// Prefetches what invalidating `page`'s current copy touches in the store: its slot's held
+    /// word, its segment's valid count and state, and with `ages` its destage number; returns
+    /// the segment, `None` for a page with no copy in a slot ([`Self::copy_of`]).
+    #[inline]
+    pub fn prefetch_copy(&self, page: u32, ages: bool) -> Option<u32> {
+        let (slot, seg) = self.copy_of(page)?;
+        self.prefetch_held(slot);
+        prefetch(&self.valid[seg as usize]);
+        prefetch(&self.state[seg as usize]);
+        if ages {
+            prefetch(&self.dseq[seg as usize]);
+        }
+        Some(seg)
+    }
+
     /// Whether pages have sizes.
     #[inline]
     pub fn sized(&self) -> bool {

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::policy::mdc::FreqSource;
 use crate::rng::SimRng;
 use crate::store::{SegState, Store, NONE};
-use crate::workload::{ClassShare, Write};
+use crate::workload::{ClassShare, Rate, Write};
 
 /// An open segment being filled, or a stream waiting for one (`seg == NONE`).
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +55,23 @@ impl Stream {
             up2_sum: 0.0,
             up2_pages: 0,
         }
+    }
+
+    /// Relocated `pages` of `victim` join the segment's mean u_p2 (Lomet & Luo §5.2.2: a
+    /// relocated page keeps its victim's u_p2; MDC-opt's page, its own exact `rate`'s key,
+    /// where rates are kept).
+    #[cold]
+    #[inline(never)]
+    pub fn key_pages(&mut self, pages: &[Gathered], victim: &Victim, rate: &[Rate]) {
+        self.up2_sum += if rate.is_empty() {
+            victim.up2 * pages.len() as f64
+        } else {
+            pages
+                .iter()
+                .map(|g| sort_buffer::exact_key(rate[g.page as usize]))
+                .sum::<f64>()
+        };
+        self.up2_pages += pages.len() as u32;
     }
 
     /// The mean u_p2 of the pages written to the segment so far; `None` before the first.
@@ -467,6 +484,34 @@ impl Placement {
     #[inline]
     pub fn reserve(&self, r: usize) -> usize {
         self.regions[r].gc_streams.saturating_sub(1) as usize
+    }
+
+    /// The GC streams of relocated `pages`, all of `victim` (of age `age` where the scheme
+    /// reads ages), into `out`: as a run where the scheme can, else page by page, each page
+    /// with its `class` where classes are kept per page.
+    pub fn route(
+        &mut self,
+        (pages, victim, age): (&[Gathered], &Victim, u64),
+        class: &[u16],
+        rng: &mut SimRng,
+        out: &mut Vec<u32>,
+    ) {
+        if pages.len() > 1 && self.scheme.gc_streams(victim, age, pages.len(), out, rng) {
+            return;
+        }
+        out.clear();
+        for g in pages {
+            let class = class.get(g.page as usize).copied().unwrap_or(0);
+            let page = g.page;
+            let r = Relocation {
+                page,
+                victim,
+                class,
+                age,
+                rng,
+            };
+            out.push(self.scheme.gc_stream(r) as u32);
+        }
     }
 
     /// Streams that hold an open segment.

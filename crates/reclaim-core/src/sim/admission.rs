@@ -8,7 +8,7 @@ use crate::config::FreqSource;
 use crate::error::{Error, Result};
 use crate::placement::sort_buffer::exact_key;
 use crate::placement::sort_buffer::{self, FIRST};
-use crate::placement::{Gathered, Placement, Victim};
+use crate::placement::{Placement, Victim};
 use crate::store::{Store, NONE};
 use crate::workload::{Rate, Write};
 
@@ -239,15 +239,8 @@ impl Simulator {
         let mut buffer = self.admission.buffer.take().expect("buffered");
         let pps = self.store.pps;
         let result = buffer.drain().iter().try_for_each(|&(key, page, size)| {
-            let size = u32::from(size);
-            let f = &self.placement.streams[U];
-            if f.seg == NONE || f.next + size > pps {
-                self.room_for(U, size)?;
-            }
+            let slot = self.user_slot(U, u32::from(size))?;
             let f = &mut self.placement.streams[U];
-            let slot = f.seg * pps + f.next;
-            f.next += size;
-            f.stamp = self.clocks.user_writes;
             if page != NONE {
                 f.up2_sum += key;
                 f.up2_pages += 1;
@@ -297,34 +290,16 @@ impl Simulator {
         let f = &mut self.placement.streams[t];
         (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
         let seg = f.seg;
-        let waiting = std::mem::take(&mut self.admission.waiting[t]);
-        self.store.place_run(seg, 0, waiting.iter().copied());
-        self.admission.waiting[t] = waiting;
-        self.admission.waiting[t].clear();
+        let waiting = self.admission.waiting[t].drain(..);
+        self.store.place_run(seg, 0, waiting);
         self.seal(t);
     }
 
-    /// User stream `s` holds a segment's worth and a page arrives: clean as the trigger asks
-    /// until its region has a segment for it beyond the reserve, write it, and clean as the
-    /// trigger asks after. Relocation while cleaning may flush `s` itself (a stream shared with
-    /// GC writes) and fill it again.
+    /// User stream `s` holds a segment's worth and a page arrives: its pages are written as a
+    /// stream's segment is opened ([`Self::open_with`]).
     pub(super) fn flush_user(&mut self, s: usize) -> Result<()> {
-        let r = self.placement.streams[s].region as usize;
-        let reserve = self.reserve(r);
-        let pps = self.store.pps as usize;
-        loop {
-            while self.admission.waiting[s].len() == pps {
-                if self.free(r) <= reserve {
-                    self.make_room(r)?;
-                } else {
-                    self.flush(s);
-                }
-            }
-            self.after_open(r)?;
-            if self.admission.waiting[s].len() < pps {
-                return Ok(());
-            }
-        }
+        let room = |sim: &Self, s: usize| sim.admission.waiting[s].len() < sim.store.pps as usize;
+        self.open_with(s, room, Self::flush)
     }
 
     /// Flushes stream `t` while relocating: the victims of the cycle were erased before their
@@ -333,30 +308,16 @@ impl Simulator {
     #[inline(never)]
     pub(super) fn flush_gc(&mut self, t: usize) -> Result<()> {
         if self.free(usize::from(self.placement.streams[t].region)) == 0 {
-            return Err(Error::NoVictim {
-                free: self.store.free.len(),
-                open: 0,
-            });
+            let free = self.store.free.len();
+            return Err(Error::NoVictim { free, open: 0 });
         }
         self.flush(t);
         Ok(())
     }
 
-    /// `streams = cache`: relocated pages from one victim wait in stream `s`. A stream is
-    /// written out when a page arrives and finds it full, not as it fills: a full victim's
-    /// pages, moved whole, then need one segment, the victim's own.
-    pub(super) fn append_pending(
-        &mut self,
-        s: usize,
-        pages: &[Gathered],
-        victim: &Victim,
-    ) -> Result<()> {
-        pages
-            .iter()
-            .try_for_each(|g| self.pend_relocated(s, g.page, victim))
-    }
-
-    /// One relocated page of `victim` into cache stream `s`, which is written out first if full.
+    /// `streams = cache`: a relocated page of `victim` waits in stream `s`. A stream is written
+    /// out when a page arrives and finds it full, not as it fills: a full victim's pages,
+    /// moved whole, then need one segment, the victim's own.
     #[allow(clippy::inline_always)] // measured: once per relocated page
     #[inline(always)]
     pub(super) fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
@@ -368,23 +329,5 @@ impl Simulator {
         f.dseq = f.dseq.max(victim.dseq);
         self.admission.pend(s, page, &mut self.store);
         Ok(())
-    }
-
-    /// Relocated `pages` of `victim` join stream `t`'s mean u_p2 (Lomet & Luo §5.2.2: a relocated
-    /// page keeps its victim's u_p2; MDC-opt's page, its own exact rate's key).
-    #[cold]
-    #[inline(never)]
-    pub(super) fn key_relocated(&mut self, t: usize, pages: &[Gathered], victim: &Victim) {
-        let sum = if self.notes.rate.is_empty() {
-            victim.up2 * pages.len() as f64
-        } else {
-            pages
-                .iter()
-                .map(|g| exact_key(self.notes.rate[g.page as usize]))
-                .sum()
-        };
-        let f = &mut self.placement.streams[t];
-        f.up2_sum += sum;
-        f.up2_pages += pages.len() as u32;
     }
 }

@@ -8,7 +8,7 @@ use crate::cache::Access;
 use crate::config::{Gather, GcSpec};
 use crate::error::{Error, Result};
 use crate::placement::sort_buffer::{self, exact_key};
-use crate::placement::{Gathered, Relocation, Scheme, Stream, Victim};
+use crate::placement::{Gathered, Scheme, Stream, Victim};
 use crate::policy::VictimPolicy;
 use crate::store::NONE;
 use crate::workload::Write;
@@ -84,15 +84,8 @@ impl Simulator {
         let page = write.page;
         let size = self.store.size_of(page);
         let s = self.route_user(write, self.store.page_map[page as usize]);
-        let pps = self.store.pps;
-        let f = &self.placement.streams[s];
-        if f.seg == NONE || f.next + size > pps {
-            self.room_for(s, size)?;
-        }
-        let f = &mut self.placement.streams[s];
-        let slot = f.seg * pps + f.next;
-        f.next += size;
-        f.stamp = self.clocks.user_writes;
+        let slot = self.user_slot(s, size)?;
+        let (pps, f) = (self.store.pps, &self.placement.streams[s]);
         let full = f.next == pps;
         if f.next + VICTIM_LEAD == pps {
             self.prefetch_likely_victim(s);
@@ -116,14 +109,20 @@ impl Simulator {
         Ok(())
     }
 
-    /// Gives user stream `s` an open segment with room for `size` slots, sealing the one it has
-    /// when the page does not fit, the rest of it unused. Opening may clean, and relocation
+    /// A place of `size` slots in user stream `s`'s open segment, its first slot returned: the
+    /// stream is given a segment if it has none, and its segment is sealed first when the page
+    /// does not fit in what is left, the rest of it unused. Opening may clean, and relocation
     /// into a stream shared with user writes may fill the new segment in turn.
-    pub(super) fn room_for(&mut self, s: usize, size: u32) -> Result<()> {
+    #[inline]
+    pub(super) fn user_slot(&mut self, s: usize, size: u32) -> Result<u32> {
+        let pps = self.store.pps;
         loop {
-            let f = &self.placement.streams[s];
-            if f.seg != NONE && f.next + size <= self.store.pps {
-                return Ok(());
+            let f = &mut self.placement.streams[s];
+            if f.seg != NONE && f.next + size <= pps {
+                let slot = f.seg * pps + f.next;
+                f.next += size;
+                f.stamp = self.clocks.user_writes;
+                return Ok(slot);
             }
             if f.seg != NONE {
                 self.seal(s);
@@ -246,19 +245,32 @@ impl Simulator {
 
     /// Opens stream `s`, cleaning its region as the trigger demands.
     pub(super) fn open_stream(&mut self, s: usize) -> Result<()> {
+        let open = |sim: &Self, s: usize| sim.placement.streams[s].seg != NONE;
+        self.open_with(s, open, Self::take_segment)
+    }
+
+    /// Gives stream `s` a segment with `take` until it is `ready`: cleaning as the trigger
+    /// asks until its region has a segment for it beyond the reserve, taking it, and cleaning
+    /// as the trigger asks after. Relocation while cleaning may use the stream's segment (a
+    /// stream shared with GC writes), and it may need another.
+    pub(super) fn open_with(
+        &mut self,
+        s: usize,
+        ready: impl Fn(&Self, usize) -> bool,
+        take: impl Fn(&mut Self, usize),
+    ) -> Result<()> {
         let r = self.placement.streams[s].region as usize;
         let reserve = self.reserve(r);
         loop {
-            while self.placement.streams[s].seg == NONE {
+            while !ready(self, s) {
                 if self.free(r) <= reserve {
                     self.make_room(r)?;
                 } else {
-                    self.take_segment(s);
+                    take(self, s);
                 }
             }
             self.after_open(r)?;
-            // Relocation into a stream shared with user writes may have filled and sealed it.
-            if self.placement.streams[s].seg != NONE {
+            if ready(self, s) {
                 return Ok(());
             }
         }
@@ -391,67 +403,38 @@ impl Simulator {
         // in runs from one victim: where the scheme names one stream for a victim's pages, the
         // run is placed chunk by chunk with the stream's state held in locals.
         let mut result = Ok(());
-        let mut i = 0;
-        while i < batch.len() {
-            let victim = self.cleaning.victims[batch[i].victim as usize];
-            let run = batch[i..]
-                .iter()
-                .take_while(|g| g.victim == batch[i].victim)
-                .count();
-            let pages = &batch[i..i + run];
-            let step = if let Some(s) = self.placement.scheme.victim_stream(&victim) {
-                self.append_run(s, pages, &victim)
-            } else {
-                self.route_pages(pages, &victim)
+        for pages in batch.chunk_by(|a, b| a.victim == b.victim) {
+            let victim = self.cleaning.victims[pages[0].victim as usize];
+            result = match self.placement.scheme.victim_stream(&victim) {
+                Some(s) => self.append_run(s, pages, &victim),
+                None => self.route_pages(pages, &victim),
             };
-            if let Err(e) = step {
-                result = Err(e);
+            if result.is_err() {
                 break;
             }
-            i += run;
         }
         self.cleaning.batch = batch;
         result
     }
 
-    /// Relocates `pages`, all of `victim`, routing them as a run where the scheme can (see
-    /// [`Scheme::gc_streams`]) and page by page otherwise.
+    /// Relocates `pages`, all of `victim`, to the streams the placement names for them
+    /// ([`Placement::route`](crate::placement::Placement::route)).
     // Once per victim; kept out of `clean`, whose loop is plain greedy's hot path.
     #[inline(never)]
     pub(super) fn route_pages(&mut self, pages: &[Gathered], victim: &Victim) -> Result<()> {
         let age = self.clocks.destage.saturating_sub(victim.dseq);
         let mut streams = std::mem::take(&mut self.cleaning.run_streams);
-        let result = if pages.len() > 1
-            && self.placement.scheme.gc_streams(
-                victim,
-                age,
-                pages.len(),
-                &mut streams,
-                &mut self.rng,
-            ) {
-            // Both arms are `append_run` page by page, the cache-stream arm without its
-            // per-call dispatch on slices: this loop runs once per relocated page.
-            if self.admission.way == Way::CacheStreams {
-                pages
-                    .iter()
-                    .zip(&streams)
-                    .try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim))
-            } else {
-                pages.iter().zip(&streams).try_for_each(|(g, &s)| {
-                    self.append_run(s as usize, std::slice::from_ref(g), victim)
-                })
-            }
+        let (class, rng) = (&self.notes.class, &mut self.rng);
+        self.placement
+            .route((pages, victim, age), class, rng, &mut streams);
+        // Both arms append page by page, the cache-stream arm without `append_run`'s per-call
+        // dispatch on the way: this loop runs once per relocated page.
+        let mut pages = pages.iter().zip(&streams);
+        let result = if self.admission.way == Way::CacheStreams {
+            pages.try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim))
         } else {
-            pages.iter().try_for_each(|g| {
-                let class = self.notes.class.get(g.page as usize).copied().unwrap_or(0);
-                let s = self.placement.scheme.gc_stream(Relocation {
-                    page: g.page,
-                    victim,
-                    class,
-                    age,
-                    rng: &mut self.rng,
-                });
-                self.append_run(s, std::slice::from_ref(g), victim)
+            pages.try_for_each(|(g, &s)| {
+                self.append_run(s as usize, std::slice::from_ref(g), victim)
             })
         };
         self.cleaning.run_streams = streams;
@@ -470,7 +453,9 @@ impl Simulator {
         victim: &Victim,
     ) -> Result<()> {
         if self.admission.way == Way::CacheStreams {
-            return self.append_pending(s, pages, victim);
+            return pages
+                .iter()
+                .try_for_each(|g| self.pend_relocated(s, g.page, victim));
         }
         let pps = self.store.pps;
         let mut done = 0;
@@ -482,7 +467,8 @@ impl Simulator {
                 ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done)
             };
             if !self.store.up2.is_empty() {
-                self.key_relocated(t, &pages[done..done + n], victim);
+                let rate = &self.notes.rate;
+                self.placement.streams[t].key_pages(&pages[done..done + n], victim, rate);
             }
             let f = &mut self.placement.streams[t];
             f.stamp = f.stamp.max(victim.stamp);

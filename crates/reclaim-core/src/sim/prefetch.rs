@@ -3,7 +3,6 @@
 
 use super::Simulator;
 use crate::policy::VictimPolicy;
-use crate::store::prefetch;
 
 /// User writes before a stream fills at which the cleaner's next victim is guessed and its
 /// lines prefetched (see [`Simulator::prefetch_likely_victim`]).
@@ -16,13 +15,7 @@ impl Simulator {
     /// past the slots (not written, or waiting in a stream, `streams = cache`) has none.
     #[inline]
     pub(super) fn prefetch_old_copy(&self, page: u32, ages: bool) {
-        if let Some((slot, seg)) = self.store.copy_of(page) {
-            self.store.prefetch_held(slot);
-            prefetch(&self.store.valid[seg as usize]);
-            prefetch(&self.store.state[seg as usize]);
-            if ages {
-                prefetch(&self.store.dseq[seg as usize]);
-            }
+        if let Some(seg) = self.store.prefetch_copy(page, ages) {
             self.policies[self.region_of(seg)].prefetch(seg);
         }
     }

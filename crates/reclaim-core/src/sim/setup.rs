@@ -186,13 +186,11 @@ struct Needs {
 }
 
 impl Needs {
-    fn of(
-        config: &SimConfig,
-        placement: &Placement,
-        spec: &PlacementSpec,
-        buffered: bool,
-        sort: SortKey,
-    ) -> Self {
+    fn of(config: &SimConfig, placement: &Placement, spec: &PlacementSpec, buffered: bool) -> Self {
+        let sort = match config.gc {
+            GcSpec::Batch { sort, .. } => sort,
+            _ => SortKey::None,
+        };
         let exact = config.freq() == FreqSource::Exact;
         Needs {
             page_class: placement.needs_page_class(),
@@ -260,13 +258,50 @@ impl Needs {
     }
 }
 
+/// The placement of a configuration and the admission of its pages, the regions' quotas
+/// checked against the classes they hold.
+fn placement(
+    config: &SimConfig,
+    spec: &PlacementSpec,
+    geometry: &Geometry,
+    classes: &[ClassShare],
+) -> Result<(Placement, Admission)> {
+    let (n, pps) = (geometry.segments, geometry.pages_per_segment);
+    let (placement, buffer) = Placement::new(spec, n, pps, classes, config.gc.min_free())?;
+    let admission = admission(&placement, buffer, geometry, config)?;
+    if let PlacementSpec::Regions(RegionSpare::Shares(b)) = spec {
+        let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
+        placement::regions::check(&quotas, pps, classes, config.gc.min_free(), b)?;
+    }
+    Ok((placement, admission))
+}
+
+impl Source {
+    /// The writes of `workload` (of `warm_workload` in a trace's warm-up, which leaves the
+    /// classes of `warm_skips` alone), drawn with a generator of their own from `seed`.
+    fn new(
+        workload: Workload,
+        warm_workload: Option<Workload>,
+        warm_skips: Vec<bool>,
+        seed: u64,
+    ) -> Self {
+        Source {
+            workload,
+            workload_rng: SimRng::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15),
+            ahead: [Write::new(0, 0); AHEAD],
+            ahead_at: NOT_DRAWN,
+            warm_workload,
+            warm_skips,
+        }
+    }
+}
+
 impl Simulator {
     /// A simulator for a validated configuration.
-    #[allow(clippy::too_many_lines)] // one construction, read top to bottom: each field needs the last
     pub fn new(config: &SimConfig) -> Result<Self> {
         let Setup {
             geometry,
-            workload,
+            mut workload,
             warm_workload,
             trace_writes,
             rng,
@@ -274,56 +309,37 @@ impl Simulator {
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
         let classes = workload.class_shares(geometry.logical_pages);
         let spec = config.placement();
-        let (placement, buffer) = Placement::new(&spec, n, pps, &classes, config.gc.min_free())?;
-        let admission = admission(&placement, buffer, &geometry, config)?;
-        if let PlacementSpec::Regions(RegionSpare::Shares(b)) = &spec {
-            let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
-            placement::regions::check(&quotas, pps, &classes, config.gc.min_free(), b)?;
-        }
-        let regions = placement.regions.len();
-        let sort = match config.gc {
-            GcSpec::Batch { sort, .. } => sort,
-            _ => SortKey::None,
-        };
-        let freq = config.freq();
-        let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some(), sort);
+        let (placement, admission) = placement(config, &spec, &geometry, &classes)?;
+        let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some());
         limits::check_memory(&geometry, needs.bytes_per_page(), config.cache.unwrap_or(0))?;
-        let store = needs.store(&geometry, config);
-        let mut workload = workload;
+        let freq = config.freq();
         if freq == FreqSource::Exact {
             workload.keep_rates();
         }
-        let logical = geometry.logical_pages;
-        let plan = Plan::of(config, &geometry, trace_writes)?;
+        let regions = placement.regions.len();
+        let warm_skips = if matches!(spec, PlacementSpec::Regions(_)) {
+            classes.iter().map(|c| c.write_share == 0.0).collect()
+        } else {
+            Vec::new()
+        };
         let mut sim = Simulator {
-            store,
+            store: needs.store(&geometry, config),
             policies: (0..regions)
                 .map(|_| Policy::new(&config.policy, &geometry))
                 .collect(),
             ownership: Ownership::new(regions, n),
-            notes: needs.notes(logical),
+            notes: needs.notes(geometry.logical_pages),
             admission,
             freq,
             placement,
             free_empty: config.free_empty,
             cache: config.cache.map(|c| Cache::new(c as usize)),
             metrics: Metrics::new(n, pps),
-            source: Source {
-                warm_skips: if matches!(spec, PlacementSpec::Regions(_)) {
-                    classes.iter().map(|c| c.write_share == 0.0).collect()
-                } else {
-                    Vec::new()
-                },
-                workload,
-                workload_rng: SimRng::seed_from_u64(config.seed ^ 0x9E37_79B9_7F4A_7C15),
-                ahead: [Write::new(0, 0); AHEAD],
-                ahead_at: NOT_DRAWN,
-                warm_workload,
-            },
+            source: Source::new(workload, warm_workload, warm_skips, config.seed),
             rng,
             cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
             clocks: Clocks::default(),
-            plan,
+            plan: Plan::of(config, &geometry, trace_writes)?,
             config: config.clone(),
             geometry,
         };
