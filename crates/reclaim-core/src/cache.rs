@@ -8,6 +8,7 @@
 //! used page, whose write is the one the store sees. Pages still in the cache when the run ends
 //! are not written to the store.
 
+use crate::metrics::Counters;
 use crate::workload::Write;
 
 /// Page → node index of the cached pages: open addressing with linear probing at a load of at
@@ -262,6 +263,22 @@ impl Cache {
             i = node.prev;
         }
         found
+    }
+
+    /// A write through the cache, counted in `counters` as a hit or a miss: the write the
+    /// store sees, that of the page a miss evicts, if any.
+    #[inline]
+    pub fn pass(&mut self, write: Write, counters: &mut Counters) -> Option<Write> {
+        match self.access(write) {
+            Access::Hit => {
+                counters.cache_hits += 1;
+                None
+            }
+            Access::Miss(evicted) => {
+                counters.cache_misses += 1;
+                evicted
+            }
+        }
     }
 
     /// A write through the cache.

@@ -74,6 +74,13 @@ impl Stream {
         self.up2_pages += pages.len() as u32;
     }
 
+    /// A page of u_p2 `key` joins the segment's mean.
+    #[inline]
+    pub fn add_key(&mut self, key: f64) {
+        self.up2_sum += key;
+        self.up2_pages += 1;
+    }
+
     /// The mean u_p2 of the pages written to the segment so far; `None` before the first.
     #[inline]
     pub fn mean_up2(&self) -> Option<f64> {

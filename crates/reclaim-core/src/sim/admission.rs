@@ -192,23 +192,23 @@ impl Simulator {
     /// A full buffer is written out.
     pub(super) fn store_write_buffered(&mut self, write: Write) -> Result<()> {
         let page = write.page;
-        let old = self.store.page_map[page as usize];
+        let old = self.dev.store.page_map[page as usize];
         let key = self.admission.buffer_key(
             (write.rate, old),
-            self.clocks.user_writes,
+            self.dev.clocks.user_writes,
             self.freq,
-            &self.store,
-            &self.placement,
+            &self.dev.store,
+            &self.dev.placement,
         );
         if old != NONE {
             if old >= self.admission.base {
-                self.admission.unbuffer(old, &mut self.store);
+                self.admission.unbuffer(old, &mut self.dev.store);
             } else {
-                self.invalidate(old);
+                self.dev.invalidate(old, &mut self.metrics);
             }
         }
         self.count_waiting_write(write);
-        if self.admission.buffer_page(page, key, &mut self.store) {
+        if self.admission.buffer_page(page, key, &mut self.dev.store) {
             self.flush_buffer()?;
         }
         Ok(())
@@ -222,8 +222,8 @@ impl Simulator {
         if self.notes.on {
             self.note_user_write(write, None);
         }
-        self.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += u64::from(self.store.size_of(write.page));
+        self.dev.clocks.user_writes += 1;
+        self.metrics.counters.user_writes += u64::from(self.dev.store.size_of(write.page));
         self.cleaning.streak = 0;
     }
 
@@ -237,17 +237,16 @@ impl Simulator {
     pub(super) fn flush_buffer(&mut self) -> Result<()> {
         const U: usize = sort_buffer::USER;
         let mut buffer = self.admission.buffer.take().expect("buffered");
-        let pps = self.store.pps;
+        let pps = self.dev.store.pps;
         let result = buffer.drain().iter().try_for_each(|&(key, page, size)| {
             let slot = self.user_slot(U, u32::from(size))?;
-            let f = &mut self.placement.streams[U];
+            let f = &mut self.dev.placement.streams[U];
             if page != NONE {
-                f.up2_sum += key;
-                f.up2_pages += 1;
-                self.store.place(page, slot);
+                f.add_key(key);
+                self.dev.store.place(page, slot);
             }
-            if self.placement.streams[U].next == pps {
-                self.seal(U);
+            if self.dev.placement.streams[U].next == pps {
+                self.dev.seal(U);
             }
             Ok(())
         });
@@ -261,44 +260,40 @@ impl Simulator {
     #[inline(never)]
     pub(super) fn store_write_pending(&mut self, write: Write) -> Result<()> {
         let page = write.page;
-        let old = self.store.page_map[page as usize];
-        let s = self.route_user(write, old);
+        let old = self.dev.store.page_map[page as usize];
+        let s = self
+            .dev
+            .route_user(write, old, self.admission.base, &mut self.rng);
         if old != NONE {
             if old >= self.admission.base {
-                self.admission.unpend(old, &mut self.store);
+                self.admission.unpend(old, &mut self.dev.store);
             } else {
-                self.invalidate(old);
+                self.dev.invalidate(old, &mut self.metrics);
             }
         }
         self.count_waiting_write(write);
-        if self.admission.waiting[s].len() == self.store.pps as usize {
+        if self.admission.waiting[s].len() == self.dev.store.pps as usize {
             // The page's old slot is invalid and may be reused by relocation meanwhile.
-            self.store.page_map[page as usize] = NONE;
+            self.dev.store.page_map[page as usize] = NONE;
             self.flush_user(s)?;
         }
-        self.placement.streams[s].stamp = self.clocks.user_writes - 1;
-        self.admission.pend(s, page, &mut self.store);
+        self.dev.placement.streams[s].stamp = self.dev.clocks.user_writes - 1;
+        self.admission.pend(s, page, &mut self.dev.store);
         Ok(())
     }
 
-    /// Writes stream `t`'s waiting pages, a segment's worth, into a free segment of its region
-    /// and seals it. The stream's stamp and destage number, gathered while the pages waited,
-    /// go to the segment.
+    /// Writes cache stream `t`'s waiting pages, a segment's worth ([`Device::flush`]).
+    ///
+    /// [`Device::flush`]: super::device::Device::flush
     pub(super) fn flush(&mut self, t: usize) {
-        let st = self.placement.streams[t];
-        self.take_segment(t);
-        let f = &mut self.placement.streams[t];
-        (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
-        let seg = f.seg;
-        let waiting = self.admission.waiting[t].drain(..);
-        self.store.place_run(seg, 0, waiting);
-        self.seal(t);
+        self.dev.flush(t, &mut self.admission.waiting[t]);
     }
 
     /// User stream `s` holds a segment's worth and a page arrives: its pages are written as a
     /// stream's segment is opened ([`Self::open_with`]).
     pub(super) fn flush_user(&mut self, s: usize) -> Result<()> {
-        let room = |sim: &Self, s: usize| sim.admission.waiting[s].len() < sim.store.pps as usize;
+        let room =
+            |sim: &Self, s: usize| sim.admission.waiting[s].len() < sim.dev.store.pps as usize;
         self.open_with(s, room, Self::flush)
     }
 
@@ -307,8 +302,12 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     pub(super) fn flush_gc(&mut self, t: usize) -> Result<()> {
-        if self.free(usize::from(self.placement.streams[t].region)) == 0 {
-            let free = self.store.free.len();
+        if self
+            .dev
+            .free(usize::from(self.dev.placement.streams[t].region))
+            == 0
+        {
+            let free = self.dev.store.free.len();
             return Err(Error::NoVictim { free, open: 0 });
         }
         self.flush(t);
@@ -321,13 +320,13 @@ impl Simulator {
     #[allow(clippy::inline_always)] // measured: once per relocated page
     #[inline(always)]
     pub(super) fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
-        if self.admission.waiting[s].len() == self.store.pps as usize {
+        if self.admission.waiting[s].len() == self.dev.store.pps as usize {
             self.flush_gc(s)?;
         }
-        let f = &mut self.placement.streams[s];
+        let f = &mut self.dev.placement.streams[s];
         f.stamp = f.stamp.max(victim.stamp);
         f.dseq = f.dseq.max(victim.dseq);
-        self.admission.pend(s, page, &mut self.store);
+        self.admission.pend(s, page, &mut self.dev.store);
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use crate::config::{GcSpec, SortKey};
 use crate::error::Error;
 use crate::geometry::Geometry;
 use crate::placement::sort_buffer::exact_key;
-use crate::placement::{Gathered, Stream, Victim};
+use crate::placement::{Gathered, Placement, Stream, Victim};
 use crate::policy::PolicySpec;
 use crate::workload::Rate;
 
@@ -70,19 +70,22 @@ impl Cleaning {
         }
     }
 
-    /// The stop when the cleaner cleans victim after victim without room for a user write,
-    /// with the count of where the segments beyond the data are.
+    /// The stop when the cleaner cleans victim after victim without room for a user write on
+    /// `g` under `placement`, with the count of where the segments beyond the data are.
     #[cold]
-    pub(super) fn no_progress(victims: u64, g: &Geometry, streams: u32, reserved: u32) -> Error {
+    pub(super) fn no_progress(&self, g: &Geometry, placement: &Placement) -> Error {
         let data = g.logical_pages.div_ceil(u64::from(g.pages_per_segment));
+        let reserved: usize = (0..placement.regions.len())
+            .map(|r| placement.reserve(r))
+            .sum();
         Error::NoProgress {
-            victims,
+            victims: self.streak,
             logical_pages: g.logical_pages,
             segments: g.segments,
             pages_per_segment: g.pages_per_segment,
             spare_segments: u64::from(g.segments).saturating_sub(data),
-            streams,
-            reserved,
+            streams: placement.streams.len() as u32,
+            reserved: reserved as u32,
         }
     }
 

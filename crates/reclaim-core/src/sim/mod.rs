@@ -20,7 +20,6 @@ use crate::config::{FreqSource, SimConfig};
 use crate::geometry::Geometry;
 use crate::metrics::Metrics;
 use crate::placement::Placement;
-use crate::policy::Policy;
 use crate::rng::SimRng;
 use crate::store::Store;
 use crate::workload::{Rate, Workload, Write};
@@ -28,6 +27,7 @@ use crate::workload::{Rate, Workload, Write};
 mod admission;
 mod cleaning;
 mod core;
+mod device;
 mod ownership;
 mod plan;
 mod prefetch;
@@ -37,6 +37,7 @@ mod tests;
 
 pub use admission::{Admission, Way};
 use cleaning::Cleaning;
+use device::Device;
 use ownership::Ownership;
 pub use plan::Phase;
 use plan::AHEAD;
@@ -46,27 +47,20 @@ pub use setup::{class_shares, region_quotas};
 pub struct Simulator {
     config: SimConfig,
     geometry: Geometry,
-    store: Store,
-    placement: Placement,
-    /// One victim policy per region.
-    policies: Vec<Policy>,
-    /// Which region owns each segment.
-    ownership: Ownership,
+    /// The segments, the streams filling them and what keeps them.
+    dev: Device,
     /// How written pages get their slots, and the pages that wait.
     admission: Admission,
     /// What a user write notes of its page.
     notes: PageNotes,
     /// Where update frequencies come from, where u_p2 is kept.
     freq: FreqSource,
-    /// See [`SimConfig::free_empty`].
-    free_empty: bool,
     cache: Option<Cache>,
     /// Where the user writes come from.
     source: Source,
     rng: SimRng,
     /// The cleaner's trigger, its batch and its progress check.
     cleaning: Cleaning,
-    clocks: Clocks,
     metrics: Metrics,
     /// Where the run is and how far it goes.
     plan: Plan,
@@ -147,7 +141,7 @@ impl Simulator {
 
     /// The store, for inspection.
     pub fn store(&self) -> &Store {
-        &self.store
+        &self.dev.store
     }
 
     /// How written pages get their slots, and the pages that wait, for inspection.
@@ -157,12 +151,12 @@ impl Simulator {
 
     /// The placement (streams and regions), for inspection.
     pub fn placement(&self) -> &Placement {
-        &self.placement
+        &self.dev.placement
     }
 
     /// The clocks.
     pub fn clocks(&self) -> Clocks {
-        self.clocks
+        self.dev.clocks
     }
 
     /// Checks the engine's invariants: the store's ([`Store::check`]), that the streams hold
@@ -170,10 +164,8 @@ impl Simulator {
     /// that with regions each owns exactly its segments, within quota. The property tests call
     /// it after every step.
     pub fn check(&self) -> std::result::Result<(), String> {
-        self.store.check()?;
-        self.placement.check(&self.store)?;
-        self.admission.check(&self.store)?;
-        self.ownership.check(&self.store, &self.placement)
+        self.dev.check()?;
+        self.admission.check(&self.dev.store)
     }
 
     /// The write cache, if any.

@@ -244,7 +244,7 @@ impl Simulator {
             let metrics = &mut self.metrics;
             let Some(work) = self
                 .plan
-                .next(budget, logical, metrics, &self.store.erase_count)
+                .next(budget, logical, metrics, &self.dev.store.erase_count)
             else {
                 return Ok(false);
             };
@@ -281,7 +281,7 @@ impl Simulator {
             .as_ref()
             .map_or(1.0, crate::config::SizeSpec::mean);
         self.metrics.result(
-            &self.store.erase_count,
+            &self.dev.store.erase_count,
             &self.geometry,
             mean_size,
             self.plan.seconds,
@@ -295,13 +295,13 @@ impl Simulator {
         if self.cache.is_some() {
             return self.workload_writes_cached(n);
         }
-        self.source.prime(&self.store.page_map);
+        self.source.prime(&self.dev.store.page_map);
         for _ in 0..n {
-            let (w, half, quarter) = self.source.draw(&self.store.page_map);
+            let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
             // Second stage: a page whose page-map entry has arrived by now; third: the
             // policy's entries found through what the second brought.
-            self.prefetch_old_copy(half, false);
-            self.prefetch_index_entry(quarter);
+            self.dev.prefetch_old_copy(half, false);
+            self.dev.prefetch_index_entry(quarter);
             self.user_write(w)?;
         }
         Ok(())
@@ -314,16 +314,16 @@ impl Simulator {
     /// loop needs), then their old copies' entries as in the plain loop, with the destage
     /// number where the placement reads ages.
     pub(super) fn workload_writes_cached(&mut self, n: u64) -> Result<()> {
-        let ages = !self.store.dseq.is_empty();
+        let ages = !self.dev.store.dseq.is_empty();
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
             let cache = self.cache.as_ref().expect("called with a cache");
             let (near, far) = cache.lru_pages(1, 2);
             if let Some(page) = far {
-                prefetch(&self.store.page_map[page as usize]);
+                prefetch(&self.dev.store.page_map[page as usize]);
             }
             if let Some(page) = near {
-                self.prefetch_old_copy(page, ages);
+                self.dev.prefetch_old_copy(page, ages);
             }
             self.user_write(w)?;
         }

@@ -1,14 +1,15 @@
 //! Prefetching: hints that bring the lines a coming write or cleaning will touch into the cache.
 //! None of them changes a result.
 
-use super::Simulator;
+use super::device::Device;
 use crate::policy::VictimPolicy;
+use crate::rng::SimRng;
 
 /// User writes before a stream fills at which the cleaner's next victim is guessed and its
-/// lines prefetched (see [`Simulator::prefetch_likely_victim`]).
+/// lines prefetched (see [`Device::prefetch_likely_victim`]).
 pub(super) const VICTIM_LEAD: u32 = 3;
 
-impl Simulator {
+impl Device {
     /// Prefetches what invalidating `page`'s current copy touches, once its page-map entry has
     /// arrived: the slot's held word, its segment's valid count and state (and destage number
     /// with `ages`) and the policy's index entry, the other misses of a user write. A page
@@ -36,9 +37,9 @@ impl Simulator {
     /// entries can be prefetched at once.
     #[cold]
     #[inline(never)]
-    pub(super) fn prefetch_likely_victim(&self, s: usize) {
+    pub(super) fn prefetch_likely_victim(&self, s: usize, rng: &SimRng) {
         let r = usize::from(self.placement.streams[s].region);
-        if let Some(seg) = self.policies[r].likely_victim(&self.store, &self.rng) {
+        if let Some(seg) = self.policies[r].likely_victim(&self.store, rng) {
             self.store.prefetch_victim(seg);
         }
     }

@@ -7,7 +7,7 @@ use rand::SeedableRng;
 
 use super::admission::{Admission, Way};
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
-use super::{Cleaning, Ownership, PageNotes, Plan, Simulator, Source};
+use super::{Cleaning, Device, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::{
@@ -323,28 +323,31 @@ impl Simulator {
             Vec::new()
         };
         let mut sim = Simulator {
-            store: needs.store(&geometry, config),
-            policies: (0..regions)
-                .map(|_| Policy::new(&config.policy, &geometry))
-                .collect(),
-            ownership: Ownership::new(regions, n),
+            dev: Device {
+                store: needs.store(&geometry, config),
+                policies: (0..regions)
+                    .map(|_| Policy::new(&config.policy, &geometry))
+                    .collect(),
+                ownership: Ownership::new(regions, n),
+                placement,
+                clocks: Clocks::default(),
+                free_empty: config.free_empty,
+            },
             notes: needs.notes(geometry.logical_pages),
             admission,
             freq,
-            placement,
-            free_empty: config.free_empty,
             cache: config.cache.map(|c| Cache::new(c as usize)),
             metrics: Metrics::new(n, pps),
             source: Source::new(workload, warm_workload, warm_skips, config.seed),
             rng,
             cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
-            clocks: Clocks::default(),
             plan: Plan::of(config, &geometry, trace_writes)?,
             config: config.clone(),
             geometry,
         };
         if let Phase::Measure(_) = sim.plan.phase {
-            sim.metrics.start(&sim.store.erase_count, sim.plan.window);
+            sim.metrics
+                .start(&sim.dev.store.erase_count, sim.plan.window);
         }
         Ok(sim)
     }

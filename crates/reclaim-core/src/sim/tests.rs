@@ -483,9 +483,9 @@ fn the_geometry_check_keeps_the_engines_reserve() {
             ))
             .unwrap();
             let sim = Simulator::new(&c).unwrap();
-            let regions = &sim.placement.regions;
-            let reserve: u64 = (0..regions.len()).map(|r| sim.reserve(r) as u64).sum();
-            let streams = sim.placement.streams.len() as u64;
+            let regions = &sim.dev.placement.regions;
+            let reserve: u64 = (0..regions.len()).map(|r| sim.dev.reserve(r) as u64).sum();
+            let streams = sim.dev.placement.streams.len() as u64;
             let trigger = regions.len() as u64 * u64::from(c.gc.min_free());
             assert_eq!(
                 c.kept_segments(),
@@ -542,9 +542,10 @@ fn a_cleaner_without_progress_stops_with_an_error() {
 #[test]
 fn a_cleaner_without_sealed_segments_stops_with_an_error() {
     let mut sim = guard_sim();
-    assert!(sim.store.sealed.is_empty());
-    let free = sim.store.free.len();
+    assert!(sim.dev.store.sealed.is_empty());
+    let free = sim.dev.store.free.len();
     let open = sim
+        .dev
         .placement
         .streams
         .iter()

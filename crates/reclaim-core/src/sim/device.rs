@@ -1,0 +1,258 @@
+//! The device as the run loop sees it: the store, the streams filling its segments, which
+//! region owns each segment, the victim policies that index the sealed ones and the clocks that
+//! stamp them; and what changes them together: taking a segment for a stream, appending
+//! relocated pages, sealing, invalidating.
+
+use crate::clocks::Clocks;
+use crate::error::{Error, Result};
+use crate::metrics::Metrics;
+use crate::placement::{Gathered, Placement, Scheme, Stream, Victim};
+use crate::policy::{Policy, VictimPolicy};
+use crate::rng::SimRng;
+use crate::store::{Store, NONE};
+use crate::workload::{Rate, Write};
+
+use super::Ownership;
+
+/// The segments, the streams filling them and what keeps them.
+pub(super) struct Device {
+    pub(super) store: Store,
+    pub(super) placement: Placement,
+    /// One victim policy per region.
+    pub(super) policies: Vec<Policy>,
+    /// Which region owns each segment.
+    pub(super) ownership: Ownership,
+    pub(super) clocks: Clocks,
+    /// See [`SimConfig::free_empty`](crate::config::SimConfig::free_empty).
+    pub(super) free_empty: bool,
+}
+
+impl Device {
+    /// The region that owns segment `seg`.
+    #[inline]
+    pub(super) fn region_of(&self, seg: u32) -> usize {
+        self.ownership.region_of(seg)
+    }
+
+    /// Free segments of region `r`.
+    #[inline]
+    pub(super) fn free(&self, r: usize) -> usize {
+        self.ownership.free(r, &self.store, &self.placement)
+    }
+
+    /// Free segments region `r` keeps for relocation.
+    #[inline]
+    pub(super) fn reserve(&self, r: usize) -> usize {
+        self.placement.reserve(r)
+    }
+
+    /// The stream of a user write whose page's copy is at `old` (page-map entries from `base`
+    /// up name pages waiting for slots), with the copy's age where the placement reads ages.
+    #[inline]
+    pub(super) fn route_user(
+        &mut self,
+        write: Write,
+        old: u32,
+        base: u32,
+        rng: &mut SimRng,
+    ) -> usize {
+        let age = if self.placement.needs_ages() {
+            self.track_age(old, base)
+        } else {
+            0
+        };
+        self.placement.scheme.user_stream(&write, age, rng)
+    }
+
+    /// Checks the store's invariants, that the streams hold exactly the open segments, and that
+    /// with regions each owns exactly its segments, within quota.
+    pub(super) fn check(&self) -> std::result::Result<(), String> {
+        self.store.check()?;
+        self.placement.check(&self.store)?;
+        self.ownership.check(&self.store, &self.placement)
+    }
+
+    /// The age on the destage clock of the copy of a page at `old` that a write replaces
+    /// (page-map entries from `base` up name pages waiting for slots).
+    pub(super) fn track_age(&self, old: u32, base: u32) -> u64 {
+        let now = self.clocks.destage;
+        self.placement.age_of(&self.store, base, now, old)
+    }
+
+    /// Invalidates the page whose first slot is `slot`, telling its region's policy when its
+    /// segment is sealed and freeing the segment at once when it empties under `free_empty`.
+    /// A page of s slots is taken off its segment one slot at a time, each told to the policy,
+    /// so that every index sees valid counts fall by one.
+    #[inline]
+    pub(super) fn invalidate(&mut self, slot: u32, metrics: &mut Metrics) {
+        let (seg, sealed, size) = self.store.invalidate(slot);
+        if sealed {
+            let r = self.region_of(seg);
+            self.policies[r].on_invalidate(seg, slot, &self.store);
+            for _ in 1..size {
+                self.store.drop_slot(seg);
+                self.policies[r].on_invalidate(seg, NONE, &self.store);
+            }
+            if self.free_empty && self.store.valid[seg as usize] == self.store.tail_of(seg) {
+                self.release(seg, r, metrics);
+            }
+        } else {
+            for _ in 1..size {
+                self.store.drop_slot(seg);
+            }
+        }
+    }
+
+    /// `free_empty`: sealed segment `seg` of region `r` has emptied by itself and goes to the
+    /// free pool at once, counted as collected at utilization 0 (Stockmeyer §2.2).
+    #[cold]
+    pub(super) fn release(&mut self, seg: u32, r: usize, metrics: &mut Metrics) {
+        self.policies[r].on_remove(seg, &self.store);
+        self.store
+            .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
+        self.ownership.give_back(r);
+        metrics.count_victim(0, 0);
+    }
+
+    /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
+    /// destage stream takes the destage counter, one closed from an FSC stream the largest
+    /// number among its contributors (Stockmeyer §2.3); its u_p2 is the mean of its pages'
+    /// (Lomet & Luo §5.2.2), the user-write clock when it has none.
+    pub(super) fn seal(&mut self, s: usize) {
+        let st = self.placement.streams[s];
+        self.placement.streams[s] = Stream::closed(st.user, st.region);
+        self.placement.seals[s] += 1;
+        if self.store.sized() {
+            self.store.seal_tail(st.seg, st.next);
+        }
+        self.store.seal(st.seg, st.stamp);
+        let dseq = if st.user {
+            self.clocks.destage
+        } else {
+            st.dseq
+        };
+        let up2 = st.mean_up2().unwrap_or(self.clocks.user_writes as f64);
+        self.store.note_seal(st.seg, dseq, s as u16, up2);
+        let r = self.region_of(st.seg);
+        if st.user {
+            self.clocks.destage += 1;
+            for p in &mut self.policies {
+                p.on_destage(self.clocks.destage, &self.store);
+            }
+        }
+        self.policies[r].on_seal(st.seg, st.user, &self.store);
+    }
+
+    /// Gives stream `s` a segment from the pool (its region has a free one).
+    pub(super) fn take_segment(&mut self, s: usize) {
+        let seg = self
+            .store
+            .open()
+            .expect("a region's free segments are in the pool");
+        let r = self.placement.streams[s].region;
+        self.ownership.take(seg, r);
+        self.placement.streams[s] = Stream {
+            seg,
+            ..Stream::closed(self.placement.streams[s].user, r)
+        };
+    }
+
+    /// Appends relocated pages from one victim to stream `s`, sealing and opening segments as
+    /// they fill: in runs as long as the segment has room for when every page takes one slot;
+    /// page by page with sizes, a page that does not fit sealing the segment (G counts slots:
+    /// the victim's valid count, added when it was chosen).
+    /// Where u_p2 is kept, the pages join their stream's mean, each by its victim's or its own
+    /// exact `rate`'s key (where rates are kept).
+    #[inline]
+    pub(super) fn append(
+        &mut self,
+        s: usize,
+        pages: &[Gathered],
+        victim: &Victim,
+        rate: &[Rate],
+    ) -> Result<()> {
+        let pps = self.store.pps;
+        let mut done = 0;
+        while done < pages.len() {
+            let t = self.gc_room(s, pages[done].page)?;
+            let n = if self.store.sized() {
+                1
+            } else {
+                ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done)
+            };
+            if !self.store.up2.is_empty() {
+                self.placement.streams[t].key_pages(&pages[done..done + n], victim, rate);
+            }
+            let f = &mut self.placement.streams[t];
+            f.stamp = f.stamp.max(victim.stamp);
+            f.dseq = f.dseq.max(victim.dseq);
+            let (seg, start) = (f.seg, f.next);
+            let taken =
+                self.store
+                    .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
+            let f = &mut self.placement.streams[t];
+            f.next += taken;
+            done += n;
+            if f.next == pps {
+                self.seal(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// The stream relocated `page` goes to when its placement names GC stream `s`: `s`, given a
+    /// segment if it has none, sealed first if the page does not fit in what is left of its
+    /// segment (sizes); or another of its region's ([`Self::open_gc`]).
+    #[inline]
+    pub(super) fn gc_room(&mut self, s: usize, page: u32) -> Result<usize> {
+        let pps = self.store.pps;
+        let size = self.store.size_of(page);
+        let fits = |f: &Stream| f.next + size <= pps;
+        if self.placement.streams[s].seg != NONE && !fits(&self.placement.streams[s]) {
+            self.seal(s);
+        }
+        let mut t = s;
+        if self.placement.streams[t].seg == NONE {
+            t = self.open_gc(t)?;
+        }
+        if !fits(&self.placement.streams[t]) {
+            // `open_gc` named another stream of the region, its segment too full for the page.
+            self.seal(t);
+            t = self.open_gc(t)?;
+        }
+        Ok(t)
+    }
+
+    /// Gives GC stream `s` a segment, or names another stream of its region when the region has
+    /// none free: the reserve ran out (several GC streams overflowed in one cycle), and the page
+    /// goes to the region's first open stream rather than stopping the run.
+    #[cold]
+    pub(super) fn open_gc(&mut self, s: usize) -> Result<usize> {
+        let r = self.placement.streams[s].region as usize;
+        if self.free(r) > 0 {
+            self.take_segment(s);
+            return Ok(s);
+        }
+        self.placement
+            .streams
+            .iter()
+            .position(|f| f.seg != NONE && usize::from(f.region) == r)
+            .ok_or(Error::NoVictim {
+                free: self.store.free.len(),
+                open: 0,
+            })
+    }
+
+    /// Writes the `waiting` pages of cache stream `t`, a segment's worth, into a free segment
+    /// of its region and seals it. The stream's stamp and destage number, gathered while the
+    /// pages waited, go to the segment.
+    pub(super) fn flush(&mut self, t: usize, waiting: &mut Vec<u32>) {
+        let st = self.placement.streams[t];
+        self.take_segment(t);
+        let f = &mut self.placement.streams[t];
+        (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
+        let seg = f.seg;
+        self.store.place_run(seg, 0, waiting.drain(..));
+        self.seal(t);
+    }
+}
