@@ -4,6 +4,7 @@ parameter, as the engine's declarations give them (DESIGN: one registry, one lin
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from reclaim import _core
 from reclaim.api import SimConfig
 from reclaim.cli import app
-from reclaim.schemes import FAMILIES, markdown_table, schemes
+from reclaim.schemes import FAMILIES, markdown_table, schemes, stub_doc
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +83,12 @@ def test_api_docstring_lists_every_scheme() -> None:
     doc = _squeezed(SimConfig.__doc__ or "")
     for s in schemes():
         assert _squeezed(s["usage"]) in doc, s["usage"]
+
+
+def test_stub_docstring_is_the_registry() -> None:
+    # What a type checker or an editor shows for `_core.schemes` lists the registered schemes.
+    stub = ast.parse((ROOT / "python" / "reclaim" / "_core.pyi").read_text())
+    (fn,) = [n for n in stub.body if isinstance(n, ast.FunctionDef) and n.name == "schemes"]
+    assert ast.get_docstring(fn) == stub_doc(), "the stub's docstring of `schemes` differs: regenerate it with `reclaim schemes --stub`"
+    result = runner.invoke(app, ["schemes", "--stub"])
+    assert result.exit_code == 0 and result.output.rstrip("\n") == stub_doc()

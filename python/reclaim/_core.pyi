@@ -30,7 +30,27 @@ def parameters() -> list[dict[str, str]]:
 
 def schemes() -> list[dict[str, Any]]:
     """Every registered scheme as its file declares it: family, name, aliases, summary, source,
-    params (key, values, unit, range, default, help), needs, usage."""
+    params (key, values, unit, range, default, help), needs, usage.
+
+    Registered (generated from the registry: ``reclaim schemes --stub``):
+
+    - policies: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``, ``d-choices:d=D``,
+      ``gra:d=D``, ``windowed:w=W[,tie=random|oldest|fifo]``, ``cost-benefit[:form=lfs|lomet]``,
+      ``mdc[:freq=estimate|exact,decline=paper|pages]``, ``multi-log``,
+      ``age-threshold[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``,
+      ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw]``
+    - placements: ``single``, ``double[:copy=random|oldest]``, ``oracle``,
+      ``regions:spare=B1/B2/…|optimal``,
+      ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean]``,
+      ``sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]``,
+      ``multi-log[:logs=L,freq=estimate|exact]``, ``dac[:levels=L]``
+    - triggers: ``frontier``, ``one-free``,
+      ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
+      ``max-empty[:k=K]``
+    - workloads: ``uniform``, ``hotcold:r=R,f=F``, ``shifting:r=R,f=F[,period=P]``,
+      ``locality[:fa=A,r=R1/R2/…,f=F1/F2/…]``, ``zipf:theta=T``, ``trace:PATH``
+    - sizes: ``fixed:size=S``, ``uniform:min=A,max=B``, ``choice:sizes=S1/S2/…[,weights=W1/W2/…]``
+    """
 
 def geometry(config_json: str) -> dict[str, int]:
     """The resolved geometry: segments, pages_per_segment, logical_pages."""

@@ -12,6 +12,7 @@ of schemes are generated from them.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from reclaim import _core
@@ -60,3 +61,19 @@ def markdown_table() -> str:
 def usage_list(family: str) -> str:
     """A family's usage lines as reST literals, for docstrings."""
     return ", ".join(f"``{s['usage']}``" for s in schemes(family))
+
+
+def stub_doc() -> str:
+    """The docstring of ``schemes`` in the engine's type stubs (``_core.pyi``): what it returns,
+    and every registered scheme's usage line by family, wrapped at 100 columns."""
+    lines = [
+        "Every registered scheme as its file declares it: family, name, aliases, summary, source,",
+        "params (key, values, unit, range, default, help), needs, usage.",
+        "",
+        "Registered (generated from the registry: ``reclaim schemes --stub``):",
+        "",
+    ]
+    for family in FAMILIES:
+        text = f"- {family}: " + ", ".join(f"``{s['usage']}``" for s in schemes(family))
+        lines += textwrap.wrap(text, 96, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines)

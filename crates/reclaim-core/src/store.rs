@@ -459,33 +459,47 @@ impl Store {
 
     /// Writes logical page `page` into `slot` and the [`Self::size_of`] − 1 slots after it
     /// (they are free and in one segment). Only the first slot is marked held; the others are
-    /// covered by its size.
-    #[inline]
-    pub fn place(&mut self, page: u32, slot: u32) {
+    /// covered by its size. `SIZED` says whether pages have sizes ([`Self::sized`]): a
+    /// constant, so that a run whose pages take one slot each pays nothing for sizes.
+    // The user write's hot path: inlined there, whatever its other callers.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub fn place<const SIZED: bool>(&mut self, page: u32, slot: u32) {
+        debug_assert_eq!(SIZED, self.sized());
         self.page_map[page as usize] = slot;
         self.reverse[slot as usize] = page;
         self.hold(slot);
         let seg = self.segment_of(slot) as usize;
-        self.valid[seg] += self.size_of(page);
-        if let Some(live) = self.live.get_mut(seg) {
-            *live += 1;
+        if SIZED {
+            self.count_sized(page, seg);
+        } else {
+            self.valid[seg] += 1;
         }
     }
 
+    /// A page with a size placed in `seg`: its slots and itself counted.
+    #[cold]
+    #[inline(never)]
+    fn count_sized(&mut self, page: u32, seg: usize) {
+        self.valid[seg] += self.size_of(page);
+        self.live[seg] += 1;
+    }
+
     /// Writes `pages` into consecutive slots of `seg` from offset `start` (they fit), each
-    /// taking its size; returns the slots they take.
+    /// taking its size; returns the slots they take (`SIZED` as for [`Self::place`]).
     #[inline]
-    pub fn place_run(
+    pub fn place_run<const SIZED: bool>(
         &mut self,
         seg: u32,
         start: u32,
         pages: impl ExactSizeIterator<Item = u32>,
     ) -> u32 {
+        debug_assert_eq!(SIZED, self.sized());
         let first = seg * self.pps + start;
-        if self.sized() {
+        if SIZED {
             let mut slot = first;
             for page in pages {
-                self.place(page, slot);
+                self.place::<true>(page, slot);
                 slot += self.size_of(page);
             }
             return slot - first;
@@ -502,11 +516,12 @@ impl Store {
 
     /// Invalidates the page whose first slot is `slot`, taking one slot off its segment's
     /// valid count (the rest of a page of several slots goes by [`Self::drop_slot`]); returns
-    /// the segment, whether it is sealed and the page's size.
+    /// the segment, whether it is sealed and the page's size (`SIZED` as for [`Self::place`]).
     // The user write's hot path; a second caller must not un-inline it.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub fn invalidate(&mut self, slot: u32) -> (u32, bool, u32) {
+    pub fn invalidate<const SIZED: bool>(&mut self, slot: u32) -> (u32, bool, u32) {
+        debug_assert_eq!(SIZED, self.sized());
         debug_assert!(self.holds(slot));
         self.held[slot as usize / 64] &= !(1 << (slot % 64));
         let seg = self.segment_of(slot);
@@ -518,13 +533,11 @@ impl Store {
             self.sealed_hist[v - 1] += 1;
         }
         self.valid[s] -= 1;
-        let size = if let Some(live) = self.live.get_mut(s) {
-            *live -= 1;
-            self.size_of(self.reverse[slot as usize])
-        } else {
-            1
-        };
-        (seg, sealed, size)
+        if !SIZED {
+            return (seg, sealed, 1);
+        }
+        self.live[s] -= 1;
+        (seg, sealed, self.size_of(self.reverse[slot as usize]))
     }
 
     /// Brings in what erasing sealed segment `seg` reads and writes, all at once, so that the
@@ -699,7 +712,7 @@ mod tests {
         for st in [&mut kept, &mut counted] {
             for seg in 0..4 {
                 assert_eq!(st.open(), Some(seg));
-                st.place_run(seg, 0, seg * 4..seg * 4 + 4);
+                st.place_run::<false>(seg, 0, seg * 4..seg * 4 + 4);
                 st.seal(seg, 0);
             }
             // Two victims' pages relocated into the two segments left.
@@ -707,7 +720,7 @@ mod tests {
                 let mut pages = Vec::new();
                 st.erase_into(victim, &mut pages);
                 let to = st.open().expect("free");
-                st.place_run(to, 0, pages.into_iter());
+                st.place_run::<false>(to, 0, pages.into_iter());
             }
             assert_eq!(st.check(), Ok(()));
         }
@@ -734,14 +747,14 @@ mod tests {
             for seg in 0..3 {
                 let opened = st.open().expect("free");
                 assert_eq!(opened, seg);
-                st.place_run(seg, 0, seg * pps..(seg + 1) * pps);
+                st.place_run::<false>(seg, 0, seg * pps..(seg + 1) * pps);
                 st.seal(seg, 0);
             }
             let spare = st.open().expect("free");
             for (next, page) in (0..3 * pps).step_by(3).take(pps as usize).enumerate() {
                 let old = st.page_map[page as usize];
-                st.place(page, spare * pps + next as u32);
-                st.invalidate(old);
+                st.place::<false>(page, spare * pps + next as u32);
+                st.invalidate::<false>(old);
             }
             assert_eq!(st.check(), Ok(()));
             for seg in 0..3 {

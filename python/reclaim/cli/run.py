@@ -93,15 +93,19 @@ def schemes_cmd(
     family: Annotated[str | None, typer.Argument(help="policies, placements, triggers, workloads or sizes; all when omitted.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
+    stub: Annotated[bool, typer.Option("--stub", help="Print the docstring of `schemes` in the engine's type stubs.")] = False,
 ) -> None:
     """Every policy, placement, trigger, workload and size distribution: its spec, paper and section,
     parameters and defaults, as its own file in the engine declares it."""
-    from reclaim.schemes import FAMILIES, markdown_table, schemes
+    from reclaim.schemes import FAMILIES, markdown_table, schemes, stub_doc
 
     if family is not None and family not in FAMILIES:
         fail(f"invalid value for `FAMILY`: `{family}` (expected one of {', '.join(FAMILIES)})")
     if markdown:
         typer.echo(markdown_table())
+        return
+    if stub:
+        typer.echo(stub_doc())
         return
     chosen = schemes(family)
     if as_json:

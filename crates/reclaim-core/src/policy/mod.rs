@@ -162,7 +162,7 @@ macro_rules! registry {
                 }
             }
             // Always inlined, as are the policies' own: the user write's hot path calls it, and a
-            // second caller (a page of several slots, `Simulator::invalidate_sized`) must not
+            // second caller (the further slots of a page of several) must not
             // un-inline it there.
             #[allow(clippy::inline_always)]
             #[inline(always)]

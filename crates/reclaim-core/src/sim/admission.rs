@@ -5,7 +5,7 @@
 
 use super::Simulator;
 use crate::config::FreqSource;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::placement::sort_buffer::exact_key;
 use crate::placement::sort_buffer::{self, FIRST};
 use crate::placement::{Placement, Victim};
@@ -15,9 +15,12 @@ use crate::workload::{Rate, Write};
 /// The ways a written page gets its slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Way {
-    /// A page takes its slots (one, or its size with `--sizes`) in its stream's open segment
-    /// as it is written.
-    Direct,
+    /// A page takes its slots in its stream's open segment as it is written: one, or with
+    /// `sized` (`--sizes`) its size.
+    Direct {
+        /// Whether pages have sizes (the store's; read here once per write).
+        sized: bool,
+    },
     /// Pages wait in their stream until a segment's worth has gathered, then take a free
     /// segment together; a rewrite of a waiting page takes it out (`streams = cache`,
     /// Stockmeyer §2.3).
@@ -190,6 +193,7 @@ impl Simulator {
     /// `sort-buffer`: a user write joins the buffer with its u_p2
     /// ([`Admission::buffer_key`]), its previous copy taken out of a segment or of the buffer.
     /// A full buffer is written out.
+    #[inline(never)]
     pub(super) fn store_write_buffered(&mut self, write: Write) -> Result<()> {
         let page = write.page;
         let old = self.dev.store.page_map[page as usize];
@@ -200,16 +204,19 @@ impl Simulator {
             &self.dev.store,
             &self.dev.placement,
         );
-        if old != NONE {
-            if old >= self.admission.base {
-                self.admission.unbuffer(old, &mut self.dev.store);
-            } else {
-                self.dev.invalidate(old, &mut self.metrics);
-            }
+        match old {
+            NONE => {}
+            _ if old >= self.admission.base => self.admission.unbuffer(old, &mut self.dev.store),
+            _ if self.dev.store.sized() => self.dev.invalidate::<true>(old),
+            _ => self.dev.invalidate::<false>(old),
         }
         self.count_waiting_write(write);
         if self.admission.buffer_page(page, key, &mut self.dev.store) {
-            self.flush_buffer()?;
+            if self.dev.store.sized() {
+                self.flush_buffer::<true>()?;
+            } else {
+                self.flush_buffer::<false>()?;
+            }
         }
         Ok(())
     }
@@ -223,7 +230,7 @@ impl Simulator {
             self.note_user_write(write, None);
         }
         self.dev.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += u64::from(self.dev.store.size_of(write.page));
+        self.dev.metrics.counters.user_writes += u64::from(self.dev.store.size_of(write.page));
         self.cleaning.streak = 0;
     }
 
@@ -233,19 +240,19 @@ impl Simulator {
     /// slots). A segment takes the mean u_p2 of its live pages. Opening each segment may clean
     /// (relocation goes to the GC stream, never to the buffer's pages, which hold no slots).
     /// Without sizes a buffer is a whole number of segments and every one is filled and
-    /// sealed; with sizes the last stays open for the next batch unless it is full.
-    pub(super) fn flush_buffer(&mut self) -> Result<()> {
+    /// sealed; with sizes the last stays open for the next batch unless it is full (`SIZED`
+    /// as for [`Store::place`](crate::store::Store::place)).
+    pub(super) fn flush_buffer<const SIZED: bool>(&mut self) -> Result<()> {
         const U: usize = sort_buffer::USER;
         let mut buffer = self.admission.buffer.take().expect("buffered");
         let pps = self.dev.store.pps;
         let result = buffer.drain().iter().try_for_each(|&(key, page, size)| {
-            let slot = self.user_slot(U, u32::from(size))?;
-            let f = &mut self.dev.placement.streams[U];
+            let (slot, next) = self.user_slot::<SIZED>(U, u32::from(size))?;
             if page != NONE {
-                f.add_key(key);
-                self.dev.store.place(page, slot);
+                self.dev.placement.streams[U].add_key(key);
+                self.dev.store.place::<SIZED>(page, slot);
             }
-            if self.dev.placement.streams[U].next == pps {
+            if next == pps {
                 self.dev.seal(U);
             }
             Ok(())
@@ -268,7 +275,7 @@ impl Simulator {
             if old >= self.admission.base {
                 self.admission.unpend(old, &mut self.dev.store);
             } else {
-                self.dev.invalidate(old, &mut self.metrics);
+                self.dev.invalidate::<false>(old);
             }
         }
         self.count_waiting_write(write);
@@ -282,36 +289,13 @@ impl Simulator {
         Ok(())
     }
 
-    /// Writes cache stream `t`'s waiting pages, a segment's worth ([`Device::flush`]).
-    ///
-    /// [`Device::flush`]: super::device::Device::flush
-    pub(super) fn flush(&mut self, t: usize) {
-        self.dev.flush(t, &mut self.admission.waiting[t]);
-    }
-
     /// User stream `s` holds a segment's worth and a page arrives: its pages are written as a
     /// stream's segment is opened ([`Self::open_with`]).
     pub(super) fn flush_user(&mut self, s: usize) -> Result<()> {
         let room =
             |sim: &Self, s: usize| sim.admission.waiting[s].len() < sim.dev.store.pps as usize;
-        self.open_with(s, room, Self::flush)
-    }
-
-    /// Flushes stream `t` while relocating: the victims of the cycle were erased before their
-    /// pages were routed, and the reserve covers the GC streams, so a segment is free.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn flush_gc(&mut self, t: usize) -> Result<()> {
-        if self
-            .dev
-            .free(usize::from(self.dev.placement.streams[t].region))
-            == 0
-        {
-            let free = self.dev.store.free.len();
-            return Err(Error::NoVictim { free, open: 0 });
-        }
-        self.flush(t);
-        Ok(())
+        let flush = |sim: &mut Self, t: usize| sim.dev.flush(t, &mut sim.admission.waiting[t]);
+        self.open_with(s, room, flush)
     }
 
     /// `streams = cache`: a relocated page of `victim` waits in stream `s`. A stream is written
@@ -321,7 +305,7 @@ impl Simulator {
     #[inline(always)]
     pub(super) fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
         if self.admission.waiting[s].len() == self.dev.store.pps as usize {
-            self.flush_gc(s)?;
+            self.dev.flush_gc(s, &mut self.admission.waiting[s])?;
         }
         let f = &mut self.dev.placement.streams[s];
         f.stamp = f.stamp.max(victim.stamp);

@@ -17,7 +17,7 @@ impl Simulator {
     pub fn user_write(&mut self, write: Write) -> Result<()> {
         let write = match &mut self.cache {
             None => write,
-            Some(cache) => match cache.pass(write, &mut self.metrics.counters) {
+            Some(cache) => match cache.pass(write, &mut self.dev.metrics.counters) {
                 Some(evicted) => evicted,
                 None => return Ok(()),
             },
@@ -32,23 +32,40 @@ impl Simulator {
     /// [`Store::size_of`]: crate::store::Store::size_of
     #[inline]
     pub(super) fn store_write(&mut self, write: Write) -> Result<()> {
-        match self.admission.way {
-            Way::Direct => {}
-            Way::CacheStreams => return self.store_write_pending(write),
-            Way::SortBuffer => return self.store_write_buffered(write),
+        // Tests, not a `match` (a jump table on the hot path): the direct way first.
+        if let Way::Direct { sized } = self.admission.way {
+            if sized {
+                self.append_user::<true>(write)
+            } else {
+                self.append_user::<false>(write)
+            }
+        } else if self.admission.way == Way::CacheStreams {
+            self.store_write_pending(write)
+        } else {
+            self.store_write_buffered(write)
         }
+    }
+
+    /// [`Self::store_write`]'s direct way: `SIZED` says whether pages have sizes, a constant so
+    /// that a run whose pages take one slot each pays nothing for them.
+    #[inline]
+    fn append_user<const SIZED: bool>(&mut self, write: Write) -> Result<()> {
         let page = write.page;
-        let size = self.dev.store.size_of(page);
+        let size = if SIZED {
+            self.dev.store.size_of(page)
+        } else {
+            1
+        };
         let s = self.dev.route_user(
             write,
             self.dev.store.page_map[page as usize],
             self.admission.base,
             &mut self.rng,
         );
-        let slot = self.user_slot(s, size)?;
-        let (pps, f) = (self.dev.store.pps, &self.dev.placement.streams[s]);
-        let full = f.next == pps;
-        if f.next + VICTIM_LEAD == pps {
+        let (slot, next) = self.user_slot::<SIZED>(s, size)?;
+        let pps = self.dev.store.pps;
+        let full = next == pps;
+        if next + VICTIM_LEAD == pps {
             self.dev.prefetch_likely_victim(s, &self.rng);
         }
         if self.notes.on {
@@ -56,12 +73,12 @@ impl Simulator {
         }
         // Read after opening, which may have cleaned and moved the page's current copy.
         let old = self.dev.store.page_map[page as usize];
-        self.dev.store.place(page, slot);
+        self.dev.store.place::<SIZED>(page, slot);
         if old != NONE {
-            self.dev.invalidate(old, &mut self.metrics);
+            self.dev.invalidate::<SIZED>(old);
         }
         self.dev.clocks.user_writes += 1;
-        self.metrics.counters.user_writes += u64::from(size);
+        self.dev.metrics.counters.user_writes += u64::from(size);
         self.cleaning.streak = 0;
         if full {
             self.dev.seal(s);
@@ -70,20 +87,39 @@ impl Simulator {
         Ok(())
     }
 
-    /// A place of `size` slots in user stream `s`'s open segment, its first slot returned: the
+    /// A place of `size` slots in user stream `s`'s open segment, its first slot returned with
+    /// the stream's next offset after it (`SIZED` as for [`Store::place`](crate::store::Store::place)): the
     /// stream is given a segment if it has none, and its segment is sealed first when the page
     /// does not fit in what is left, the rest of it unused. Opening may clean, and relocation
     /// into a stream shared with user writes may fill the new segment in turn.
     #[inline]
-    pub(super) fn user_slot(&mut self, s: usize, size: u32) -> Result<u32> {
+    pub(super) fn user_slot<const SIZED: bool>(
+        &mut self,
+        s: usize,
+        size: u32,
+    ) -> Result<(u32, u32)> {
         let pps = self.dev.store.pps;
+        let f = &self.dev.placement.streams[s];
+        // Without sizes an open segment always has room: a full one is sealed at once.
+        if f.seg == NONE || (SIZED && f.next + size > pps) {
+            self.user_room(s, size)?;
+        }
+        let f = &mut self.dev.placement.streams[s];
+        let slot = f.seg * pps + f.next;
+        f.next += size;
+        f.stamp = self.dev.clocks.user_writes;
+        Ok((slot, f.next))
+    }
+
+    /// Gives user stream `s` an open segment with room for `size` slots (see
+    /// [`Self::user_slot`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn user_room(&mut self, s: usize, size: u32) -> Result<()> {
         loop {
-            let f = &mut self.dev.placement.streams[s];
-            if f.seg != NONE && f.next + size <= pps {
-                let slot = f.seg * pps + f.next;
-                f.next += size;
-                f.stamp = self.dev.clocks.user_writes;
-                return Ok(slot);
+            let f = &self.dev.placement.streams[s];
+            if f.seg != NONE && f.next + size <= self.dev.store.pps {
+                return Ok(());
             }
             if f.seg != NONE {
                 self.dev.seal(s);
@@ -126,7 +162,11 @@ impl Simulator {
                 .iter()
                 .try_for_each(|g| self.pend_relocated(s, g.page, victim));
         }
-        self.dev.append(s, pages, victim, &self.notes.rate)
+        if self.dev.store.sized() {
+            self.dev.append::<true>(s, pages, victim, &self.notes.rate)
+        } else {
+            self.dev.append::<false>(s, pages, victim, &self.notes.rate)
+        }
     }
 
     /// Gives stream `s` a segment with `take` until it is `ready`: cleaning as the trigger
@@ -217,7 +257,7 @@ impl Simulator {
                     .cleaning
                     .no_progress(&self.geometry, &self.dev.placement));
             }
-            self.metrics.count_epoch(&self.dev.store.sealed_hist);
+            self.dev.metrics.count_epoch(&self.dev.store.sealed_hist);
             let Some(victim) =
                 self.dev.policies[r].select(&self.dev.store, &self.dev.clocks, &mut self.rng)
             else {
@@ -236,7 +276,8 @@ impl Simulator {
             );
             // With sizes, a tail no page fitted in is counted as held, and is not written.
             let valid = self.dev.store.valid[victim as usize];
-            self.metrics
+            self.dev
+                .metrics
                 .count_victim(valid, self.dev.store.tail_of(victim));
             let index = self.cleaning.victims.len() as u32;
             self.cleaning
@@ -281,16 +322,20 @@ impl Simulator {
         // `erase_with` prefetched the page-map entries of every gathered page. Pages are routed
         // in runs from one victim: where the scheme names one stream for a victim's pages, the
         // run is placed chunk by chunk with the stream's state held in locals.
-        let mut result = Ok(());
-        for pages in batch.chunk_by(|a, b| a.victim == b.victim) {
-            let victim = self.cleaning.victims[pages[0].victim as usize];
+        // (A counted run, not `chunk_by`, whose per-page comparison costs more on this path.)
+        let (mut result, mut i) = (Ok(()), 0);
+        while i < batch.len() && result.is_ok() {
+            let victim = self.cleaning.victims[batch[i].victim as usize];
+            let run = batch[i..]
+                .iter()
+                .take_while(|g| g.victim == batch[i].victim)
+                .count();
+            let pages = &batch[i..i + run];
             result = match self.dev.placement.scheme.victim_stream(&victim) {
                 Some(s) => self.append_run(s, pages, &victim),
                 None => self.route_pages(pages, &victim),
             };
-            if result.is_err() {
-                break;
-            }
+            i += run;
         }
         self.cleaning.batch = batch;
         result

@@ -1,7 +1,7 @@
 //! The device as the run loop sees it: the store, the streams filling its segments, which
-//! region owns each segment, the victim policies that index the sealed ones and the clocks that
-//! stamp them; and what changes them together: taking a segment for a stream, appending
-//! relocated pages, sealing, invalidating.
+//! region owns each segment, the victim policies that index the sealed ones, the clocks that
+//! stamp them and the metrics that count what happens to them; and what changes them together:
+//! taking a segment for a stream, appending relocated pages, sealing, invalidating.
 
 use crate::clocks::Clocks;
 use crate::error::{Error, Result};
@@ -23,6 +23,8 @@ pub(super) struct Device {
     /// Which region owns each segment.
     pub(super) ownership: Ownership,
     pub(super) clocks: Clocks,
+    /// What the run counts.
+    pub(super) metrics: Metrics,
     /// See [`SimConfig::free_empty`](crate::config::SimConfig::free_empty).
     pub(super) free_empty: bool,
 }
@@ -84,21 +86,32 @@ impl Device {
     /// A page of s slots is taken off its segment one slot at a time, each told to the policy,
     /// so that every index sees valid counts fall by one.
     #[inline]
-    pub(super) fn invalidate(&mut self, slot: u32, metrics: &mut Metrics) {
-        let (seg, sealed, size) = self.store.invalidate(slot);
+    pub(super) fn invalidate<const SIZED: bool>(&mut self, slot: u32) {
+        let (seg, sealed, size) = self.store.invalidate::<SIZED>(slot);
         if sealed {
             let r = self.region_of(seg);
             self.policies[r].on_invalidate(seg, slot, &self.store);
-            for _ in 1..size {
-                self.store.drop_slot(seg);
+            if SIZED && size > 1 {
+                self.drop_slots(seg, size - 1, Some(r));
+            }
+            let tail = if SIZED { self.store.tail_of(seg) } else { 0 };
+            if self.free_empty && self.store.valid[seg as usize] == tail {
+                self.release(seg, r);
+            }
+        } else if SIZED && size > 1 {
+            self.drop_slots(seg, size - 1, None);
+        }
+    }
+
+    /// Takes `n` more slots of an invalidated page off `seg`, one at a time, each told to
+    /// region `r`'s policy where the segment is sealed.
+    #[cold]
+    #[inline(never)]
+    fn drop_slots(&mut self, seg: u32, n: u32, r: Option<usize>) {
+        for _ in 0..n {
+            self.store.drop_slot(seg);
+            if let Some(r) = r {
                 self.policies[r].on_invalidate(seg, NONE, &self.store);
-            }
-            if self.free_empty && self.store.valid[seg as usize] == self.store.tail_of(seg) {
-                self.release(seg, r, metrics);
-            }
-        } else {
-            for _ in 1..size {
-                self.store.drop_slot(seg);
             }
         }
     }
@@ -106,12 +119,12 @@ impl Device {
     /// `free_empty`: sealed segment `seg` of region `r` has emptied by itself and goes to the
     /// free pool at once, counted as collected at utilization 0 (Stockmeyer §2.2).
     #[cold]
-    pub(super) fn release(&mut self, seg: u32, r: usize, metrics: &mut Metrics) {
+    pub(super) fn release(&mut self, seg: u32, r: usize) {
         self.policies[r].on_remove(seg, &self.store);
         self.store
             .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
         self.ownership.give_back(r);
-        metrics.count_victim(0, 0);
+        self.metrics.count_victim(0, 0);
     }
 
     /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
@@ -164,7 +177,7 @@ impl Device {
     /// Where u_p2 is kept, the pages join their stream's mean, each by its victim's or its own
     /// exact `rate`'s key (where rates are kept).
     #[inline]
-    pub(super) fn append(
+    pub(super) fn append<const SIZED: bool>(
         &mut self,
         s: usize,
         pages: &[Gathered],
@@ -174,8 +187,13 @@ impl Device {
         let pps = self.store.pps;
         let mut done = 0;
         while done < pages.len() {
-            let t = self.gc_room(s, pages[done].page)?;
-            let n = if self.store.sized() {
+            let size = if SIZED {
+                self.store.size_of(pages[done].page)
+            } else {
+                1
+            };
+            let t = self.gc_room(s, size)?;
+            let n = if SIZED {
                 1
             } else {
                 ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done)
@@ -187,9 +205,11 @@ impl Device {
             f.stamp = f.stamp.max(victim.stamp);
             f.dseq = f.dseq.max(victim.dseq);
             let (seg, start) = (f.seg, f.next);
-            let taken =
-                self.store
-                    .place_run(seg, start, pages[done..done + n].iter().map(|g| g.page));
+            let taken = self.store.place_run::<SIZED>(
+                seg,
+                start,
+                pages[done..done + n].iter().map(|g| g.page),
+            );
             let f = &mut self.placement.streams[t];
             f.next += taken;
             done += n;
@@ -200,13 +220,23 @@ impl Device {
         Ok(())
     }
 
-    /// The stream relocated `page` goes to when its placement names GC stream `s`: `s`, given a
+    /// The stream a relocated page of `size` slots goes to when its placement names GC stream `s`: `s`, given a
     /// segment if it has none, sealed first if the page does not fit in what is left of its
     /// segment (sizes); or another of its region's ([`Self::open_gc`]).
     #[inline]
-    pub(super) fn gc_room(&mut self, s: usize, page: u32) -> Result<usize> {
+    pub(super) fn gc_room(&mut self, s: usize, size: u32) -> Result<usize> {
+        let f = &self.placement.streams[s];
+        if f.seg != NONE && f.next + size <= self.store.pps {
+            return Ok(s);
+        }
+        self.gc_room_elsewhere(s, size)
+    }
+
+    /// [`Self::gc_room`] when stream `s` has no segment or no room in it.
+    #[cold]
+    #[inline(never)]
+    fn gc_room_elsewhere(&mut self, s: usize, size: u32) -> Result<usize> {
         let pps = self.store.pps;
-        let size = self.store.size_of(page);
         let fits = |f: &Stream| f.next + size <= pps;
         if self.placement.streams[s].seg != NONE && !fits(&self.placement.streams[s]) {
             self.seal(s);
@@ -252,7 +282,20 @@ impl Device {
         let f = &mut self.placement.streams[t];
         (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
         let seg = f.seg;
-        self.store.place_run(seg, 0, waiting.drain(..));
+        self.store.place_run::<false>(seg, 0, waiting.drain(..));
         self.seal(t);
+    }
+
+    /// [`Self::flush`] while relocating: the victims of the cycle were erased before their
+    /// pages were routed, and the reserve covers the GC streams, so a segment is free.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn flush_gc(&mut self, t: usize, waiting: &mut Vec<u32>) -> Result<()> {
+        if self.free(usize::from(self.placement.streams[t].region)) == 0 {
+            let free = self.store.free.len();
+            return Err(Error::NoVictim { free, open: 0 });
+        }
+        self.flush(t, waiting);
+        Ok(())
     }
 }

@@ -18,7 +18,6 @@ use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::{FreqSource, SimConfig};
 use crate::geometry::Geometry;
-use crate::metrics::Metrics;
 use crate::placement::Placement;
 use crate::rng::SimRng;
 use crate::store::Store;
@@ -61,7 +60,6 @@ pub struct Simulator {
     rng: SimRng,
     /// The cleaner's trigger, its batch and its progress check.
     cleaning: Cleaning,
-    metrics: Metrics,
     /// Where the run is and how far it goes.
     plan: Plan,
 }

@@ -241,7 +241,7 @@ impl Simulator {
     pub fn step(&mut self, mut budget: u64) -> Result<bool> {
         let logical = self.geometry.logical_pages;
         while budget > 0 {
-            let metrics = &mut self.metrics;
+            let metrics = &mut self.dev.metrics;
             let Some(work) = self
                 .plan
                 .next(budget, logical, metrics, &self.dev.store.erase_count)
@@ -268,7 +268,7 @@ impl Simulator {
                     self.plan.seconds += t.elapsed().as_secs_f64();
                 }
             }
-            budget -= self.plan.done(work, logical, &mut self.metrics);
+            budget -= self.plan.done(work, logical, &mut self.dev.metrics);
         }
         Ok(self.plan.phase != Phase::Done)
     }
@@ -280,7 +280,7 @@ impl Simulator {
             .sizes
             .as_ref()
             .map_or(1.0, crate::config::SizeSpec::mean);
-        self.metrics.result(
+        self.dev.metrics.result(
             &self.dev.store.erase_count,
             &self.geometry,
             mean_size,
@@ -318,13 +318,7 @@ impl Simulator {
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
             let cache = self.cache.as_ref().expect("called with a cache");
-            let (near, far) = cache.lru_pages(1, 2);
-            if let Some(page) = far {
-                prefetch(&self.dev.store.page_map[page as usize]);
-            }
-            if let Some(page) = near {
-                self.dev.prefetch_old_copy(page, ages);
-            }
+            self.dev.prefetch_evictions(cache, ages);
             self.user_write(w)?;
         }
         Ok(())

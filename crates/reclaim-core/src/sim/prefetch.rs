@@ -2,8 +2,10 @@
 //! None of them changes a result.
 
 use super::device::Device;
+use crate::cache::Cache;
 use crate::policy::VictimPolicy;
 use crate::rng::SimRng;
+use crate::store::prefetch;
 
 /// User writes before a stream fills at which the cleaner's next victim is guessed and its
 /// lines prefetched (see [`Device::prefetch_likely_victim`]).
@@ -18,6 +20,20 @@ impl Device {
     pub(super) fn prefetch_old_copy(&self, page: u32, ages: bool) {
         if let Some(seg) = self.store.prefetch_copy(page, ages) {
             self.policies[self.region_of(seg)].prefetch(seg);
+        }
+    }
+
+    /// Prefetches for the pages a write cache's next misses will evict, its least recently
+    /// used: the page-map entry of the second, and what invalidating the first's copy touches
+    /// (the page-map entry having been brought a write earlier).
+    #[inline]
+    pub(super) fn prefetch_evictions(&self, cache: &Cache, ages: bool) {
+        let (near, far) = cache.lru_pages(1, 2);
+        if let Some(page) = far {
+            prefetch(&self.store.page_map[page as usize]);
+        }
+        if let Some(page) = near {
+            self.prefetch_old_copy(page, ages);
         }
     }
 

@@ -153,7 +153,9 @@ fn admission(
     } else if buffer.is_some() {
         Way::SortBuffer
     } else {
-        Way::Direct
+        Way::Direct {
+            sized: config.sizes.is_some(),
+        }
     };
     Ok(Admission {
         way,
@@ -331,13 +333,13 @@ impl Simulator {
                 ownership: Ownership::new(regions, n),
                 placement,
                 clocks: Clocks::default(),
+                metrics: Metrics::new(n, pps),
                 free_empty: config.free_empty,
             },
             notes: needs.notes(geometry.logical_pages),
             admission,
             freq,
             cache: config.cache.map(|c| Cache::new(c as usize)),
-            metrics: Metrics::new(n, pps),
             source: Source::new(workload, warm_workload, warm_skips, config.seed),
             rng,
             cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
@@ -346,7 +348,8 @@ impl Simulator {
             geometry,
         };
         if let Phase::Measure(_) = sim.plan.phase {
-            sim.metrics
+            sim.dev
+                .metrics
                 .start(&sim.dev.store.erase_count, sim.plan.window);
         }
         Ok(sim)

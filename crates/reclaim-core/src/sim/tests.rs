@@ -409,7 +409,7 @@ fn an_emptied_segment_is_freed_at_once() {
         let sealed = st.sealed.len();
         assert_eq!(sealed, 3 - collected as usize, "free_empty {free_empty}");
         assert_eq!(st.free.len(), 8 - 1 - sealed, "free_empty {free_empty}");
-        let k = &sim.metrics.counters;
+        let k = &sim.dev.metrics.counters;
         assert_eq!(
             (k.collected, k.emptied, k.erases),
             (collected, collected, collected)

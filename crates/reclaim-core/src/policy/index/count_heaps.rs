@@ -119,9 +119,9 @@ pub(crate) fn exercise<P: crate::policy::VictimPolicy>(
                         rng.random_range(0..200)
                     };
                     let old = store.page_map[page as usize];
-                    store.place(page, seg * pps + i);
+                    store.place::<false>(page, seg * pps + i);
                     if old != NONE {
-                        let (s, sealed, _) = store.invalidate(old);
+                        let (s, sealed, _) = store.invalidate::<false>(old);
                         if sealed {
                             policy.on_invalidate(s, old, store);
                         }
