@@ -401,8 +401,10 @@ def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: S
     Builds the ``simulate`` example of ``reclaim-core`` at ``base`` (in a git worktree under
     ``target/compare-base/``) and in the working tree, then alternates runs of the two on the
     speed geometry, so that a shared machine's drifting load falls on both alike (which runs
-    first alternates too). Reports each
-    policy's median page writes per second for both builds and their ratio.
+    first alternates too). Reports each policy's median page writes per second for both builds
+    and their ratio, and the median of the ratios of the runs paired back to back (``pair_ratio``):
+    on a machine whose load switches between levels, the medians of the two builds can fall in
+    different levels, while a pair's two runs nearly always share one.
     """
     _check_runs(runs)
     commit, old, new = _build_pair(base)
@@ -416,9 +418,12 @@ def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: S
             for binary, out in ((old, a), (new, b)) if seed % 2 else ((new, b), (old, a)):
                 out.append(_run_simulate(binary, config))
         ma, mb = statistics.median(a), statistics.median(b)
-        report["policies"][policy] = {"base": a, "new": b, "base_median": ma, "new_median": mb, "ratio": mb / ma}
+        pairs = statistics.median(y / x for x, y in zip(a, b, strict=True))
+        report["policies"][policy] = {"base": a, "new": b, "base_median": ma, "new_median": mb, "ratio": mb / ma,
+                                      "pair_ratio": pairs}
         if show:
-            Console().print(f"{policy}: base {ma:.1f} M page writes/s, new {mb:.1f} M, new/base {mb / ma:.3f} "
+            Console().print(f"{policy}: base {ma:.1f} M page writes/s, new {mb:.1f} M, new/base {mb / ma:.3f}, "
+                            f"median of paired runs' new/base {pairs:.3f} "
                             f"(medians of {runs}; base {', '.join(f'{x:.1f}' for x in a)}; "
                             f"new {', '.join(f'{x:.1f}' for x in b)})")
     return report
