@@ -58,6 +58,21 @@ pub enum Error {
         /// What the format expects there.
         expected: String,
     },
+    /// A text trace in which no line is a record of the format it was read as.
+    #[error(
+        "{path}: no {format} record in {lines} lines{skipped}; is `{format}` the trace's format?"
+    )]
+    NoRecords {
+        /// The trace file.
+        path: String,
+        /// The format it was read as.
+        format: String,
+        /// Lines read.
+        lines: u64,
+        /// What `--skip-bad-lines` skipped, as ` (skipped as bad: N lines where … was expected; …)`,
+        /// or empty.
+        skipped: String,
+    },
     /// A converted (binary) trace that is damaged or not a converted trace.
     #[error("{path}, byte {byte}: {expected} expected")]
     BadFile {

@@ -211,6 +211,21 @@ proptest! {
         trace_fuzz::text(Format::Mqsim, &bytes, false);
     }
 
+    /// Zstd streams cut or damaged anywhere: an error naming the file and the line reached.
+    #[test]
+    fn damaged_zstd(picks in prop::collection::vec(any::<prop::sample::Index>(), 1..50), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
+        let mut text = Vec::new();
+        for p in &picks {
+            text.extend_from_slice(p.get(records(Format::Mqsim)).as_bytes());
+            text.push(b'\n');
+        }
+        let mut bytes = zstd::encode_all(&text[..], 1).unwrap();
+        let i = flip.0.index(bytes.len());
+        bytes[i] ^= flip.1;
+        bytes.truncate(cut.index(bytes.len()) + 1);
+        trace_fuzz::text(Format::Mqsim, &bytes, false);
+    }
+
     /// Converted traces with bytes flipped, cut or appended.
     #[test]
     fn damaged_binary(

@@ -191,3 +191,58 @@ fn device_selection_and_gzip() {
     let t = convert(&gz, Format::Alibaba, ConvertOptions::default()).unwrap();
     assert_eq!(t.meta.writes, 3);
 }
+
+/// A zstd trace reads as its text, two concatenated frames as one stream (RFC 8878 §3.1: a
+/// stream of frames), and a damaged frame is an error that names the file.
+#[test]
+fn zstd_input() {
+    let first = "1,W,0,4096,1\n2,W,4096,4096,2\n";
+    let second = "1,W,8192,4096,3\n";
+    let path = fixture("ali.csv.zst", "");
+    let mut bytes = zstd::encode_all(first.as_bytes(), 3).unwrap();
+    bytes.extend(zstd::encode_all(second.as_bytes(), 3).unwrap());
+    std::fs::write(&path, &bytes).unwrap();
+    let t = convert(&path, Format::Alibaba, ConvertOptions::default()).unwrap();
+    assert_eq!((t.meta.writes, t.meta.report.lines), (3, 3));
+    let cut = bytes.len() - 4;
+    std::fs::write(&path, &bytes[..cut]).unwrap();
+    let err = convert(&path, Format::Alibaba, ConvertOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("ali.csv.zst"), "{err}");
+}
+
+/// A CSV whose first line names its columns reads as its records, the header counted; a header
+/// anywhere else, or a first line that is not all words, stays an error; a file of no record
+/// says so in words, with what was skipped.
+#[test]
+fn header_lines_and_no_records() {
+    let text = "device_id,opcode,offset,length,timestamp\n1,W,0,4096,1\n1,W,4096,4096,2\n";
+    let path = fixture("ali-header.csv", text);
+    let t = convert(&path, Format::Alibaba, ConvertOptions::default()).unwrap();
+    assert_eq!((t.meta.writes, t.meta.report.header_lines), (2, 1));
+    let msr = fixture("msr-header.csv", "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,hm,1,Write,0,4096,100\n");
+    let t = convert(&msr, Format::Msr, ConvertOptions::default()).unwrap();
+    assert_eq!((t.meta.writes, t.meta.report.header_lines), (1, 1));
+    let late = fixture(
+        "ali-late.csv",
+        "1,W,0,4096,1\ndevice_id,opcode,offset,length,timestamp\n",
+    );
+    let err = convert(&late, Format::Alibaba, ConvertOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("line 2"), "{err}");
+    let mixed = fixture(
+        "ali-mixed.csv",
+        "1,opcode,offset,length,timestamp\n1,W,0,4096,1\n",
+    );
+    assert!(convert(&mixed, Format::Alibaba, ConvertOptions::default()).is_err());
+    // The MSR lines read as Alibaba, skipping bad lines: nothing is a record.
+    let opts = ConvertOptions {
+        read: ReadOptions {
+            skip_bad_lines: true,
+            ..ReadOptions::default()
+        },
+        ..ConvertOptions::default()
+    };
+    let err = convert(&msr, Format::Alibaba, opts)
+        .unwrap_err()
+        .to_string();
+    assert!(err.ends_with(": no alibaba record in 2 lines (skipped as bad: 1 lines where `opcode` R or W (unknown opcode) was expected); is `alibaba` the trace's format?"), "{err}");
+}

@@ -50,6 +50,8 @@ def trace_convert(
         meta = traces.convert(path, format, output, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
                               device=device, blkparse_action=blkparse_action, progress=lambda n: p.update(task, completed=n))
     rep = meta["report"]
+    if rep.get("header_lines"):
+        console.print(f"note: {rep['header_lines']} header line(s) before the first record (column names) skipped", soft_wrap=True)
     if rep["leading_garbage_lines"] or rep["trailing_padding_bytes"]:
         console.print(f"note: {rep['leading_garbage_bytes']:,} bytes on {rep['leading_garbage_lines']} lines before the first record "
                       f"and {rep['trailing_padding_bytes']:,} NUL bytes after the last were not records", soft_wrap=True)

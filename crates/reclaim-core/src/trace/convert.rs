@@ -76,6 +76,9 @@ pub struct ReadReportMeta {
     pub leading_garbage_lines: u64,
     /// NUL padding after the last record.
     pub trailing_padding_bytes: u64,
+    /// Header lines (column names) before the first record, skipped.
+    #[serde(default)]
+    pub header_lines: u64,
 }
 
 impl From<&ReadReport> for ReadReportMeta {
@@ -87,6 +90,7 @@ impl From<&ReadReport> for ReadReportMeta {
             leading_garbage_bytes: r.leading_garbage_bytes,
             leading_garbage_lines: r.leading_garbage_lines,
             trailing_padding_bytes: r.trailing_padding_bytes,
+            header_lines: r.header_lines,
         }
     }
 }
@@ -312,14 +316,20 @@ impl Converter {
         }
         let r = &self.reader.report;
         if r.requests == 0 && r.other_devices == 0 {
-            return Err(Error::Trace {
+            let reasons: Vec<String> = r
+                .skipped
+                .iter()
+                .map(|(reason, n)| format!("{n} lines where {reason} was expected"))
+                .collect();
+            return Err(Error::NoRecords {
                 path: self.source.clone(),
-                line: r.lines,
-                content: String::new(),
-                expected: format!(
-                    "at least one {} record; none found in {} lines",
-                    self.format, r.lines
-                ),
+                format: self.format.to_string(),
+                lines: r.lines,
+                skipped: if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (skipped as bad: {})", reasons.join("; "))
+                },
             });
         }
         let has_times = !self.times.is_empty() && self.times.len() == self.request_pages.len();

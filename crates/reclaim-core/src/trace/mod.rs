@@ -1,4 +1,4 @@
-//! Block-trace readers: streaming, gzip-aware, one file per format, every bad line an error
+//! Block-trace readers: streaming, gzip- and zstd-aware, one file per format, every bad line an error
 //! that names the file, the line number, the line and what was expected.
 //!
 //! A request covering any part of a page writes that page (DESIGN "Traces"). Reads are counted,
@@ -216,9 +216,25 @@ pub struct ReadReport {
     pub leading_garbage_lines: u64,
     /// NUL bytes after the last record (archive padding).
     pub trailing_padding_bytes: u64,
+    /// Header lines before the first record (see [`is_header`]), skipped.
+    pub header_lines: u64,
 }
 
-/// Opens a file, decompressing gzip when it starts with the gzip magic bytes.
+/// Whether a line that is not a record, met before the first record, is a header: column names,
+/// every field (split at commas, tabs or spaces) a word with a letter in it and none a number.
+/// Such a line is skipped and counted ([`ReadReport::header_lines`]); any other line that is not
+/// a record is an error (or skipped as bad with `--skip-bad-lines`).
+pub fn is_header(line: &str) -> bool {
+    let mut fields = line
+        .split([',', '\t', ' ', ';'])
+        .map(|f| f.trim().trim_matches('"'))
+        .filter(|f| !f.is_empty())
+        .peekable();
+    fields.peek().is_some()
+        && fields.all(|f| f.parse::<f64>().is_err() && f.chars().any(|c| c.is_ascii_alphabetic()))
+}
+
+/// Opens a file, decompressing gzip or zstd when it starts with their magic bytes.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let f = File::open(path).map_err(|e| Error::Io {
         path: path.display().to_string(),
@@ -227,7 +243,9 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     decode(path, f)
 }
 
-/// Wraps `input` in a buffer, and in a gzip decoder when it starts with the gzip magic bytes.
+/// Wraps `input` in a buffer, and in a gzip or zstd decoder when it starts with the gzip magic
+/// bytes (1F 8B, RFC 1952 §2.3.1) or a zstd frame's (28 B5 2F FD, RFC 8878 §3.1.1); several
+/// concatenated members or frames are read as one stream.
 pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn BufRead + Send>> {
     let mut buffered = BufReader::with_capacity(1 << 20, input);
     // Peeking at the buffer reads no byte twice (a pipe or a file alike).
@@ -240,6 +258,13 @@ pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn 
             1 << 20,
             flate2::read::MultiGzDecoder::new(buffered),
         )))
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        let decoder =
+            zstd::stream::read::Decoder::with_buffer(buffered).map_err(|e| Error::Io {
+                path: path.display().to_string(),
+                message: format!("zstd: {e}"),
+            })?;
+        Ok(Box::new(BufReader::with_capacity(1 << 20, decoder)))
     } else {
         Ok(Box::new(buffered))
     }
@@ -448,6 +473,10 @@ impl TraceReader {
                 }))
             }
             Err(expected) => {
+                if !self.seen_record && is_header(text) {
+                    self.report.header_lines += 1;
+                    return Ok(None);
+                }
                 if !self.seen_record && self.framing_seen {
                     // Inside archive framing before the first record: reported as leading
                     // garbage, never dropped silently.
