@@ -20,7 +20,7 @@ from reclaim import _core
 from reclaim.pages import page_ids
 
 MAGIC = b"RCLMTRC1"
-FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "blkparse", "alibaba", "pages")
+FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "disksim", "blkparse", "alibaba", "pages")
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def convert(
 
     Args:
         path: The text trace.
-        format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``blkparse``,
+        format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``disksim``, ``blkparse``,
             ``alibaba``, ``pages``.
         out: The binary trace to write.
         page_size: Page size in bytes (4096; Stockmeyer's tracks: 32768).

@@ -246,3 +246,27 @@ fn header_lines_and_no_records() {
         .to_string();
     assert!(err.ends_with(": no alibaba record in 2 lines (skipped as bad: 1 lines where `opcode` R or W (unknown opcode) was expected); is `alibaba` the trace's format?"), "{err}");
 }
+
+/// `DiskSim`'s ASCII: float milliseconds, 512-byte blocks, hexadecimal flags whose bit 0 marks a
+/// read (`DiskSim` 4.0 `iotrace_ascii_get_ioreq_event`); other flag bits leave a write a write.
+#[test]
+fn disksim_ascii() {
+    let text = "13.191135\t30\t0\t5\t1\n25.911729\t18\t28601\t12\t0\n30.5 18 8 8 10\n";
+    let path = fixture("ascii.trace", text);
+    let opts = ConvertOptions {
+        page_size: 4096,
+        ..ConvertOptions::default()
+    };
+    let t = convert(&path, Format::Disksim, opts).unwrap();
+    // Two writes: blocks 28601..28613 (bytes 14,643,712..14,649,856: pages 3575..3576) and 8..16
+    // (page 1); one read.
+    assert_eq!((t.meta.writes, t.meta.reads), (2, 1));
+    assert_eq!(t.pages, vec![3575, 3576, 1]);
+    let err = convert(
+        &fixture("ms.trace", "1.0 0 8 8 1.5\n"),
+        Format::Disksim,
+        ConvertOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("hexadecimal `flags`"), "{err}");
+}

@@ -9,6 +9,7 @@ pub mod alibaba;
 pub mod biotracer;
 pub mod blkparse;
 pub mod convert;
+pub mod disksim;
 pub mod fiu;
 pub mod mqsim;
 pub mod msr;
@@ -36,8 +37,10 @@ pub enum Format {
     Fiu,
     /// Android `BIOtracer`: `sector nsectors bytes flags t1 t2 t3 t4`; odd flags write.
     Biotracer,
-    /// MQSim/DiskSim ASCII: `arrival_ns device lba_sectors size_sectors type` (0 write, 1 read).
+    /// `MQSim` ASCII: `arrival_ns device lba_sectors size_sectors type` (0 write, 1 read).
     Mqsim,
+    /// `DiskSim` ASCII: `arrival_ms device blkno bcount flags` (float ms, hex flags, 0x1 read).
+    Disksim,
     /// blkparse text: `dev cpu seq time pid action rwbs sector + count [proc]`, one stage.
     Blkparse,
     /// Alibaba block trace 2020: `device,opcode,offset,length,timestamp_us`.
@@ -48,12 +51,13 @@ pub enum Format {
 
 impl Format {
     /// Every format, by name.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Msr,
         Format::Spc,
         Format::Fiu,
         Format::Biotracer,
         Format::Mqsim,
+        Format::Disksim,
         Format::Blkparse,
         Format::Alibaba,
         Format::Pages,
@@ -67,6 +71,7 @@ impl Format {
             Format::Fiu => "fiu",
             Format::Biotracer => "biotracer",
             Format::Mqsim => "mqsim",
+            Format::Disksim => "disksim",
             Format::Blkparse => "blkparse",
             Format::Alibaba => "alibaba",
             Format::Pages => "pages",
@@ -87,10 +92,11 @@ impl FromStr for Format {
             .into_iter()
             .find(|f| f.name() == s.trim())
             .ok_or_else(|| {
+                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
                 Error::param(
                     "format",
                     format!("`{s}`"),
-                    "one of msr, spc, fiu, biotracer, mqsim, blkparse, alibaba, pages",
+                    format!("one of {}", names.join(", ")),
                 )
             })
     }
@@ -418,6 +424,7 @@ impl TraceReader {
             Format::Fiu => fiu::parse(text),
             Format::Biotracer => biotracer::parse(text),
             Format::Mqsim => mqsim::parse(text),
+            Format::Disksim => disksim::parse(text),
             Format::Blkparse => blkparse::parse(text, &self.options.blkparse_action),
             Format::Alibaba => alibaba::parse(text),
             Format::Pages => pages::parse(text),

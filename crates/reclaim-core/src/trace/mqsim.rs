@@ -1,5 +1,6 @@
-//! `MQSim` / `DiskSim` ASCII traces: `arrival_time_ns device lba_sectors size_sectors type`,
-//! type 0 = write, 1 = read; sectors of 512 bytes. The device is the device number.
+//! `MQSim` ASCII traces: `arrival_time_ns device lba_sectors size_sectors type`, type 0 = write,
+//! 1 = read; sectors of 512 bytes. The device is the device number. (`DiskSim`'s original, float
+//! milliseconds and hexadecimal flags, is [`super::disksim`].)
 
 use super::{uint, ws_fields, Parsed, Request};
 
