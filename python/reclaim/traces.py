@@ -59,12 +59,12 @@ def convert(
     blkparse_action: str = "Q",
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Converts a text trace (plain or gzip) to a binary trace file.
+    """Converts a text trace (plain, gzip or zstd) to a binary trace file.
 
     Args:
         path: The text trace.
         format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``disksim``, ``blkparse``,
-            ``alibaba``, ``pages``.
+            ``alibaba``, ``pages``, or a column-mapped ``csv:op=I,offset=I,size=I[,…]`` (docs/traces.md).
         out: The binary trace to write.
         page_size: Page size in bytes (4096; Stockmeyer's tracks: 32768).
         rename: Rename page ids densely in first-write order (Stockmeyer §2.1); otherwise ids

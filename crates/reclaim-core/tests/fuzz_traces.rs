@@ -48,8 +48,18 @@ fn records(format: Format) -> &'static [&'static str] {
             "1,R,0,4096,1577808000000427",
         ],
         Format::Pages => &["5", "7", "0"],
+        // Read as `FUZZ_CSV`.
+        Format::Csv(_) => &[
+            "1;w;19496058880;152;1577808000000.426",
+            "2;R;0;8;1577808000001",
+            "1; W ;8;1;0;extra",
+        ],
     }
 }
+
+/// The column-mapped CSV format the properties read: semicolons, sectors, milliseconds, every
+/// optional column.
+const FUZZ_CSV: &str = "csv:volume=0,op=1,offset=2,size=3,time=4,sep=semicolon,offset_unit=byte,size_unit=sector,time_unit=ms";
 
 /// Replacements for a whole field: the values a damaged or hostile line carries.
 const FIELDS: [&str; 16] = [
@@ -108,6 +118,8 @@ fn mutate(line: &str, m: &Mutation) -> Vec<u8> {
     let mut b = line.as_bytes().to_vec();
     let sep = if line.contains(',') {
         ","
+    } else if line.contains(';') {
+        ";"
     } else if line.contains('\t') {
         "\t"
     } else {
@@ -138,7 +150,9 @@ fn mutate(line: &str, m: &Mutation) -> Vec<u8> {
 }
 
 fn text_format() -> impl Strategy<Value = Format> {
-    prop::sample::select(&Format::ALL[..])
+    let mut formats = Format::ALL.to_vec();
+    formats.push(FUZZ_CSV.parse().expect("a csv spec"));
+    prop::sample::select(formats)
 }
 
 fn config() -> ProptestConfig {

@@ -270,3 +270,75 @@ fn disksim_ascii() {
     .unwrap_err();
     assert!(err.to_string().contains("hexadecimal `flags`"), "{err}");
 }
+
+/// The column-mapped CSV reads any layout its spec names: columns, separator, units, tokens and
+/// header; its canonical spec names every key and parses back to itself; a bad spec names the
+/// key, the value and what is allowed.
+#[test]
+fn column_mapped_csv() {
+    // A libCacheSim-like block CSV: time in µs, a header, op as read/write words, sizes in bytes.
+    let text = "ts,lba,len,op,disk\n10,0,4096,write,3\n20,8,1024,READ,3\n30,16,512,Write,4\n";
+    let path = fixture("mapped.csv", text);
+    let spec = "csv:time=0,offset=1,size=2,op=3,volume=4,offset_unit=sector,time_unit=us,write=write,read=read";
+    let format: Format = spec.parse().unwrap();
+    let t = convert(&path, format, ConvertOptions::default()).unwrap();
+    // Writes of 4096 bytes at 0 (page 0) and 512 bytes at sector 16 = byte 8192 (page 2).
+    assert_eq!(t.pages, vec![0, 2]);
+    assert_eq!(
+        (t.meta.writes, t.meta.reads, t.meta.report.header_lines),
+        (2, 1, 1)
+    );
+    assert_eq!(
+        t.meta.format,
+        "csv:op=3,offset=1,size=2,time=0,volume=4,sep=comma,header=auto,time_unit=us,offset_unit=sector,size_unit=byte,write=write,read=read"
+    );
+    assert_eq!(t.meta.format.parse::<Format>().unwrap(), format);
+    // One volume of the two.
+    let opts = ConvertOptions {
+        read: ReadOptions {
+            device: Some("4".into()),
+            ..ReadOptions::default()
+        },
+        ..ConvertOptions::default()
+    };
+    let t = convert(&path, format, opts).unwrap();
+    assert_eq!((t.meta.writes, t.meta.report.other_devices), (1, 2));
+    // `header=skip` drops a first line even of numbers; `none` makes a header a bad line.
+    let numbers = fixture("numbers.tsv", "1\t2\t3\n0\t8\tW\n");
+    let skip: Format = "csv:offset=0,size=1,op=2,sep=tab,header=skip"
+        .parse()
+        .unwrap();
+    let t = convert(&numbers, skip, ConvertOptions::default()).unwrap();
+    assert_eq!((t.meta.writes, t.meta.report.header_lines), (1, 1));
+    let none: Format = "csv:time=0,offset=1,size=2,op=3,header=none"
+        .parse()
+        .unwrap();
+    let err = convert(&path, none, ConvertOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("line 1: `op` W or R (unknown opcode) expected; found `ts,lba,len,op,disk`"),
+        "{err}"
+    );
+    // Spec errors.
+    for (spec, says) in [
+        ("csv:offset=1,size=2", "a column for `op`"),
+        (
+            "csv:op=1,offset=2,size=64",
+            "`size` a column number from 0 to 63 (found `64`)",
+        ),
+        (
+            "csv:op=1,offset=2,size=3,sep=pipe",
+            "`sep` one of comma, tab, space, semicolon (found `pipe`)",
+        ),
+        ("csv:op=1,offset=2,size=3,unit=byte", "(found `unit`)"),
+        ("csv:op=1,offset=2,size=3,op=4", "`op` given once"),
+        (
+            "csv:op=1,offset=2,size=3,write=x,read=X",
+            "different `write` and `read` tokens",
+        ),
+    ] {
+        let err = spec.parse::<Format>().unwrap_err().to_string();
+        assert!(err.contains(says) && err.contains(spec), "{spec}: {err}");
+    }
+}

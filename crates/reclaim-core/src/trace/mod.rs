@@ -9,6 +9,7 @@ pub mod alibaba;
 pub mod biotracer;
 pub mod blkparse;
 pub mod convert;
+pub mod csv;
 pub mod disksim;
 pub mod fiu;
 pub mod mqsim;
@@ -47,6 +48,8 @@ pub enum Format {
     Alibaba,
     /// One logical page id per line, each a write.
     Pages,
+    /// Column-mapped CSV (`csv:op=I,offset=I,size=I,…`, see [`csv`]).
+    Csv(csv::Columns),
 }
 
 impl Format {
@@ -75,19 +78,27 @@ impl Format {
             Format::Blkparse => "blkparse",
             Format::Alibaba => "alibaba",
             Format::Pages => "pages",
+            Format::Csv(_) => "csv",
         }
     }
 }
 
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Format::Csv(c) => c.fmt(f),
+            _ => f.write_str(self.name()),
+        }
     }
 }
 
 impl FromStr for Format {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
+        let s = s.trim();
+        if let Some(params) = s.strip_prefix("csv:") {
+            return csv::Columns::parse(params, s).map(Format::Csv);
+        }
         Format::ALL
             .into_iter()
             .find(|f| f.name() == s.trim())
@@ -96,7 +107,10 @@ impl FromStr for Format {
                 Error::param(
                     "format",
                     format!("`{s}`"),
-                    format!("one of {}", names.join(", ")),
+                    format!(
+                        "one of {}, or csv:op=I,offset=I,size=I[,…] (docs/traces.md)",
+                        names.join(", ")
+                    ),
                 )
             })
     }
@@ -418,6 +432,14 @@ impl TraceReader {
         if text.trim().is_empty() {
             return Ok(None);
         }
+        let header = match self.format {
+            Format::Csv(c) => c.header,
+            _ => csv::Header::Auto,
+        };
+        if header == csv::Header::Skip && self.report.lines == 1 {
+            self.report.header_lines += 1;
+            return Ok(None);
+        }
         let parsed = match self.format {
             Format::Msr => msr::parse(text),
             Format::Spc => spc::parse(text),
@@ -428,6 +450,7 @@ impl TraceReader {
             Format::Blkparse => blkparse::parse(text, &self.options.blkparse_action),
             Format::Alibaba => alibaba::parse(text),
             Format::Pages => pages::parse(text),
+            Format::Csv(c) => c.parse_line(text),
         };
         let checked = parsed.and_then(|r| match r {
             Some(q) if q.len == 0 => {
@@ -480,7 +503,7 @@ impl TraceReader {
                 }))
             }
             Err(expected) => {
-                if !self.seen_record && is_header(text) {
+                if !self.seen_record && header == csv::Header::Auto && is_header(text) {
                     self.report.header_lines += 1;
                     return Ok(None);
                 }
