@@ -20,7 +20,7 @@ from reclaim import _core
 from reclaim.pages import page_ids
 
 MAGIC = b"RCLMTRC1"
-FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "disksim", "blkparse", "alibaba", "pages")
+FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "disksim", "blkparse", "alibaba", "pages", "vscsi", "oracle-general")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def convert(
     Args:
         path: The text trace.
         format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``disksim``, ``blkparse``,
-            ``alibaba``, ``pages``, or a column-mapped ``csv:op=I,offset=I,size=I[,…]`` (docs/traces.md).
+            ``alibaba``, ``pages``, ``vscsi``, ``oracle-general`` (libCacheSim's binaries), or a column-mapped ``csv:op=I,offset=I,size=I[,…]`` (docs/traces.md).
         out: The binary trace to write.
         page_size: Page size in bytes (4096; Stockmeyer's tracks: 32768).
         rename: Rename page ids densely in first-write order (Stockmeyer §2.1); otherwise ids

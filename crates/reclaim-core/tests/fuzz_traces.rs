@@ -48,6 +48,8 @@ fn records(format: Format) -> &'static [&'static str] {
             "1,R,0,4096,1577808000000427",
         ],
         Format::Pages => &["5", "7", "0"],
+        // Binary records: their own property below.
+        Format::Vscsi | Format::OracleGeneral => &[],
         // Read as `FUZZ_CSV`.
         Format::Csv(_) => &[
             "1;w;19496058880;152;1577808000000.426",
@@ -150,7 +152,7 @@ fn mutate(line: &str, m: &Mutation) -> Vec<u8> {
 }
 
 fn text_format() -> impl Strategy<Value = Format> {
-    let mut formats = Format::ALL.to_vec();
+    let mut formats: Vec<Format> = Format::ALL.into_iter().filter(|f| !f.is_binary()).collect();
     formats.push(FUZZ_CSV.parse().expect("a csv spec"));
     prop::sample::select(formats)
 }
@@ -228,6 +230,57 @@ proptest! {
         bytes[i] ^= flip.1;
         bytes.truncate(cut.index(bytes.len()) + 1);
         trace_fuzz::text(Format::Mqsim, &bytes, false);
+    }
+
+    /// libCacheSim's binary records (vSCSI 1 and 2, oracleGeneral) damaged, cut or lengthened
+    /// anywhere: a request, a bad-record error naming a byte inside the input, or no record.
+    #[test]
+    fn damaged_binary_records(
+        format in prop::sample::select(vec![Format::Vscsi, Format::OracleGeneral]),
+        version in 1u16..=2,
+        records in prop::collection::vec((any::<u32>(), 0u64..1 << 40, 1u32..1 << 20, prop::sample::select(vec![0x28u16, 0x2a, 0x08, 0x0a, 0x88, 0x8a, 0x35, 0x00])), 1..20),
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+        cut in prop::option::of(any::<prop::sample::Index>()),
+    ) {
+        let mut bytes = Vec::new();
+        for (t, lbn, len, cmd) in records {
+            match (format, version) {
+                (Format::OracleGeneral, _) => {
+                    bytes.extend(t.to_le_bytes());
+                    bytes.extend(lbn.to_le_bytes());
+                    bytes.extend(len.to_le_bytes());
+                    bytes.extend((-1i64).to_le_bytes());
+                }
+                (_, 1) => {
+                    bytes.extend(t.to_le_bytes());
+                    bytes.extend(len.to_le_bytes());
+                    bytes.extend(1u32.to_le_bytes());
+                    bytes.extend(cmd.to_le_bytes());
+                    bytes.extend(0x100u16.to_le_bytes());
+                    bytes.extend(lbn.to_le_bytes());
+                    bytes.extend(u64::from(t).to_le_bytes());
+                }
+                _ => {
+                    bytes.extend(cmd.to_le_bytes());
+                    bytes.extend(0x200u16.to_le_bytes());
+                    bytes.extend(t.to_le_bytes());
+                    bytes.extend(len.to_le_bytes());
+                    bytes.extend(1u32.to_le_bytes());
+                    bytes.extend(lbn.to_le_bytes());
+                    bytes.extend(u64::from(t).to_le_bytes());
+                    bytes.extend(7u64.to_le_bytes());
+                }
+            }
+        }
+        for (at, x) in &flips {
+            let i = at.index(bytes.len());
+            bytes[i] ^= x;
+        }
+        if let Some(c) = cut {
+            bytes.truncate(c.index(bytes.len()) + 1);
+        }
+        trace_fuzz::text(format, &bytes, false);
+        trace_fuzz::text(format, &bytes, true);
     }
 
     /// Zstd streams cut or damaged anywhere: an error naming the file and the line reached.

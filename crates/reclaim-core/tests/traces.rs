@@ -342,3 +342,70 @@ fn column_mapped_csv() {
         assert!(err.contains(says) && err.contains(spec), "{spec}: {err}");
     }
 }
+
+/// libCacheSim's binary records: vSCSI version 1 (as `cloudPhysicsIO.vscsi`'s first record:
+/// WRITE(10) of 512 bytes at sector 42,932,745 at 5,633,898.368802 s), version 2, a command
+/// that carries no data (counted, not a request) and `oracleGeneral` (every record a write);
+/// a record cut short is an error naming its first byte.
+#[test]
+fn libcachesim_binaries() {
+    let v1 = |sn: u32, len: u32, cmd: u16, lbn: u64, ts: u64| {
+        let mut b = Vec::new();
+        for x in [sn, len, 1] {
+            b.extend(x.to_le_bytes());
+        }
+        b.extend(cmd.to_le_bytes());
+        b.extend(0x100u16.to_le_bytes());
+        b.extend(lbn.to_le_bytes());
+        b.extend(ts.to_le_bytes());
+        b
+    };
+    let mut bytes = v1(2_147_483_892, 512, 0x2a, 42_932_745, 5_633_898_368_802);
+    bytes.extend(v1(2, 4096, 0x28, 8, 5_633_898_400_000));
+    bytes.extend(v1(3, 0, 0x35, 0, 5_633_898_500_000));
+    let path = fixture("cp.vscsi", "");
+    std::fs::write(&path, &bytes).unwrap();
+    let t = convert(&path, Format::Vscsi, ConvertOptions::default()).unwrap();
+    // Byte 42,932,745 × 512 = 21,981,565,440: page 5,366,593 of 4 KiB.
+    assert_eq!(t.pages, vec![5_366_593]);
+    assert_eq!(
+        (t.meta.writes, t.meta.reads, t.meta.report.non_requests),
+        (1, 1, 1)
+    );
+    std::fs::write(&path, &bytes[..70]).unwrap();
+    let err = convert(&path, Format::Vscsi, ConvertOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("cp.vscsi, byte 64: a whole 32-byte vscsi record (6 bytes left) expected"),
+        "{err}"
+    );
+    // Version 2: cmd, ver first; 40 bytes.
+    let mut v2 = Vec::new();
+    v2.extend(0x2au16.to_le_bytes());
+    v2.extend(0x200u16.to_le_bytes());
+    for x in [1u32, 8192, 1] {
+        v2.extend(x.to_le_bytes());
+    }
+    for x in [16u64, 1_000_000, 5] {
+        v2.extend(x.to_le_bytes());
+    }
+    std::fs::write(&path, &v2).unwrap();
+    let t = convert(&path, Format::Vscsi, ConvertOptions::default()).unwrap();
+    // Sectors 16.. (byte 8192), 8192 bytes: pages 2 and 3.
+    assert_eq!(t.pages, vec![2, 3]);
+    // oracleGeneral: time, obj_id (sector), size, next access.
+    let mut og = Vec::new();
+    og.extend(5_633_898u32.to_le_bytes());
+    og.extend(42_932_746u64.to_le_bytes());
+    og.extend(512u32.to_le_bytes());
+    og.extend((-1i64).to_le_bytes());
+    let ogp = fixture("cp.oracleGeneral.bin", "");
+    std::fs::write(&ogp, &og).unwrap();
+    let t = convert(&ogp, Format::OracleGeneral, ConvertOptions::default()).unwrap();
+    assert_eq!((t.pages.clone(), t.meta.writes), (vec![5_366_593], 1));
+    assert_eq!(
+        "oracle-general".parse::<Format>().unwrap(),
+        Format::OracleGeneral
+    );
+}

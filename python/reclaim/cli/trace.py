@@ -14,6 +14,8 @@ from rich.table import Table
 from reclaim.cli.common import app, emit, fail, out, print_json
 from reclaim.progress import console, progress_bar
 
+_FORMATS = "msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages | vscsi | oracle-general | csv:op=I,offset=I,size=I[,…] (docs/traces.md)"
+
 trace_app = typer.Typer(help="Block traces: convert, statistics.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(trace_app, name="trace")
 
@@ -32,9 +34,8 @@ def _load_trace(path: Path, format: str | None, page_size: int, rename: bool, sk
 
 @trace_app.command("convert")
 def trace_convert(
-    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="The text trace (plain or gzip).")],
-    format: Annotated[str, typer.Option("--format", "-f", help="The text format: msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages, "
-                                                              "or csv:op=I,offset=I,size=I[,…] (docs/traces.md).")],
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="The trace (text or binary; plain, gzip or zstd).")],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"The format: {_FORMATS}.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
     page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes] (Stockmeyer's tracks: 32768).")] = 4096,
     rename: Annotated[bool, typer.Option(help="Rename page ids densely in first-write order (Stockmeyer §2.1).")] = False,
@@ -81,7 +82,7 @@ def trace_stand_in(
 @trace_app.command("sizes")
 def trace_sizes(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A text trace.")],
-    format: Annotated[str, typer.Option("--format", "-f", help="Its format: msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | csv:….")],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"Its format: {_FORMATS}.")],
     slot_bytes: Annotated[int, typer.Option(min=1, help="Bytes per slot, the unit of `--sizes`.")] = 512,
     skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines.")] = False,
     device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
@@ -96,7 +97,7 @@ def trace_sizes(
 @trace_app.command("stats")
 def trace_stats(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace, or a text trace with --format.")],
-    format: Annotated[str | None, typer.Option("--format", "-f", help="Format of a text trace: msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages | csv:….")] = None,
+    format: Annotated[str | None, typer.Option("--format", "-f", help=f"Format of a trace not yet converted: {_FORMATS}.")] = None,
     page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes], for a text trace.")] = 4096,
     thresholds: Annotated[str, typer.Option(help="Access-count thresholds of the (f_a, n, r, f) fit, decreasing.")] = "20,5",
     plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1) here.")] = None,
@@ -131,7 +132,7 @@ def trace_stats(
 @trace_app.command("evaluate")
 def trace_evaluate(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A converted trace (ids kept), or a text trace with --format.")],
-    format: Annotated[str | None, typer.Option("--format", "-f", help="Format of a text trace: msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages | csv:….")] = None,
+    format: Annotated[str | None, typer.Option("--format", "-f", help=f"Format of a trace not yet converted: {_FORMATS}.")] = None,
     spare: Annotated[float, typer.Option(help="Spare factor S (Li et al. §6.1: 0.2), in (0, 1).")] = 0.2,
     pages_per_segment: Annotated[int, typer.Option(min=1, max=65536, help="Pages per block k.")] = 64,
     warmup_writes: Annotated[float, typer.Option(min=0, help="Uniform warm-up writes over the whole logical space (§6.1: 10M) [user writes].")] = 1e7,

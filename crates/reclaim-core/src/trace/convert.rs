@@ -79,6 +79,9 @@ pub struct ReadReportMeta {
     /// Header lines (column names) before the first record, skipped.
     #[serde(default)]
     pub header_lines: u64,
+    /// Records that are not requests (vSCSI commands other than READ and WRITE).
+    #[serde(default)]
+    pub non_requests: u64,
 }
 
 impl From<&ReadReport> for ReadReportMeta {
@@ -91,6 +94,7 @@ impl From<&ReadReport> for ReadReportMeta {
             leading_garbage_lines: r.leading_garbage_lines,
             trailing_padding_bytes: r.trailing_padding_bytes,
             header_lines: r.header_lines,
+            non_requests: r.non_requests,
         }
     }
 }

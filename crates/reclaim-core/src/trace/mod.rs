@@ -12,6 +12,7 @@ pub mod convert;
 pub mod csv;
 pub mod disksim;
 pub mod fiu;
+pub mod libcachesim;
 pub mod mqsim;
 pub mod msr;
 pub mod pages;
@@ -50,11 +51,15 @@ pub enum Format {
     Pages,
     /// Column-mapped CSV (`csv:op=I,offset=I,size=I,…`, see [`csv`]).
     Csv(csv::Columns),
+    /// libCacheSim's vSCSI binary records, version 1 or 2 (see [`libcachesim`]).
+    Vscsi,
+    /// libCacheSim's `oracleGeneral` binary records, each a write (see [`libcachesim`]).
+    OracleGeneral,
 }
 
 impl Format {
     /// Every format, by name.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 11] = [
         Format::Msr,
         Format::Spc,
         Format::Fiu,
@@ -64,6 +69,8 @@ impl Format {
         Format::Blkparse,
         Format::Alibaba,
         Format::Pages,
+        Format::Vscsi,
+        Format::OracleGeneral,
     ];
 
     /// The format's name on the command line.
@@ -79,7 +86,15 @@ impl Format {
             Format::Alibaba => "alibaba",
             Format::Pages => "pages",
             Format::Csv(_) => "csv",
+            Format::Vscsi => "vscsi",
+            Format::OracleGeneral => "oracle-general",
         }
+    }
+
+    /// Whether the format is binary records rather than text lines (then a "line" of an error
+    /// or a report is a record).
+    pub fn is_binary(self) -> bool {
+        matches!(self, Format::Vscsi | Format::OracleGeneral)
     }
 }
 
@@ -238,6 +253,8 @@ pub struct ReadReport {
     pub trailing_padding_bytes: u64,
     /// Header lines before the first record (see [`is_header`]), skipped.
     pub header_lines: u64,
+    /// Records that are not requests (vSCSI commands other than READ and WRITE).
+    pub non_requests: u64,
 }
 
 /// Whether a line that is not a record, met before the first record, is a header: column names,
@@ -301,6 +318,8 @@ pub struct TraceReader {
     seen_record: bool,
     framing_seen: bool,
     pending_padding: u64,
+    /// The vSCSI version, once detected (0 before).
+    vscsi: u8,
     /// Counts so far.
     pub report: ReadReport,
 }
@@ -341,6 +360,7 @@ impl TraceReader {
             seen_record: false,
             framing_seen: false,
             pending_padding: 0,
+            vscsi: 0,
             report: ReadReport::default(),
         })
     }
@@ -360,6 +380,9 @@ impl TraceReader {
 
     /// The next request, or `None` at the end of the file.
     pub fn next_request(&mut self) -> Result<Option<Owned>> {
+        if self.format.is_binary() {
+            return self.next_record();
+        }
         loop {
             self.buf.clear();
             let n = self
@@ -380,6 +403,118 @@ impl TraceReader {
             self.buf = buf;
             if let Some(request) = request? {
                 return Ok(Some(request));
+            }
+        }
+    }
+
+    /// The next request of a binary trace, or `None` at its end; a bad record is an error that
+    /// names its first byte (or is skipped, counted per reason, with `skip_bad_lines`).
+    fn next_record(&mut self) -> Result<Option<Owned>> {
+        let path = || self.path.display().to_string();
+        loop {
+            let size = match self.format {
+                Format::OracleGeneral => libcachesim::ORACLE_GENERAL_BYTES,
+                _ => {
+                    if self.vscsi == 0 {
+                        let head = self.input.fill_buf().map_err(|e| Error::Io {
+                            path: path(),
+                            message: e.to_string(),
+                        })?;
+                        if head.is_empty() {
+                            return Ok(None);
+                        }
+                        self.vscsi = libcachesim::vscsi_version(&head[..head.len().min(80)])
+                            .ok_or_else(|| Error::BadFile {
+                                path: path(),
+                                byte: 0,
+                                expected: "vSCSI records of version 1 or 2 (`ver >> 8` of the first records)".into(),
+                            })?;
+                    }
+                    libcachesim::vscsi_record_bytes(self.vscsi)
+                }
+            };
+            let at = self.line * size as u64;
+            self.buf.resize(size, 0);
+            let mut got = 0;
+            while got < size {
+                match self.input.read(&mut self.buf[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        return Err(Error::Io {
+                            path: path(),
+                            message: format!("{e} (after record {})", self.line),
+                        })
+                    }
+                }
+            }
+            if got == 0 {
+                return Ok(None);
+            }
+            if got < size {
+                return Err(Error::BadFile {
+                    path: path(),
+                    byte: at,
+                    expected: format!(
+                        "a whole {size}-byte {} record ({got} bytes left)",
+                        self.format
+                    ),
+                });
+            }
+            self.line += 1;
+            self.report.lines += 1;
+            let record = match self.format {
+                Format::OracleGeneral => libcachesim::oracle_general(&self.buf),
+                _ => libcachesim::vscsi(&self.buf, self.vscsi),
+            };
+            let checked = record.and_then(|r| match r {
+                libcachesim::Record::Request { len: 0, .. } => {
+                    Err("a request of non-zero length (zero-length request)".to_string())
+                }
+                libcachesim::Record::Request { offset, len, .. }
+                    if offset.checked_add(len).is_none() =>
+                {
+                    Err("an address that fits in 64 bits".to_string())
+                }
+                other => Ok(other),
+            });
+            match checked {
+                Ok(libcachesim::Record::Other) => self.report.non_requests += 1,
+                Ok(libcachesim::Record::Request {
+                    time,
+                    offset,
+                    len,
+                    write,
+                }) => {
+                    self.seen_record = true;
+                    if self.options.device.as_ref().is_some_and(|d| !d.is_empty()) {
+                        self.report.other_devices += 1;
+                        continue;
+                    }
+                    self.report.requests += 1;
+                    if write {
+                        self.report.writes += 1;
+                    } else {
+                        self.report.reads += 1;
+                    }
+                    return Ok(Some(Owned {
+                        time: Some(time),
+                        offset,
+                        len,
+                        write,
+                    }));
+                }
+                Err(expected) if self.options.skip_bad_lines => {
+                    *self.report.skipped.entry(expected).or_insert(0) += 1;
+                }
+                Err(expected) => {
+                    return Err(Error::BadFile {
+                        path: path(),
+                        byte: at,
+                        expected,
+                    })
+                }
             }
         }
     }
@@ -451,6 +586,7 @@ impl TraceReader {
             Format::Alibaba => alibaba::parse(text),
             Format::Pages => pages::parse(text),
             Format::Csv(c) => c.parse_line(text),
+            Format::Vscsi | Format::OracleGeneral => unreachable!("binary records are not lines"),
         };
         let checked = parsed.and_then(|r| match r {
             Some(q) if q.len == 0 => {
