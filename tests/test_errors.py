@@ -259,8 +259,8 @@ def test_skipped_lines_are_summarised_per_reason(tmp_path: Path, capsys: pytest.
     code, text = run_main(["trace", "convert", str(p), "-f", "msr", "-o", str(tmp_path / "o.rtr"), "--skip-bad-lines"], capsys)
     assert code == 0, text
     skipped = [line for line in text.splitlines() if line.startswith("skipped")]
-    assert skipped == ["skipped 3,000 lines: `Type` Read or Write (unknown opcode)",
-                       "skipped 3,000 lines: an unsigned integer `Offset`"], skipped
+    assert skipped == ["skipped 3,000 bad line(s) where `Type` Read or Write (unknown opcode) was expected",
+                       "skipped 3,000 bad line(s) where an unsigned integer `Offset` was expected"], skipped
 
 
 # --- the Python API -------------------------------------------------------------------------------

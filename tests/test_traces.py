@@ -51,7 +51,7 @@ def test_malformed_line_exits_2_naming_file_line_and_expectation(tmp_path):
     assert "bad.csv, line 2: `Opcode` r or w (unknown opcode) expected; found `0,20941264,8192,X,0.6`" in text
     res = runner.invoke(app, ["trace", "convert", str(bad), "-f", "spc", "-o", str(tmp_path / "o.rtr"), "--skip-bad-lines"])
     assert res.exit_code == 0
-    assert "skipped 1 lines: `Opcode` r or w (unknown opcode)" in " ".join(res.output.split())
+    assert "skipped 1 bad line(s) where `Opcode` r or w (unknown opcode) was expected" in " ".join(res.output.split())
 
 
 def test_replay_equals_page_list_through_the_api(tmp_path):

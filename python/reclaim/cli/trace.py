@@ -58,7 +58,7 @@ def trace_convert(
         console.print(f"note: {rep['leading_garbage_bytes']:,} bytes on {rep['leading_garbage_lines']} lines before the first record "
                       f"and {rep['trailing_padding_bytes']:,} NUL bytes after the last were not records", soft_wrap=True)
     for reason, n in rep["skipped"].items():
-        console.print(f"skipped {n:,} lines: {reason}", soft_wrap=True)
+        console.print(f"skipped {n:,} bad line(s) where {reason} was expected", soft_wrap=True)
     emit(as_json, {k: v for k, v in meta.items() if k != "report"} | {"report": rep} if as_json else
           {k: v for k, v in meta.items() if k != "report"}, f"{path.name} → {output}")
 
