@@ -98,16 +98,16 @@ impl Simulator {
         s: usize,
         size: u32,
     ) -> Result<(u32, u32)> {
-        let pps = self.dev.store.pps;
-        let f = &self.dev.placement.streams[s];
+        let (pps, now) = (self.dev.store.pps, self.dev.clocks.user_writes);
+        let f = &mut self.dev.placement.streams[s];
         // Without sizes an open segment always has room: a full one is sealed at once.
         if f.seg == NONE || (SIZED && f.next + size > pps) {
             self.user_room(s, size)?;
+            return self.user_slot::<false>(s, size);
         }
-        let f = &mut self.dev.placement.streams[s];
         let slot = f.seg * pps + f.next;
         f.next += size;
-        f.stamp = self.dev.clocks.user_writes;
+        f.stamp = now;
         Ok((slot, f.next))
     }
 
