@@ -1,7 +1,7 @@
 //! libCacheSim's binary block traces, records of fixed size, little-endian (libCacheSim
 //! `traceReader/customizedReader/vscsi.h` and `oracle/oracleGeneralBin.h`):
 //!
-//! - `vscsi`: VMware's vSCSI traces. Version 1 records (32 bytes) are `sn u32, len u32, nSG u32,
+//! - `vscsi`: `VMware`'s `vSCSI` traces. Version 1 records (32 bytes) are `sn u32, len u32, nSG u32,
 //!   cmd u16, ver u16, lbn u64, ts u64`; version 2 (40 bytes) `cmd u16, ver u16, sn u32, len u32,
 //!   nSG u32, lbn u64, ts u64, rt u64`. The version is `ver >> 8` of the first records (libCacheSim
 //!   tests the first two). `len` is in bytes, `lbn` in 512-byte sectors, `ts` in microseconds;

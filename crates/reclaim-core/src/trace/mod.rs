@@ -407,32 +407,43 @@ impl TraceReader {
         }
     }
 
+    /// Bytes per record of a binary trace (the vSCSI version detected from the first records at
+    /// the first call); `None` for an empty input.
+    fn record_bytes(&mut self) -> Result<Option<usize>> {
+        if self.format == Format::OracleGeneral {
+            return Ok(Some(libcachesim::ORACLE_GENERAL_BYTES));
+        }
+        if self.vscsi == 0 {
+            let path = || self.path.display().to_string();
+            let head = self.input.fill_buf().map_err(|e| Error::Io {
+                path: path(),
+                message: e.to_string(),
+            })?;
+            if head.is_empty() {
+                return Ok(None);
+            }
+            self.vscsi =
+                libcachesim::vscsi_version(&head[..head.len().min(80)]).ok_or_else(|| {
+                    Error::BadFile {
+                        path: path(),
+                        byte: 0,
+                        expected:
+                            "vSCSI records of version 1 or 2 (`ver >> 8` of the first records)"
+                                .into(),
+                    }
+                })?;
+        }
+        Ok(Some(libcachesim::vscsi_record_bytes(self.vscsi)))
+    }
+
     /// The next request of a binary trace, or `None` at its end; a bad record is an error that
     /// names its first byte (or is skipped, counted per reason, with `skip_bad_lines`).
     fn next_record(&mut self) -> Result<Option<Owned>> {
+        let Some(size) = self.record_bytes()? else {
+            return Ok(None);
+        };
         let path = || self.path.display().to_string();
         loop {
-            let size = match self.format {
-                Format::OracleGeneral => libcachesim::ORACLE_GENERAL_BYTES,
-                _ => {
-                    if self.vscsi == 0 {
-                        let head = self.input.fill_buf().map_err(|e| Error::Io {
-                            path: path(),
-                            message: e.to_string(),
-                        })?;
-                        if head.is_empty() {
-                            return Ok(None);
-                        }
-                        self.vscsi = libcachesim::vscsi_version(&head[..head.len().min(80)])
-                            .ok_or_else(|| Error::BadFile {
-                                path: path(),
-                                byte: 0,
-                                expected: "vSCSI records of version 1 or 2 (`ver >> 8` of the first records)".into(),
-                            })?;
-                    }
-                    libcachesim::vscsi_record_bytes(self.vscsi)
-                }
-            };
             let at = self.line * size as u64;
             self.buf.resize(size, 0);
             let mut got = 0;
