@@ -214,24 +214,6 @@ proptest! {
         trace_fuzz::text(format, &input, true);
     }
 
-    /// Gzip streams cut or damaged anywhere: an error naming the file and the line reached.
-    #[test]
-    fn damaged_gzip(picks in prop::collection::vec(any::<prop::sample::Index>(), 1..50), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
-        use std::io::Write;
-        let mut text = Vec::new();
-        for p in &picks {
-            text.extend_from_slice(p.get(records(Format::Mqsim)).as_bytes());
-            text.push(b'\n');
-        }
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&text).unwrap();
-        let mut bytes = gz.finish().unwrap();
-        let i = flip.0.index(bytes.len());
-        bytes[i] ^= flip.1;
-        bytes.truncate(cut.index(bytes.len()) + 1);
-        trace_fuzz::text(Format::Mqsim, &bytes, false);
-    }
-
     /// libCacheSim's binary records (vSCSI 1 and 2, oracleGeneral) damaged, cut or lengthened
     /// anywhere: a request, a bad-record error naming a byte inside the input, or no record.
     #[test]
@@ -283,15 +265,23 @@ proptest! {
         trace_fuzz::text(format, &bytes, true);
     }
 
-    /// Zstd streams cut or damaged anywhere: an error naming the file and the line reached.
+    /// Gzip and zstd streams cut or damaged anywhere: an error naming the file and the line
+    /// reached.
     #[test]
-    fn damaged_zstd(picks in prop::collection::vec(any::<prop::sample::Index>(), 1..50), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
+    fn damaged_compressed(zstd in any::<bool>(), picks in prop::collection::vec(any::<prop::sample::Index>(), 1..50), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
+        use std::io::Write;
         let mut text = Vec::new();
         for p in &picks {
             text.extend_from_slice(p.get(records(Format::Mqsim)).as_bytes());
             text.push(b'\n');
         }
-        let mut bytes = zstd::encode_all(&text[..], 1).unwrap();
+        let mut bytes = if zstd {
+            zstd::encode_all(&text[..], 1).unwrap()
+        } else {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(&text).unwrap();
+            gz.finish().unwrap()
+        };
         let i = flip.0.index(bytes.len());
         bytes[i] ^= flip.1;
         bytes.truncate(cut.index(bytes.len()) + 1);
