@@ -64,10 +64,10 @@ def test_stand_in_is_calibrated(tmp_path):
     meta = traces.stand_in(tmp_path / "s.rtr", seed=3, tracks=5_000, writes=1_000_000)
     assert meta["unique_pages"] == 5_000 and meta["pages_written"] == 1_000_000
     r = simulate(workload=f"trace:{tmp_path / 's.rtr'}", segments=400, pages_per_segment=20, cache=1,
-                 warmup="fill+1x+15%", policy="greedy")
+                 method="stockmeyer", warmup="fill+1x+15%", policy="greedy")
     assert r.cache_hit_ratio == pytest.approx(0.223, abs=0.005)
     r = simulate(workload=f"trace:{tmp_path / 's.rtr'}", segments=400, pages_per_segment=20, cache=320,
-                 warmup="fill+1x+15%", policy="greedy")
+                 method="stockmeyer", warmup="fill+1x+15%", policy="greedy")
     assert r.cache_hit_ratio == pytest.approx(0.950, abs=0.005)
     with pytest.raises(ValueError, match="p_near"):
         traces.stand_in(tmp_path / "t.rtr", p_near=0.9999)

@@ -79,19 +79,22 @@ def test_a_trace_run_names_the_geometry_it_simulated(tmp_path):
     pages = rng.integers(0, 2000, size=10_000).astype(np.uint32)
     out = tmp_path / "t.rtr"
     reclaim.traces.write_pages(pages, out)
-    r = reclaim.simulate(workload=f"trace:{out}", pages_per_segment=16, spare=0.2, writes="2p")
+    r = reclaim.simulate(workload=f"trace:{out}", pages_per_segment=16, spare=0.2)
     assert r.config.segments is None and r.config.logical_pages is None
-    # The logical space is the trace's address space; the physical one follows from the spare.
-    assert r.simulated_logical_pages >= int(pages.max()) + 1
+    # The logical space is the trace's working set (the default method, `precondition`); the
+    # physical one follows from the spare.
+    assert r.simulated_logical_pages >= len(np.unique(pages))
+    assert r.method is not None and r.method["working_set"] == len(np.unique(pages))
     assert r.simulated_pages_per_segment == 16
     physical = r.simulated_segments * 16
     assert math.isclose(r.simulated_spare, 1 - r.simulated_logical_pages / physical)
     assert 0.15 < r.simulated_spare <= 0.2 + 16 / physical
     res = runner.invoke(app, ["simulate", "--workload", f"trace:{out}", "--pages-per-segment", "16",
-                              "--spare", "0.2", "--writes", "2p", "--json", "--quiet"])
+                              "--spare", "0.2", "--json", "--quiet"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    for name in ("simulated_segments", "simulated_pages_per_segment", "simulated_logical_pages", "simulated_spare"):
+    for name in ("simulated_segments", "simulated_pages_per_segment", "simulated_logical_pages", "simulated_spare", "method",
+                 "warnings"):
         assert name in data, name
     assert data["simulated_logical_pages"] == r.simulated_logical_pages
     # The configuration keeps what was asked for (nothing), apart from what was simulated.

@@ -62,7 +62,7 @@ def test_replay_equals_page_list_through_the_api(tmp_path):
     text.write_text("\n".join(map(str, pages)) + "\n")
     out = tmp_path / "pages.rtr"
     assert runner.invoke(app, ["trace", "convert", str(text), "-f", "pages", "-o", str(out)]).exit_code == 0
-    common = dict(pages_per_segment=16, spare=0.15, policy="greedy", warmup="fill+2x", writes="3p", seed=3)
+    common = dict(pages_per_segment=16, spare=0.15, policy="greedy", method="li", warmup="fill+2x", writes="3p", seed=3)
     a = reclaim.simulate(workload=f"trace:{out}", **common)
     b = reclaim.simulate(workload=pages, **common)
     assert (a.user_writes, a.gc_writes, a.erases) == (b.user_writes, b.gc_writes, b.erases)
@@ -139,7 +139,7 @@ def test_trace_prefix_warmup_is_not_measured(tmp_path):
     # Stockmeyer §2.1–2.3: fill, uniform writes, then the first part of the trace as warm-up and
     # the rest measured.
     pages = np.random.default_rng(1).integers(0, 2000, size=10_000).astype(np.uint32)
-    r = reclaim.simulate(workload=pages, pages_per_segment=16, spare=0.2, warmup="fill+2x+25%")
+    r = reclaim.simulate(workload=pages, pages_per_segment=16, spare=0.2, method="stockmeyer", warmup="fill+2x+25%")
     assert r.user_writes == 7_500
     with pytest.raises(ValueError, match="a trace prefix"):
         reclaim.simulate(warmup="fill+25%", segments=64, pages_per_segment=8)
@@ -167,3 +167,70 @@ def test_sample_pages_match_an_independent_reading(shared_dir, name, fmt, reques
     path = shared_dir / "data" / "traces" / name
     t = traces.load_or_convert(path, fmt)
     assert (t.meta["pages_written"], t.meta["unique_pages"]) == _reference_pages(path, fmt)
+
+
+def test_simulate_names_its_method_and_warns_on_stderr(tmp_path):
+    # 1,000 pages written, ids 50 apart: the address space is 50 times the working set.
+    rng = np.random.default_rng(3)
+    pages = (np.concatenate([np.arange(1000), rng.integers(0, 1000, size=9000)]) * 50).astype(np.uint32)
+    out = tmp_path / "sparse.rtr"
+    traces.write_pages(pages, out)
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{out}", "--pages-per-segment", "8", "--quiet"])
+    assert res.exit_code == 0, res.output
+    # The default preconditions with the trace itself, and says so beside the metrics.
+    assert "method precondition:tol=0.01,max_passes=10,measure=settled" in res.stdout
+    assert "(settled)" in res.stdout and "warning" not in res.stderr
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{out}", "--pages-per-segment", "8", "--quiet",
+                              "--method", "li", "--warmup", "fill+1x", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["method"]["method"] == "li" and data["method"]["working_set"] == 1000
+    # Li et al.'s uniform warm-up over an address space the trace touches 2% of: warned, on
+    # stderr and in the JSON alike.
+    assert len(data["warnings"]) == 1 and "the trace writes only 1000 of them" in data["warnings"][0]
+    assert f"warning: {data['warnings'][0]}" in res.stderr
+
+
+def test_volumes_are_kept_apart_and_run_each_on_a_device_of_its_own(tmp_path):
+    # A DiskSim trace of three devices writing the same blocks and one that only reads.
+    rng = np.random.default_rng(4)
+    lines = [f"{i * 0.5} {d} {8 * b} 8 0" for i, (d, b) in enumerate(zip(rng.integers(0, 3, 6000), rng.integers(0, 400, 6000)))]
+    lines.append("9999.0 7 0 8 1")
+    text = tmp_path / "devs.trace"
+    text.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(app, ["trace", "convert", str(text), "-f", "disksim", "-o", str(tmp_path / "all.rtr"), "--json"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["trace", "stats", str(tmp_path / "all.rtr"), "--json"])
+    st = json.loads(res.stdout)
+    first_seen = list(dict.fromkeys(ln.split()[1] for ln in lines))
+    assert st["volumes"] == 4 and [v["name"] for v in st["volume_list"]] == first_seen
+    # Unique pages add up over the devices: the same block of two devices is two pages.
+    assert st["unique_pages"] == sum(v["unique_pages"] for v in st["volume_list"])
+    assert st["unique_pages"] == sum(len({b for d, b in zip(*_devs(lines)) if d == k}) for k in range(3))
+    res = runner.invoke(app, ["trace", "convert", str(text), "-f", "disksim", "-o", str(tmp_path / "vols"), "--volumes"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "vols").iterdir()) == ["0.rtr", "1.rtr", "2.rtr", "volumes.json"]
+    a = reclaim.volumes.simulate_volumes(workload=f"trace:{tmp_path / 'all.rtr'}", pages_per_segment=8, workers=1)
+    b = reclaim.volumes.simulate_volumes(workload=f"trace:{tmp_path / 'vols'}", pages_per_segment=8, workers=2)
+    assert a.idle == b.idle == ["7"]
+    assert {n: r.gc_writes for n, r in a.volumes.items()} == {n: r.gc_writes for n, r in b.volumes.items()}
+    # The overall WA is the sum of all writes over the sum of user writes (SepBIT's).
+    u = sum(r.user_writes for r in a.volumes.values())
+    g = sum(r.gc_writes for r in a.volumes.values())
+    assert (a.user_writes, a.gc_writes) == (u, g) == (6000, g)
+    assert a.wa == pytest.approx((u + g) / u, rel=1e-15)
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{tmp_path / 'all.rtr'}", "--volume", "each",
+                              "--pages-per-segment", "8", "--workers", "1", "--json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert len(data["volumes"]) == 3 and data["idle_volumes"] == ["7"] and data["wa"] == pytest.approx(a.wa)
+    # One volume by name is that volume's run.
+    one = reclaim.simulate(workload=f"trace:{tmp_path / 'all.rtr'}", volume="2", pages_per_segment=8)
+    assert one.gc_writes == a.volumes["2"].gc_writes
+    with pytest.raises(ValueError, match=r"one of the trace's 4 volumes"):
+        reclaim.simulate(workload=f"trace:{tmp_path / 'all.rtr'}", pages_per_segment=8)
+
+
+def _devs(lines: list[str]) -> tuple[list[int], list[int]]:
+    fields = [ln.split() for ln in lines if ln.split()[4] == "0"]
+    return [int(f[1]) for f in fields], [int(f[2]) // 8 for f in fields]

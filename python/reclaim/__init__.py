@@ -2,7 +2,7 @@
 
 The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`; the subpackages
 (``reclaim.experiments``, ``reclaim.traces``, ``reclaim.models``, ``reclaim.report``,
-``reclaim.layout``, ``reclaim.reproduce``, ``reclaim.schemes``) load on first use, so ``import reclaim`` stays quick.
+``reclaim.layout``, ``reclaim.reproduce``, ``reclaim.schemes``, ``reclaim.volumes``) load on first use, so ``import reclaim`` stays quick.
 
 >>> import reclaim
 >>> r = reclaim.simulate(segments=128, pages_per_segment=16, policy="greedy", writes="5x")
@@ -18,7 +18,7 @@ from reclaim.api import SimConfig, SimResult, region_layout, simulate
 
 __all__ = ["SimConfig", "SimResult", "__version__", "region_layout", "simulate"]
 
-_SUBPACKAGES = ("experiments", "traces", "models", "report", "layout", "reproduce", "schemes")
+_SUBPACKAGES = ("experiments", "traces", "models", "report", "layout", "reproduce", "schemes", "volumes")
 
 
 def __getattr__(name: str) -> Any:

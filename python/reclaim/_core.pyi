@@ -50,6 +50,8 @@ def schemes() -> list[dict[str, Any]]:
     - workloads: ``uniform``, ``hotcold:r=R,f=F``, ``shifting:r=R,f=F[,period=P]``,
       ``locality[:fa=A,r=R1/R2/…,f=F1/F2/…]``, ``zipf:theta=T``, ``trace:PATH``
     - sizes: ``fixed:size=S``, ``uniform:min=A,max=B``, ``choice:sizes=S1/S2/…[,weights=W1/W2/…]``
+    - methods: ``precondition[:tol=T,max_passes=K,measure=settled|after]``, ``li``,
+      ``stockmeyer[:prefix=N]``
     """
 
 def geometry(config_json: str) -> dict[str, int]:
@@ -67,7 +69,7 @@ def stand_in_pages(
 ) -> Any:
     """The stand-in for Stockmeyer's snake trace: a uint32 array of the track of each write."""
 
-def check_trace(path: str, data: bytes) -> tuple[str, int, int, int]:
+def check_trace(path: str, data: bytes) -> tuple[str, int, int, int, int]:
     """Checks a converted trace's bytes; returns its header (JSON) and the arrays' byte offsets."""
 
 def request_sizes(path: str, format: str, slot_bytes: int, skip_bad_lines: bool = False,
@@ -91,6 +93,7 @@ class TraceConverter:
     def step(self, max_requests: int) -> bool: ...
     def lines(self) -> int: ...
     def write(self, out: str) -> str: ...
+    def write_volumes(self, dir: str) -> tuple[str, str]: ...
 
 @final
 class Simulator:

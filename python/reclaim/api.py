@@ -127,7 +127,13 @@ class SimConfig:
         sizes: Page sizes in slots (Lomet & Luo §4.4; ``reclaim schemes sizes``): {sizes}; a
             segment holds ``pages_per_segment`` slots, the fill factor and U, G are then in slots.
             Default: one slot per page. :func:`reclaim.traces.request_sizes` gives a trace's.
-        warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``. Default ``fill+10x``.
+        method: How a trace is replayed (``reclaim schemes methods``): {methods}. Only with a
+            trace workload, whose default is ``precondition`` (docs/traces.md, "Methods").
+        volume: Which volume of a trace of several to replay: its name, or ``all`` for every volume
+            on one device (each in pages of its own); :func:`reclaim.volumes.simulate_volumes`
+            runs each on a device of its own.
+        warmup: ``fill+Kx``, ``fill``, ``Kx`` or ``none``, then optionally ``+P%`` of a trace.
+            Default ``fill+10x``; none with ``method=precondition``.
         writes: Measured user writes: ``20x`` (of the logical capacity), ``2p`` (passes over a
             trace; one by default for traces) or a count.
         seed: Seed of the run's random generator. Default 1.
@@ -152,6 +158,8 @@ class SimConfig:
     gc: str | None = None
     workload: Any = None
     sizes: str | None = None
+    method: str | None = None
+    volume: str | None = None
     warmup: str | None = None
     writes: str | int | None = None
     seed: int | None = None
@@ -229,6 +237,12 @@ class SimResult:
         user_writes_per_second: User writes per second in the measured phase.
         page_writes_per_second: User + GC writes per second in the measured phase.
         config: The canonical configuration.
+        method: With a trace workload, how it was replayed: ``method`` (canonical spec),
+            ``trace_writes`` (page writes of one pass), ``working_set`` (pages written),
+            ``passes`` (passes replayed, prefix and measured writes), ``pass_wa`` (with
+            ``precondition``, the WA of each pass, the measured one last) and ``settled``.
+        warnings: Where the method is likely to mislead on this trace, in words (the command
+            line prints them on stderr).
     """
 
     user_writes: int
@@ -257,6 +271,8 @@ class SimResult:
     user_writes_per_second: float
     page_writes_per_second: float
     config: SimConfig = field(default_factory=SimConfig)
+    method: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def from_core(cls, d: Mapping[str, Any]) -> SimResult:

@@ -481,8 +481,9 @@ def measure_models(runs: int = 3) -> dict[str, Any]:
 
 
 def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
-    """Trace conversion speed (text lines per second, MSR CSV) and the replay speed of a converted
-    trace against the uniform generator on the speed benchmark's geometry (greedy)."""
+    """Trace conversion speed (text lines per second, MSR CSV), the replay speed of a converted
+    trace against the uniform generator on the speed benchmark's geometry (greedy), and the time
+    of a whole run of the default method, ``precondition``, over its one measured pass."""
     import tempfile
 
     import numpy as np
@@ -511,12 +512,25 @@ def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
         # Interleaved, so that a shared machine's drifting load falls on both alike.
         replay, gen = [], []
         for s in range(1, runs + 1):
-            replay.append(simulate(cfg, workload=f"trace:{tmp}/uniform.rtr", segments=10_000, writes="1p",
+            replay.append(simulate(cfg, workload=f"trace:{tmp}/uniform.rtr", method="li", segments=10_000, writes="1p",
                                    seed=s).page_writes_per_second)
             gen.append(simulate(cfg, seed=s).page_writes_per_second)
         out["replay_page_writes_per_second"] = statistics.median(replay)
         out["generator_page_writes_per_second"] = statistics.median(gen)
         out["replay_vs_generator"] = out["replay_page_writes_per_second"] / out["generator_page_writes_per_second"]
+        # The default method: a whole `precondition` run (setup, passes until the WA settles)
+        # against its one measured pass, on a skewed trace of 10 writes per page of its working set.
+        ids = np.where(rng.random(10 * logical) < 0.8, rng.integers(0, logical // 5, size=10 * logical),
+                       rng.integers(0, logical, size=10 * logical))
+        traces.write_pages(np.concatenate([np.arange(logical), ids]).astype(np.uint32), f"{tmp}/skewed.rtr")
+        ratios, passes = [], []
+        for s in range(1, runs + 1):
+            t0 = time.perf_counter()
+            r = simulate(workload=f"trace:{tmp}/skewed.rtr", pages_per_segment=64, seed=s)
+            ratios.append((time.perf_counter() - t0) / r.seconds)
+            passes.append(len(r.method["pass_wa"]) if r.method else 0)
+        out["precondition_vs_measured_pass"] = statistics.median(ratios)
+        out["precondition_passes"] = statistics.median(passes)
     return out
 
 
@@ -556,7 +570,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
             tr = report["traces"]
             c.print(f"trace conversion (MSR CSV, 2M lines): {tr['convert_lines_per_second'] / 1e6:.2f} M lines/s (median of 3); "
                     f"replay {tr['replay_page_writes_per_second'] / 1e6:.1f} M page writes/s = "
-                    f"{tr['replay_vs_generator']:.2f} × the uniform generator")
+                    f"{tr['replay_vs_generator']:.2f} × the uniform generator; a `precondition` run takes "
+                    f"{tr['precondition_vs_measured_pass']:.2f} × its measured pass ({tr['precondition_passes']:.0f} passes)")
         if models:
             for k, v in report["mean_field_double_seconds"].items():
                 c.print(f"mean-field model, double frontier, {k}: {v:.2f} s (median of 3)")

@@ -74,7 +74,7 @@ def evaluate(
         if progress:
             progress(label)
         r = simulate(workload=pages, segments=blocks, logical_pages=volume, pages_per_segment=k, policy=f"gra:d={d}",
-                     gc="one-free", warmup=warm, writes=writes, seed=seed)
+                     gc="one-free", method="li", warmup=warm, writes=writes, seed=seed)
         rows.append({"algorithm": label, "normalized_cleaning_cost": r.wamp, "wear_leveling_index": r.wear_leveling_index,
                      "cleaning_cost": r.cleaning_cost, "trace_writes": r.user_writes})
 
@@ -102,7 +102,7 @@ def evaluate(
                                          what=f"{trace.meta.get('source', 'the trace')} ({label})")
         res = simulate(workload=pages, segments=blocks, logical_pages=volume, pages_per_segment=k, policy="greedy",
                        gc="one-free", placement="regions:spare=" + "/".join(repr(x) for x in shares),
-                       trace_classes=list(thresholds), warmup=warm, writes=writes, seed=seed)
+                       trace_classes=list(thresholds), method="li", warmup=warm, writes=writes, seed=seed)
         rows.append({"algorithm": label, "normalized_cleaning_cost": res.wamp, "wear_leveling_index": res.wear_leveling_index,
                      "cleaning_cost": res.cleaning_cost, "trace_writes": res.user_writes, "allocation": shares,
                      "r": r_share, "f": f_share, "raised": raised})

@@ -1,6 +1,6 @@
 """Every scheme reclaim runs, as its own file in the engine declares it.
 
-Each policy, placement, cleaner trigger, workload and size distribution declares its name (as the
+Each policy, placement, cleaner trigger, workload, size distribution and trace-driven method declares its name (as the
 papers say it), its parameters (key, values, unit, range, default, help), the paper and section
 that define it, and what it needs of the engine. This module reads those declarations from the
 compiled engine: ``reclaim schemes`` lists them, the command line's help and the README's table
@@ -25,6 +25,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "triggers": ("trigger", "gc"),
     "workloads": ("workload", "workload"),
     "sizes": ("sizes", "sizes"),
+    "methods": ("method", "method"),
 }
 
 SCHEMES: list[dict[str, Any]] = _core.schemes()
@@ -32,7 +33,7 @@ SCHEMES: list[dict[str, Any]] = _core.schemes()
 
 def schemes(family: str | None = None) -> list[dict[str, Any]]:
     """The declarations of one family (``policies``, ``placements``, ``triggers``, ``workloads``,
-    ``sizes``), or of all, in registration order."""
+    ``sizes``, ``methods``), or of all, in registration order."""
     if family is None:
         return list(SCHEMES)
     if family not in FAMILIES:

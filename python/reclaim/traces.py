@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +33,34 @@ class Trace:
         pages: Page ids written, in order (uint32).
         request_pages: Pages per write request (uint32).
         times: Seconds since the first request per write request, or an empty array.
+        request_volumes: The volume of each write request, an index into ``meta["volumes"]``
+            (empty for a trace of one volume).
     """
 
     meta: dict[str, Any]
     pages: np.ndarray
     request_pages: np.ndarray
     times: np.ndarray
+    request_volumes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+
+
+#: The index of a folder of per-volume traces (``reclaim trace convert --volumes``).
+VOLUME_INDEX = "volumes.json"
+
+
+def volume_files(folder: str | Path) -> list[tuple[str, Path]]:
+    """The (volume, converted trace) pairs of a folder written by ``convert(…, volumes=True)``.
+
+    Raises:
+        ValueError: the folder has no readable index.
+    """
+    index = Path(folder) / VOLUME_INDEX
+    try:
+        listed = json.loads(index.read_text())["volumes"]
+        return [(str(v["name"]), Path(folder) / str(v["file"])) for v in listed]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"invalid value for `workload`: {folder} (expected a converted trace, or a folder of one per "
+                         f"volume with its {VOLUME_INDEX} from `reclaim trace convert --volumes`: {e})") from None
 
 
 def is_converted(path: str | Path) -> bool:
@@ -57,25 +79,33 @@ def convert(
     skip_bad_lines: bool = False,
     device: str | None = None,
     blkparse_action: str = "Q",
+    volumes: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Converts a text trace (plain, gzip or zstd) to a binary trace file.
+    """Converts a text trace (plain, gzip or zstd) to a binary trace file, or to one per volume.
+
+    Each request keeps its volume (device): in one file, each volume's pages lie apart from the
+    others' (ids kept: in a range of their own; renamed: each (volume, page) its own id), and
+    ``meta["volumes"]`` lists them with their counts.
 
     Args:
         path: The text trace.
         format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``disksim``, ``blkparse``,
             ``alibaba``, ``pages``, ``vscsi``, ``oracle-general`` (libCacheSim's binaries), or a column-mapped ``csv:op=I,offset=I,size=I[,…]`` (docs/traces.md).
-        out: The binary trace to write.
+        out: The binary trace to write; with ``volumes``, the folder to write one per volume
+            into, with ``volumes.json`` listing them (volume, file, counts).
         page_size: Page size in bytes (4096; Stockmeyer's tracks: 32768).
         rename: Rename page ids densely in first-write order (Stockmeyer §2.1); otherwise ids
             are addresses and the volume is the largest address (Li et al. §6.1).
         skip_bad_lines: Skip malformed lines, counted per reason in ``report.skipped``.
         device: Keep only this device or volume.
         blkparse_action: The blkparse stage whose events are requests.
+        volumes: Write one converted trace per volume with writes (as if each were converted
+            alone with ``device``) into the folder ``out``.
         progress: Called with the number of lines read after every step.
 
     Returns:
-        The trace's metadata.
+        The trace's metadata (with ``volumes``, also ``volume_files``: each volume's file).
 
     Raises:
         ValueError: a malformed line (file, line number, line, what was expected), an unknown
@@ -86,7 +116,9 @@ def convert(
     src, dst = Path(path), Path(out)
     if dst.exists() and src.exists() and src.resolve() == dst.resolve():
         raise ValueError(f"invalid value for `out`: {out} (expected a file other than the trace being converted)")
-    if dst.is_dir():
+    if volumes and dst.exists() and not dst.is_dir():
+        raise ValueError(f"invalid value for `out`: {out} (expected a folder for one trace per volume, not a file)")
+    if not volumes and dst.is_dir():
         raise ValueError(f"invalid value for `out`: {out} (expected a file, not a folder)")
     dst.parent.mkdir(parents=True, exist_ok=True)
     conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action)
@@ -96,9 +128,21 @@ def convert(
                 progress(conv.lines())
         if progress is not None:
             progress(conv.lines())
-        meta = json.loads(conv.write(str(out)))
+        if volumes:
+            header, files = conv.write_volumes(str(out))
+            meta = json.loads(header)
+            listed = [{**v, "file": f} for v, f in json.loads(files)]
+            (dst / VOLUME_INDEX).write_text(json.dumps({"source": meta["source"], "format": meta["format"],
+                                                        "page_size": meta["page_size"], "renamed": meta["renamed"],
+                                                        "volumes": listed,
+                                                        "idle": [v["name"] for v in meta.get("volumes") or []
+                                                                 if v["writes"] == 0]}, indent=1) + "\n")
+            meta["volume_files"] = listed
+        else:
+            meta = json.loads(conv.write(str(out)))
         if device is not None and meta["requests"] == 0:
-            dst.unlink(missing_ok=True)
+            if not volumes:
+                dst.unlink(missing_ok=True)
             others = meta["report"].get("other_devices", 0)
             raise ValueError(f"invalid value for `device`: `{device}` (expected a device of {path}: none of its "
                              f"{meta['report']['lines']:,} lines is, {others:,} requests are of other devices)")
@@ -168,15 +212,16 @@ def load(path: str | Path) -> Trace:
     """
     data = Path(path).read_bytes()
     try:
-        header, pages_at, requests_at, times_at = _core.check_trace(str(path), data)
+        header, pages_at, requests_at, times_at, volumes_at = _core.check_trace(str(path), data)
     except RuntimeError as e:
         # The engine's reader checks every count and page id against the header.
         raise ValueError(f"{e}; convert the trace again with `reclaim trace convert`") from None
     meta = json.loads(header)
     pages = np.frombuffer(data, dtype="<u4", count=(requests_at - pages_at) // 4, offset=pages_at)
     request_pages = np.frombuffer(data, dtype="<u4", count=(times_at - requests_at) // 4, offset=requests_at)
-    times = np.frombuffer(data, dtype="<f8", count=(len(data) - times_at) // 8, offset=times_at)
-    return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times)
+    times = np.frombuffer(data, dtype="<f8", count=(volumes_at - times_at) // 8, offset=times_at)
+    volumes = np.frombuffer(data, dtype="<u4", count=(len(data) - volumes_at) // 4, offset=volumes_at)
+    return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times, request_volumes=volumes)
 
 
 def load_or_convert(path: str | Path, format: str | None = None, **options: Any) -> Trace:
@@ -192,7 +237,8 @@ def load_or_convert(path: str | Path, format: str | None = None, **options: Any)
         convert(path, format, out, **options)
         t = load(out)
         # Copy the arrays out of the temporary file's buffer.
-        return Trace(meta=t.meta, pages=t.pages.copy(), request_pages=t.request_pages.copy(), times=t.times.copy())
+        return Trace(meta=t.meta, pages=t.pages.copy(), request_pages=t.request_pages.copy(), times=t.times.copy(),
+                     request_volumes=t.request_volumes.copy())
 
 
 def request_sizes(path: str | Path, format: str, slot_bytes: int = 512, skip_bad_lines: bool = False,
@@ -273,7 +319,8 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
     the options of :func:`convert`).
 
     ``f_a`` is the written share of the volume, the volume being the largest address rounded up
-    to a whole GiB (Li et al. §6.1); ``f_a_address`` uses the address space itself.
+    to a whole GiB (Li et al. §6.1); ``f_a_address`` uses the address space itself. ``volumes``
+    counts the trace's volumes (devices), ``volume_list`` gives each one's counts.
     """
     if not isinstance(trace, Trace):
         trace = load_or_convert(trace, format, **options)
@@ -298,6 +345,9 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
         "mean_writes_per_page": float(counts.mean()) if len(counts) else 0.0,
         "access_frequency": counts.tolist(),
         "report": m["report"],
+        "volumes": max(1, len(m.get("volumes") or [])),
+        "volume_list": [{k: v[k] for k in ("name", "requests", "writes", "pages_written", "unique_pages")}
+                        for v in m.get("volumes") or []],
     }
     if len(counts):
         out["fit"] = fit_locality(counts, thresholds, fa)

@@ -17,6 +17,7 @@ pub mod error;
 pub mod geometry;
 pub mod limits;
 pub mod memory;
+pub mod method;
 pub mod metrics;
 pub mod placement;
 pub mod policy;

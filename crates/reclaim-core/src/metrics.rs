@@ -100,6 +100,24 @@ pub struct Series {
     pub work_rd_all: Vec<f64>,
 }
 
+/// How a trace was replayed (`method`), what it is, and how the replay went.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MethodReport {
+    /// The method in force, in canonical form.
+    pub method: String,
+    /// Page writes of one pass of the trace.
+    pub trace_writes: u64,
+    /// Pages the trace writes at least once.
+    pub working_set: u64,
+    /// Passes of the trace replayed in all (prefix and measured writes) [passes].
+    pub passes: f64,
+    /// `precondition`: the WA of each whole pass replayed, the measured one last (with
+    /// `measure=settled`).
+    pub pass_wa: Vec<f64>,
+    /// `precondition`: whether the WA of a pass came within the tolerance of the one before.
+    pub settled: Option<bool>,
+}
+
 /// The result of a run: the measured phase only.
 #[derive(Clone, Debug, Serialize)]
 pub struct SimResult {
@@ -159,6 +177,10 @@ pub struct SimResult {
     pub page_writes_per_second: f64,
     /// The full configuration.
     pub config: SimConfig,
+    /// How the trace was replayed; `None` for a generated workload.
+    pub method: Option<MethodReport>,
+    /// Where the run's method is likely to mislead, in words (also printed on stderr).
+    pub warnings: Vec<String>,
 }
 
 /// GCU, `WorkRdLive` and `WorkRdAll` of counters taken over some span (Stockmeyer §2.2):
@@ -323,6 +345,14 @@ impl Metrics {
             user_writes_per_second: rate(u),
             page_writes_per_second: rate(u + g),
             config: config.clone(),
+            method: None,
+            warnings: Vec::new(),
         }
+    }
+
+    /// The write amplification of the measured writes so far (NaN before the first).
+    pub fn measured_wa(&self) -> f64 {
+        let c = self.counters.minus(&self.base);
+        (c.user_writes + c.gc_writes) as f64 / c.user_writes as f64
     }
 }

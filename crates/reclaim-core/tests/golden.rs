@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use reclaim_core::config::{Amount, WarmupSpec};
+use reclaim_core::config::{Amount, MethodSpec, WarmupSpec};
 use reclaim_core::trace::convert::{page_list_trace, write_binary};
 use reclaim_core::{SimConfig, Simulator};
 
@@ -82,10 +82,11 @@ fn config(
     trace: &str,
     seed: u64,
 ) -> SimConfig {
-    let workload = if workload == "trace" {
-        format!("trace:{trace}")
+    // The recorded trace cases replay with Li et al.'s method (a uniform warm-up, then the trace).
+    let (workload, method) = if workload == "trace" {
+        (format!("trace:{trace}"), Some(MethodSpec::Li))
     } else {
-        workload.to_string()
+        (workload.to_string(), None)
     };
     SimConfig {
         segments: Some(48),
@@ -95,11 +96,12 @@ fn config(
         frontier: frontier.parse().unwrap(),
         gc: gc.parse().unwrap(),
         workload: workload.parse().unwrap(),
-        warmup: WarmupSpec {
+        method,
+        warmup: Some(WarmupSpec {
             fill: true,
             multiple: 1.0,
             trace_share: 0.0,
-        },
+        }),
         writes: Some(Amount::Multiple(4.0)),
         seed,
         ..SimConfig::default()

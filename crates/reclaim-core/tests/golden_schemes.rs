@@ -54,11 +54,11 @@ fn results() -> BTreeMap<String, String> {
                     placement: Some(placement.parse().unwrap()),
                     gc: gc.parse().unwrap(),
                     workload: "hotcold:r=0.9,f=0.1".parse().unwrap(),
-                    warmup: WarmupSpec {
+                    warmup: Some(WarmupSpec {
                         fill: true,
                         multiple: 1.0,
                         trace_share: 0.0,
-                    },
+                    }),
                     writes: Some(Amount::Multiple(3.0)),
                     seed: 7,
                     ..SimConfig::default()

@@ -160,7 +160,7 @@ proptest! {
             cache,
             gc: GCS[gc].parse().unwrap(),
             workload: WORKLOADS[workload].parse().unwrap(),
-            warmup: WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 },
+            warmup: Some(WarmupSpec { fill: true, multiple: 1.0, trace_share: 0.0 }),
             writes: Some(Amount::Multiple(3.0)),
             seed,
             ..SimConfig::default()
@@ -214,11 +214,11 @@ fn three_passes(
         cache,
         gc: gc.parse().unwrap(),
         workload: workload.parse().unwrap(),
-        warmup: WarmupSpec {
+        warmup: Some(WarmupSpec {
             fill: true,
             multiple: 1.0,
             trace_share: 0.0,
-        },
+        }),
         writes: Some(Amount::Multiple(3.0)),
         seed,
         ..SimConfig::default()
@@ -389,11 +389,11 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
                             gc: gc.parse().unwrap(),
                             workload: workload.parse().unwrap(),
                             cache,
-                            warmup: WarmupSpec {
+                            warmup: Some(WarmupSpec {
                                 fill: true,
                                 multiple: 1.0,
                                 trace_share: 0.0,
-                            },
+                            }),
                             writes: Some(Amount::Multiple(3.0)),
                             ..SimConfig::default()
                         };
@@ -443,7 +443,7 @@ fn cache_hit_ratio_is_exact() {
     .unwrap();
     let c = SimConfig::from_json(&format!(
         r#"{{"segments": 8, "pages_per_segment": 4, "logical_pages": 6, "workload": "trace:{}", "cache": 3,
-            "warmup": "none", "writes": "1p"}}"#,
+            "method": "li", "warmup": "none", "writes": "1p"}}"#,
         path.display()
     ))
     .unwrap();

@@ -24,11 +24,11 @@ fn config(
         placement: Some(placement.parse().unwrap()),
         gc: gc.parse().unwrap(),
         workload: workload.parse().unwrap(),
-        warmup: WarmupSpec {
+        warmup: Some(WarmupSpec {
             fill: true,
             multiple: 2.0,
             trace_share: 0.0,
-        },
+        }),
         writes: Some(Amount::Multiple(writes)),
         seed,
         ..SimConfig::default()

@@ -282,8 +282,10 @@ fn column_mapped_csv() {
     let spec = "csv:time=0,offset=1,size=2,op=3,volume=4,offset_unit=sector,time_unit=us,write=write,read=read";
     let format: Format = spec.parse().unwrap();
     let t = convert(&path, format, ConvertOptions::default()).unwrap();
-    // Writes of 4096 bytes at 0 (page 0) and 512 bytes at sector 16 = byte 8192 (page 2).
-    assert_eq!(t.pages, vec![0, 2]);
+    // Writes of 4096 bytes at 0 (page 0 of volume 3) and 512 bytes at sector 16 = byte 8192
+    // (page 2 of volume 4, whose pages come after volume 3's one page: id 1 + 2).
+    assert_eq!(t.pages, vec![0, 3]);
+    assert_eq!(t.volume(1).unwrap().pages, vec![2]);
     assert_eq!(
         (t.meta.writes, t.meta.reads, t.meta.report.header_lines),
         (2, 1, 1)

@@ -272,6 +272,22 @@ impl PyTraceConverter {
         write_binary(&trace, std::path::Path::new(out)).map_err(map_err)?;
         Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
     }
+
+    /// Finishes the conversion, writes one binary trace per volume with writes into the folder
+    /// `dir`; returns the whole trace's metadata and the list of (volume, file name), as JSON.
+    fn write_volumes(&mut self, dir: &str) -> PyResult<(String, String)> {
+        let c = self
+            .inner
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
+        let trace = c.finish().map_err(map_err)?;
+        let files = reclaim_core::trace::convert::write_volumes(&trace, std::path::Path::new(dir))
+            .map_err(map_err)?;
+        Ok((
+            serde_json::to_string(&trace.meta).expect("metadata serializes"),
+            serde_json::to_string(&files).expect("volumes serialize"),
+        ))
+    }
 }
 
 /// Writes a list of page ids as a converted trace (each id one single-page write request).
@@ -318,15 +334,16 @@ fn stand_in_pages<'py>(
 }
 
 /// Checks the bytes of a converted trace; returns its header as JSON and the byte offsets of
-/// its page ids, request sizes and times.
+/// its page ids, request sizes, times and request volumes.
 #[pyfunction]
-fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize)> {
+fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize, usize)> {
     let l = check_binary(std::path::Path::new(path), data).map_err(map_err)?;
     Ok((
         serde_json::to_string(&l.meta).expect("metadata serializes"),
         l.pages_at,
         l.requests_at,
         l.times_at,
+        l.volumes_at,
     ))
 }
 

@@ -32,6 +32,10 @@ def simulate_cmd(
     gc: Annotated[str | None, typer.Option(help=ph("gc"))] = None,
     workload: Annotated[str | None, typer.Option(help=ph("workload", "A trace is a converted trace (`reclaim trace convert`) or a page-id list."))] = None,
     sizes: Annotated[str | None, typer.Option(help=ph("sizes"))] = None,
+    method: Annotated[str | None, typer.Option(help=ph("method"))] = None,
+    volume: Annotated[str | None, typer.Option(help=ph("volume", "`each`: every volume on a device of its own, with the overall WA "
+                                                               "(the default for a folder of one trace per volume)."))] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="With several volumes: worker processes (default one per core).")] = None,
     warmup: Annotated[str | None, typer.Option(help=ph("warmup"))] = None,
     writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
     seed: Annotated[int | None, typer.Option(help=ph("seed"))] = None,
@@ -49,7 +53,7 @@ def simulate_cmd(
             thresholds = [int(x) for x in trace_classes.split(",") if x.strip()]
         except ValueError:
             fail(f"invalid value for `--trace-classes`: `{trace_classes}` (expected whole numbers such as 50,10)")
-    config = SimConfig(
+    params = dict(
         segments=segments,
         pages_per_segment=pages_per_segment,
         spare=spare,
@@ -65,13 +69,22 @@ def simulate_cmd(
         gc=gc,
         workload=workload,
         sizes=sizes,
+        method=method,
+        volume=volume,
         warmup=warmup,
         writes=writes,
         seed=seed,
         window=window,
-    ).validated()
+    )
+    trace = workload[len("trace:"):] if workload and workload.startswith("trace:") else None
+    if trace is not None and (volume == "each" or Path(trace).is_dir()):
+        _simulate_volumes(params, workers, as_json, arrays, quiet)
+        return
+    config = SimConfig(**params).validated()  # type: ignore[arg-type]
     with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
         r = run_with_bar(p, config.policy or "simulate", config)
+    for w in r.warnings:
+        typer.echo(f"warning: {w}", err=True)
     if as_json:
         print_json(r.to_dict(arrays=arrays))
         return
@@ -86,11 +99,54 @@ def simulate_cmd(
     for k in [*keys, "seconds", "page_writes_per_second"]:
         t.add_row(k, number(k, getattr(r, k)))
     out.print(t)
+    if r.method is not None:
+        out.print(method_line(r.method))
+
+
+def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool, arrays: bool, quiet: bool) -> None:
+    """Every volume of a trace on a device of its own: one row each and the overall WA."""
+    from reclaim.volumes import simulate_volumes
+
+    with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
+        task = p.add_task("volumes", total=None)
+        r = simulate_volumes({k: v for k, v in params.items() if v is not None}, workers=workers,
+                             progress=lambda done, total: p.update(task, completed=done, total=total))
+    for name, v in r.volumes.items():
+        for w in v.warnings:
+            typer.echo(f"warning: volume {name}: {w}", err=True)
+    if as_json:
+        print_json(r.to_dict(arrays=arrays))
+        return
+    t = Table(title=f"{r.config.policy or 'greedy'}, {params['workload']}: {len(r.volumes) + len(r.idle)} volumes, each on a device of its own")
+    for c in ("volume", "segments", "user_writes", "gc_writes", "wa", "passes", "settled"):
+        t.add_column(c, justify="left" if c == "volume" else "right")
+    for name, v in r.volumes.items():
+        m = v.method or {}
+        settled = m.get("settled")
+        t.add_row(escape(name), f"{v.simulated_segments:,}", f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
+                  f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"))
+    for name in r.idle:
+        t.add_row(escape(name), "", "0", "0", "—", "", "only reads")
+    t.add_section()
+    t.add_row("overall", "", f"{r.user_writes:,}", f"{r.gc_writes:,}", f"{r.wa:.4f}", "", "")
+    out.print(t)
+    out.print("overall WA = (ΣU + ΣG) / ΣU over the volumes, as SepBIT (FAST '22) reports a trace set")
+
+
+def method_line(m: dict[str, Any]) -> str:
+    """How a trace was replayed, in one line: the method, the trace's size and, with
+    ``precondition``, the passes and whether they settled."""
+    line = (f"method {m['method']}: trace of {m['trace_writes']:,} page writes over a working set of "
+            f"{m['working_set']:,} pages, {m['passes']:.2f} passes replayed")
+    if m["settled"] is not None:
+        was = ", ".join(f"{w:.4f}" for w in m["pass_wa"])
+        line += f"; WA per pass {was} ({'settled' if m['settled'] else 'NOT settled'})"
+    return escape(line)
 
 
 @app.command("schemes")
 def schemes_cmd(
-    family: Annotated[str | None, typer.Argument(help="policies, placements, triggers, workloads or sizes; all when omitted.")] = None,
+    family: Annotated[str | None, typer.Argument(help="policies, placements, triggers, workloads, sizes or methods; all when omitted.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
     stub: Annotated[bool, typer.Option("--stub", help="Print the docstring of `schemes` in the engine's type stubs.")] = False,

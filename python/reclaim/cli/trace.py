@@ -9,6 +9,7 @@ from typing import Annotated
 
 import numpy as np
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from reclaim.cli.common import app, emit, fail, out, print_json
@@ -36,21 +37,24 @@ def _load_trace(path: Path, format: str | None, page_size: int, rename: bool, sk
 def trace_convert(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="The trace (text or binary; plain, gzip or zstd).")],
     format: Annotated[str, typer.Option("--format", "-f", help=f"The format: {_FORMATS}.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The binary trace to write (with --volumes, a folder).")],
     page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes] (Stockmeyer's tracks: 32768).")] = 4096,
     rename: Annotated[bool, typer.Option(help="Rename page ids densely in first-write order (Stockmeyer §2.1).")] = False,
     skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines and report them per reason.")] = False,
     device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
     blkparse_action: Annotated[str, typer.Option(help="blkparse: the one stage counted (Q, D, C, …).")] = "Q",
+    volumes: Annotated[bool, typer.Option("--volumes", help="Write one converted trace per volume (device) into the folder --output, listed in its volumes.json.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Convert a text trace once into a compact binary trace that replays at memory speed."""
+    """Convert a text trace once into a compact binary trace that replays at memory speed. Each
+    request keeps its volume (device); volumes never share pages."""
     from reclaim import traces
 
     with progress_bar(enabled=sys.stderr.isatty()) as p:
         task = p.add_task(f"converting {path.name}", total=None)
         meta = traces.convert(path, format, output, page_size=page_size, rename=rename, skip_bad_lines=skip_bad_lines,
-                              device=device, blkparse_action=blkparse_action, progress=lambda n: p.update(task, completed=n))
+                              device=device, blkparse_action=blkparse_action, volumes=volumes,
+                              progress=lambda n: p.update(task, completed=n))
     rep = meta["report"]
     if rep.get("header_lines"):
         console.print(f"note: {rep['header_lines']} header line(s) before the first record (column names) skipped", soft_wrap=True)
@@ -59,8 +63,15 @@ def trace_convert(
                       f"and {rep['trailing_padding_bytes']:,} NUL bytes after the last were not records", soft_wrap=True)
     for reason, n in rep["skipped"].items():
         console.print(f"skipped {n:,} bad line(s) where {reason} was expected", soft_wrap=True)
-    emit(as_json, {k: v for k, v in meta.items() if k != "report"} | {"report": rep} if as_json else
-          {k: v for k, v in meta.items() if k != "report"}, f"{path.name} → {output}")
+    n_volumes = max(1, len(meta.get("volumes") or []))
+    if n_volumes > 1 and not volumes and not as_json:
+        console.print(f"note: {n_volumes} volumes, each in pages of its own (`trace stats` lists them; "
+                      f"`simulate --volume NAME|all|each` replays one, all on one device, or each on its own)", soft_wrap=True)
+    shown = {k: v for k, v in meta.items() if k not in ("report", "volumes", "volume_files")}
+    shown["volumes"] = n_volumes
+    if volumes:
+        shown["files"] = f"{len(meta.get('volume_files', []))} in {output} ({traces.VOLUME_INDEX} lists them)"
+    emit(as_json, meta if as_json else shown, f"{path.name} → {output}")
 
 
 @trace_app.command("stand-in")
@@ -122,11 +133,19 @@ def trace_stats(
     if as_json:
         print_json(st)
         return
-    shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit")}
+    shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit", "volume_list")}
     if "fit" in st:
         fit = st["fit"]
         shown["fit"] = f"f_a={fit['fa']:.4f}, n={fit['n']}, r=({', '.join(f'{x:.3f}' for x in fit['r'])}), f=({', '.join(f'{x:.3f}' for x in fit['f'])})"
     emit(False, shown, f"trace statistics: {path.name}")
+    if st["volumes"] > 1:
+        listed = st["volume_list"]
+        t = Table(title=f"{len(listed)} volumes" + (" (the first 30; --json lists all)" if len(listed) > 30 else ""))
+        for c in ("volume", "requests", "writes", "pages_written", "unique_pages"):
+            t.add_column(c, justify="left" if c == "volume" else "right")
+        for v in listed[:30]:
+            t.add_row(escape(v["name"]), *(f"{v[k]:,}" for k in ("requests", "writes", "pages_written", "unique_pages")))
+        out.print(t)
 
 
 @trace_app.command("evaluate")

@@ -267,7 +267,9 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
     biggest = max(todo, key=lambda t: totals[ident[t.key]])
     probe = {**biggest.params, "warmup": "fill+1x", "writes": "1x"}
     if isinstance(probe.get("workload"), str) and probe["workload"].startswith("trace:"):
-        probe["writes"] = "1p"
+        # One pass of the trace after a short warm-up (Li et al.'s method: `precondition`'s passes
+        # are not known before the run).
+        probe.update(method="li", writes="1p")
     start = time.perf_counter()
     r = simulate(probe)
     seconds = time.perf_counter() - start

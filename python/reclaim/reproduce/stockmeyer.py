@@ -142,6 +142,9 @@ class Case:
             cache=self.cache,
             gc="max-empty:k=1",
             workload=f"trace:{s.trace}",
+            # §2.1/§2.3: uniform warm-up, the trace's first million writes (here its share of the
+            # trace), the rest measured; §8's multi-pass runs have no trace prefix.
+            method="stockmeyer:prefix=0" if self.passes else "stockmeyer",
             warmup=f"fill+{s.warm}x" if self.passes else f"fill+{s.warm}x+{100 * WARM_SHARE:.4f}%",
             writes=f"{passes}p",
             # Quarters of a pass (§8); the working trace's windows are quarters of it.

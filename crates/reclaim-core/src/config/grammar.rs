@@ -25,6 +25,8 @@ pub enum Family {
     Workload,
     /// Page-size distributions (`--sizes`, `workload::sizes`).
     Sizes,
+    /// Trace-driven methods (`--method`, `method/`).
+    Method,
 }
 
 impl Family {
@@ -36,6 +38,7 @@ impl Family {
             Family::Trigger => "gc",
             Family::Workload => "workload",
             Family::Sizes => "sizes",
+            Family::Method => "method",
         }
     }
 }

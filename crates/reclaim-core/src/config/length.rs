@@ -101,6 +101,15 @@ pub struct WarmupSpec {
     pub trace_share: f64,
 }
 
+impl WarmupSpec {
+    /// No warm-up at all (`none`).
+    pub const NONE: WarmupSpec = WarmupSpec {
+        fill: false,
+        multiple: 0.0,
+        trace_share: 0.0,
+    };
+}
+
 impl Default for WarmupSpec {
     fn default() -> Self {
         WarmupSpec {

@@ -24,6 +24,7 @@ use crate::geometry::Geometry;
 use crate::placement::{double::Double, single::Single, Declare as _};
 use grammar::{check_range, string_serde, Args};
 
+pub use crate::method::{Measure, MethodSpec, Precondition};
 pub use crate::placement::age_sorted::{AgeSortedSpec, DecayRule, SplitRule};
 pub use crate::placement::double::CopyOrder;
 pub use crate::placement::multi_log::MultiLogSpec;
@@ -191,8 +192,15 @@ pub struct SimConfig {
     /// Page sizes in slots (Lomet & Luo §4.4); unset: every page one slot. With sizes, the
     /// fill factor and the write counters are in slots.
     pub sizes: Option<SizeSpec>,
-    /// Warm-up before measurement.
-    pub warmup: WarmupSpec,
+    /// How a trace is replayed (`li`, `stockmeyer`, `precondition`); only with a trace workload,
+    /// whose default is `precondition`.
+    pub method: Option<MethodSpec>,
+    /// Which volume of a trace of several to replay: its name (as `reclaim trace stats` lists
+    /// them), or `all` for every volume on one device, each in its own range of pages. Unset: the
+    /// trace's one volume (a trace of several is then an error that lists them).
+    pub volume: Option<String>,
+    /// Warm-up before measurement; unset: `fill+10x`, or none with `method=precondition`.
+    pub warmup: Option<WarmupSpec>,
     /// Measured user writes. Default `20x`; with a trace workload, one pass (`1p`).
     pub writes: Option<Amount>,
     /// Seed of the run's random generator.
@@ -219,7 +227,9 @@ impl Default for SimConfig {
             gc: GcSpec::default(),
             workload: WorkloadSpec::default(),
             sizes: None,
-            warmup: WarmupSpec::default(),
+            method: None,
+            volume: None,
+            warmup: None,
             writes: None,
             seed: 1,
             window: None,
@@ -453,6 +463,27 @@ impl SimConfig {
         })
     }
 
+    /// Whether the workload replays a trace.
+    pub fn is_trace(&self) -> bool {
+        matches!(self.workload, WorkloadSpec::Trace { .. })
+    }
+
+    /// The trace-driven method in force: `method`, or `precondition` for a trace; `None` for a
+    /// generated workload.
+    pub fn method(&self) -> Option<MethodSpec> {
+        self.is_trace().then(|| self.method.unwrap_or_default())
+    }
+
+    /// The warm-up in force: `warmup`, or else `fill+10x` (none with `precondition`, whose trace
+    /// preconditions the device itself).
+    pub fn warmup(&self) -> WarmupSpec {
+        match (self.warmup, self.method()) {
+            (Some(w), _) => w,
+            (None, Some(MethodSpec::Precondition(_))) => WarmupSpec::NONE,
+            (None, _) => WarmupSpec::default(),
+        }
+    }
+
     /// The placement in force: `placement`, or else the `frontier` alias.
     pub fn placement(&self) -> PlacementSpec {
         self.placement
@@ -654,6 +685,64 @@ impl SimConfig {
         Ok(())
     }
 
+    /// Checks the trace-driven method against the parameters it decides.
+    fn validate_method(&self) -> Result<()> {
+        if let (Some(v), false) = (&self.volume, self.is_trace()) {
+            return Err(Error::param(
+                "volume",
+                format!("`{v}`"),
+                "a volume only with a trace workload",
+            ));
+        }
+        if self.warmup().trace_share > 0.0 && !self.is_trace() {
+            return Err(Error::param(
+                "warmup",
+                self.warmup(),
+                "a trace prefix (`+P%`) only with a trace workload",
+            ));
+        }
+        if let (Some(method), false) = (self.method, self.is_trace()) {
+            return Err(Error::param(
+                "method",
+                method,
+                format!(
+                    "a method only with a trace workload (the workload is `{}`)",
+                    self.workload
+                ),
+            ));
+        }
+        let Some(method) = self.method() else {
+            return Ok(());
+        };
+        if let MethodSpec::Precondition(p) = method {
+            if let Some(w) = self.warmup.filter(|w| *w != WarmupSpec::NONE) {
+                let given = if self.method.is_some() {
+                    ""
+                } else {
+                    ", the default for a trace"
+                };
+                return Err(Error::param(
+                    "warmup",
+                    w,
+                    format!("no warm-up with `method={method}`{given}: the trace itself preconditions the device; a synthetic warm-up goes with `method=li` or `method=stockmeyer`"),
+                ));
+            }
+            let one_pass = match self.writes {
+                None => true,
+                Some(Amount::Passes(k)) => (k - 1.0).abs() < 1e-12,
+                Some(_) => false,
+            };
+            if p.measure == Measure::Settled && !one_pass {
+                return Err(Error::param(
+                    "writes",
+                    self.writes.map_or(String::new(), |w| w.to_string()),
+                    format!("one pass (`1p`, the default) with `{method}`, which reports the pass that settled; `measure=after` measures `writes` after it"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every parameter and every relation between parameters.
     pub fn validate(&self) -> Result<()> {
         let n = if let (WorkloadSpec::Trace { .. }, None) = (&self.workload, self.segments) {
@@ -734,14 +823,8 @@ impl SimConfig {
             }
         }
         self.workload.validate()?;
-        let trace = matches!(self.workload, WorkloadSpec::Trace { .. });
-        if self.warmup.trace_share > 0.0 && !trace {
-            return Err(Error::param(
-                "warmup",
-                self.warmup,
-                "a trace prefix (`+P%`) only with a trace workload",
-            ));
-        }
+        self.validate_method()?;
+        let trace = self.is_trace();
         if let (Some(Amount::Passes(k)), false) = (self.writes, trace) {
             return Err(Error::param(
                 "writes",

@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use super::grammar::Info;
 use super::{
-    Amount, FrontierSpec, GcSpec, PlacementSpec, PolicySpec, SimConfig, SizeSpec, StreamMode,
-    WarmupSpec, WorkloadSpec,
+    Amount, FrontierSpec, GcSpec, MethodSpec, PlacementSpec, PolicySpec, SimConfig, SizeSpec,
+    StreamMode, WarmupSpec, WorkloadSpec,
 };
 use crate::error::Error;
 
@@ -65,6 +65,7 @@ impl Parameter {
                 "workload" => t.parse::<WorkloadSpec>().err(),
                 "sizes" => t.parse::<SizeSpec>().err(),
                 "warmup" => t.parse::<WarmupSpec>().err(),
+                "method" => t.parse::<MethodSpec>().err(),
                 "writes" => Amount::parse("writes", t).err(),
                 _ => None,
             };
@@ -105,6 +106,7 @@ pub fn parameters() -> Vec<Parameter> {
     let triggers = usage_lines(crate::trigger::TRIGGERS.iter().map(|e| &e.info));
     let workloads = usage_lines(crate::workload::WORKLOADS.iter().map(|e| &e.info));
     let sizes = usage_lines(crate::workload::sizes::SIZES.iter().map(|e| &e.info));
+    let methods = usage_lines(crate::method::METHODS.iter().map(|e| &e.info));
     vec![
         p("segments", Kind::Integer, "segments",
           "a whole number ≥ 4, with segments × pages_per_segment < 2³²",
@@ -149,9 +151,17 @@ pub fn parameters() -> Vec<Parameter> {
           &format!("{sizes}, sizes in [1, pages_per_segment]"),
           "unset: one slot per page".into(),
           "Page sizes (Lomet & Luo §4.4): a page takes this many slots of a segment's pages_per_segment; fill and write counts are then in slots."),
+        p("method", Kind::Spec, "",
+          &methods,
+          "precondition, with a trace workload".into(),
+          "How a trace is replayed: device sizing, what reaches the steady state, what is measured (docs/traces.md)."),
+        p("volume", Kind::Spec, "",
+          "the name of one of the trace's volumes, or all",
+          "the trace's one volume".into(),
+          "Which volume of a trace of several to replay (`all`: every volume on one device, each in its own pages)."),
         p("warmup", Kind::Spec, "",
           "fill+Kx | fill | Kx | none, then optionally +P% of a trace (K ≥ 0, 0 ≤ P < 100)",
-          d.warmup.to_string(),
+          format!("{}; none with method=precondition", WarmupSpec::default()),
           "Unmeasured writes before the measured phase: sequential fill, K × logical capacity, a trace prefix."),
         p("writes", Kind::Spec, "user writes",
           "Kx (a multiple of the logical capacity), Np (passes over a trace) or a count such as 5000000 or 5e6, at least 1",
@@ -181,5 +191,6 @@ pub fn schemes() -> Vec<&'static Info> {
     all.extend(crate::trigger::TRIGGERS.iter().map(|e| &e.info));
     all.extend(crate::workload::WORKLOADS.iter().map(|e| &e.info));
     all.extend(crate::workload::sizes::SIZES.iter().map(|e| &e.info));
+    all.extend(crate::method::METHODS.iter().map(|e| &e.info));
     all
 }

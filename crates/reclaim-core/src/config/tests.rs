@@ -202,6 +202,7 @@ fn parse_in(family: grammar::Family, text: &str) -> Result<()> {
         Family::Trigger => text.parse::<GcSpec>().map(drop),
         Family::Workload => text.parse::<WorkloadSpec>().map(drop),
         Family::Sizes => text.parse::<SizeSpec>().map(drop),
+        Family::Method => text.parse::<MethodSpec>().map(drop),
     }
 }
 
@@ -218,6 +219,7 @@ fn declarations_and_parsers_agree() {
             + crate::trigger::TRIGGERS.len()
             + crate::workload::WORKLOADS.len()
             + crate::workload::sizes::SIZES.len()
+            + crate::method::METHODS.len()
     );
     for info in &all {
         assert!(info.usage().starts_with(info.name), "{}", info.usage());

@@ -124,6 +124,16 @@ struct Plan {
     seconds: f64,
     /// Workload writes issued (fill included): the run's progress.
     issued: u64,
+    /// Measured writes added to the plan as passes of `precondition` (the progress's total).
+    extended: u64,
+    /// Writes of the fill and the uniform warm-up (synthetic, before any trace write).
+    synthetic: u64,
+    /// `precondition`'s passes and their steady-state test.
+    settle: Option<plan::Settle>,
+    /// What the trace and its method are (for the result).
+    method: Option<crate::metrics::MethodReport>,
+    /// Where the method is likely to mislead on this trace, said once each.
+    warnings: Vec<String>,
 }
 
 impl Simulator {
@@ -178,7 +188,7 @@ impl Simulator {
 
     /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
     pub fn progress(&self) -> (u64, u64) {
-        let fill = u64::from(self.config.warmup.fill) * self.geometry.logical_pages;
+        let fill = u64::from(self.config.warmup().fill) * self.geometry.logical_pages;
         self.plan.progress(fill)
     }
 }

@@ -5,11 +5,11 @@ use std::time::Instant;
 
 use super::{Plan, Simulator, Source};
 use crate::config::FreqSource;
-use crate::config::{Amount, SimConfig};
-use crate::error::Result;
+use crate::config::{Amount, Measure, MethodSpec, Precondition, SimConfig, WarmupSpec};
+use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::limits;
-use crate::metrics::{Metrics, SimResult};
+use crate::metrics::{MethodReport, Metrics, SimResult};
 use crate::rng::SimRng;
 use crate::store::prefetch;
 use crate::workload::{Rate, Write};
@@ -64,36 +64,85 @@ pub(super) enum Work {
 }
 
 impl Plan {
-    /// The plan of a run on `geometry` (a trace's page writes, `trace_writes`), its lengths
-    /// checked against the counters' range.
+    /// The plan of a run on `geometry` (a trace's page writes, `trace`), its lengths checked
+    /// against the counters' range, with the warnings its method earns on this trace.
     pub(super) fn of(
         config: &SimConfig,
         geometry: &Geometry,
-        trace_writes: Option<u64>,
+        trace: Option<TraceFacts>,
     ) -> Result<Self> {
         let logical = geometry.logical_pages;
+        let trace_writes = trace.map(|t| t.writes);
+        let method = config.method();
+        let warm = config.warmup();
         // A trace prefix replayed as warm-up is taken out of the measured writes.
-        let prefix =
-            trace_writes.map_or(0, |n| (config.warmup.trace_share * n as f64).round() as u64);
+        let prefix = match (trace_writes, method) {
+            (Some(n), _) if warm.trace_share > 0.0 => (warm.trace_share * n as f64).round() as u64,
+            (Some(n), Some(MethodSpec::Stockmeyer { prefix })) => {
+                if prefix >= n {
+                    return Err(Error::param(
+                        "method.prefix",
+                        prefix,
+                        format!("fewer trace writes than the trace's {n} (Stockmeyer's one million is for a trace of 6.76 million)"),
+                    ));
+                }
+                prefix
+            }
+            _ => 0,
+        };
         let measured_writes = config
             .measured_writes(logical, trace_writes)?
             .saturating_sub(prefix);
-        let warmup = (config.warmup.multiple * logical as f64).round();
-        let fill = if config.warmup.fill {
-            logical as f64
-        } else {
-            0.0
-        };
-        let measured = match config.writes {
+        let warmup = (warm.multiple * logical as f64).round();
+        let fill = if warm.fill { logical as f64 } else { 0.0 };
+        let mut measured = match config.writes {
             Some(Amount::Multiple(k)) => k * logical as f64,
             _ => measured_writes as f64,
+        };
+        let settle = match (method, trace_writes) {
+            (Some(MethodSpec::Precondition(rule)), Some(pass)) => {
+                let after = if rule.measure == Measure::After {
+                    measured_writes
+                } else {
+                    0
+                };
+                measured = pass as f64 * f64::from(rule.max_passes) + after as f64;
+                Some(Settle {
+                    rule,
+                    pass,
+                    after,
+                    wa: Vec::new(),
+                    settled: false,
+                    finished: false,
+                })
+            }
+            _ => None,
         };
         limits::check_writes(geometry, warmup + fill + prefix as f64, measured)?;
         let warmup_writes = warmup as u64;
         // Default window: one pass of a trace, else the logical capacity.
         let window = config.window.or(trace_writes).unwrap_or(logical).max(1);
+        let (report, warnings) = match (method, trace) {
+            (Some(m), Some(t)) => {
+                let report = MethodReport {
+                    method: m.to_string(),
+                    trace_writes: t.writes,
+                    working_set: t.working_set,
+                    passes: 0.0,
+                    pass_wa: Vec::new(),
+                    settled: None,
+                };
+                let replayed = if settle.is_some() {
+                    None
+                } else {
+                    Some((prefix + measured_writes) as f64 / t.writes as f64)
+                };
+                (Some(report), warnings(t, &warm, logical, replayed))
+            }
+            _ => (None, Vec::new()),
+        };
         Ok(Plan {
-            phase: Phase::first(config.warmup.fill, warmup_writes, prefix, measured_writes),
+            phase: Phase::first(warm.fill, warmup_writes, prefix, measured_writes),
             warmup_writes,
             prefix_writes: prefix,
             measured_writes,
@@ -101,6 +150,11 @@ impl Plan {
             window_left: window,
             seconds: 0.0,
             issued: 0,
+            extended: 0,
+            synthetic: fill as u64 + warmup_writes,
+            settle,
+            method: report,
+            warnings,
         })
     }
 
@@ -134,6 +188,24 @@ impl Plan {
                         metrics.close_window();
                     }
                     self.phase = Phase::Done;
+                    if let Some(more) = self.settle.as_mut().and_then(|s| s.pass_done(metrics)) {
+                        // Every pass is measured on its own: the next starts afresh.
+                        self.extended += more;
+                        self.phase = Phase::Measure(more);
+                        self.window_left = self.window;
+                        self.seconds = 0.0;
+                        metrics.start(erase_counts, self.window);
+                    } else if let Some(s) = &self.settle {
+                        if !s.settled {
+                            self.warnings.push(format!(
+                                "the write amplification had not settled after {} passes (last two: {:.4}, {:.4}; tolerance {}): the result is not a steady state; raise `max_passes` or `tol`",
+                                s.wa.len(),
+                                s.wa[s.wa.len().saturating_sub(2)],
+                                s.wa[s.wa.len() - 1],
+                                s.rule.tol
+                            ));
+                        }
+                    }
                 }
                 Phase::Measure(left) => {
                     return Some(Work::Measure(budget.min(left).min(self.window_left)))
@@ -171,9 +243,117 @@ impl Plan {
     /// Workload writes done and to do over the whole run (the fill of `fill` pages, warm-up,
     /// prefix and measured phase).
     pub(super) fn progress(&self, fill: u64) -> (u64, u64) {
-        let total = fill + self.warmup_writes + self.prefix_writes + self.measured_writes;
-        (self.issued, total)
+        // While `precondition` has not settled, one more pass is counted as to do.
+        let undecided = self
+            .settle
+            .as_ref()
+            .map_or(0, |s| if s.settled { 0 } else { s.pass });
+        let total = fill
+            + self.warmup_writes
+            + self.prefix_writes
+            + self.measured_writes
+            + self.extended
+            + undecided;
+        (self.issued, total.max(self.issued))
     }
+
+    /// What the trace and its method were, with the passes replayed (for the result).
+    pub(super) fn method_report(&self) -> Option<MethodReport> {
+        let mut r = self.method.clone()?;
+        let replayed = self.issued.saturating_sub(self.fill_and_warmup());
+        r.passes = replayed as f64 / r.trace_writes as f64;
+        if let Some(s) = &self.settle {
+            r.pass_wa.clone_from(&s.wa);
+            r.settled = Some(s.settled);
+        }
+        Some(r)
+    }
+
+    /// The warnings so far.
+    pub(super) fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    fn fill_and_warmup(&self) -> u64 {
+        self.synthetic
+    }
+}
+
+/// What the run plan needs to know of a trace.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TraceFacts {
+    /// Page writes of one pass.
+    pub writes: u64,
+    /// Pages written at least once.
+    pub working_set: u64,
+    /// Pages written exactly once per pass.
+    pub written_once: u64,
+}
+
+/// `precondition`'s passes: each measured on its own, until the WA of one is within the
+/// tolerance of the one before (`method::precondition`).
+#[derive(Clone, Debug)]
+pub(super) struct Settle {
+    rule: Precondition,
+    /// Page writes of a pass.
+    pass: u64,
+    /// Writes measured after the settled pass (`measure=after`), else 0.
+    after: u64,
+    /// WA of each whole pass replayed.
+    wa: Vec<f64>,
+    /// Whether a pass settled.
+    settled: bool,
+    /// Whether the writes after the settled pass are under way (`measure=after`).
+    finished: bool,
+}
+
+impl Settle {
+    /// A measured stretch is over: the writes of the next one, or `None` when the run is done.
+    fn pass_done(&mut self, metrics: &Metrics) -> Option<u64> {
+        if self.finished {
+            return None;
+        }
+        let wa = metrics.measured_wa();
+        let last = self.wa.last().copied();
+        self.wa.push(wa);
+        if last.is_some_and(|l| self.rule.settled(l, wa)) {
+            self.settled = true;
+            self.finished = true;
+            return (self.after > 0).then_some(self.after);
+        }
+        if self.wa.len() >= self.rule.max_passes as usize {
+            self.finished = true;
+            return None;
+        }
+        Some(self.pass)
+    }
+}
+
+/// Where a trace-driven method is likely to mislead on this trace (`docs/traces.md`):
+/// a warm-up of synthetic data over a device the trace touches less than half of, and a trace
+/// replayed in a loop (`replayed` passes; `None`: `precondition`, which always loops) when most
+/// of its pages are written once per pass.
+fn warnings(t: TraceFacts, warm: &WarmupSpec, logical: u64, replayed: Option<f64>) -> Vec<String> {
+    let mut out = Vec::new();
+    if (warm.fill || warm.multiple > 0.0) && 2 * t.working_set < logical {
+        out.push(format!(
+            "the warm-up `{warm}` writes all {logical} logical pages, but the trace writes only {} of them ({:.1}%): most of the device holds data the trace never rewrites, which decides the result; `method=precondition` sizes the device from the trace's working set",
+            t.working_set,
+            100.0 * t.working_set as f64 / logical as f64
+        ));
+    }
+    let looped = replayed.is_none_or(|k| k > 1.0 + 1e-9);
+    if looped && 2 * t.written_once > t.working_set {
+        let how = replayed.map_or_else(
+            || "pass after pass".to_string(),
+            |k| format!("{k:.2} times"),
+        );
+        out.push(format!(
+            "the trace is replayed {how} and {:.1}% of the pages it writes are written once per pass: looped, each of them is rewritten exactly one pass later, a lifetime the loop makes and the trace does not have",
+            100.0 * t.written_once as f64 / t.working_set as f64
+        ));
+    }
+    out
 }
 
 impl Source {
@@ -280,13 +460,16 @@ impl Simulator {
             .sizes
             .as_ref()
             .map_or(1.0, crate::config::SizeSpec::mean);
-        self.dev.metrics.result(
+        let mut r = self.dev.metrics.result(
             &self.dev.store.erase_count,
             &self.geometry,
             mean_size,
             self.plan.seconds,
             &self.config,
-        )
+        );
+        r.method = self.plan.method_report();
+        r.warnings = self.plan.warnings().to_vec();
+        r
     }
 
     /// `n` workload writes, drawn ahead so that their page-map entries, their old copies'

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 
 use super::admission::{Admission, Way};
+use super::plan::TraceFacts;
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
 use super::{Cleaning, Device, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
@@ -25,20 +26,20 @@ use crate::trace::convert::{self, ConvertOptions};
 use crate::trace::Format;
 use crate::workload::{ClassShare, Rate, Workload, Write};
 
-/// A configuration's geometry, its workload (and the warm-up's, for a trace) and the trace's
-/// page writes.
+/// A configuration's geometry, its workload (and the warm-up's, for a trace) and what the run
+/// plan needs to know of the trace.
 struct Setup {
     geometry: Geometry,
     workload: Workload,
     warm_workload: Option<Workload>,
-    trace_writes: Option<u64>,
+    trace: Option<TraceFacts>,
     rng: SimRng,
 }
 
 impl Setup {
     fn new(config: &SimConfig) -> Result<Self> {
         config.validate()?;
-        let trace = match &config.workload {
+        let mut trace = match &config.workload {
             WorkloadSpec::Trace { path } => {
                 let path = std::path::Path::new(path);
                 Some(convert::load(
@@ -49,10 +50,25 @@ impl Setup {
             }
             _ => None,
         };
+        if let Some(t) = trace.take() {
+            trace = Some(one_volume(t, config.volume.as_deref())?);
+        }
+        if let (Some(t), Some(m)) = (trace.as_mut(), config.method()) {
+            if m.sizes_from_working_set() {
+                t.rename_densely();
+            }
+        }
         let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
         let mut rng = SimRng::seed_from_u64(config.seed);
-        let trace_writes = trace.as_ref().map(|t| t.pages.len() as u64);
-        if trace_writes == Some(0) {
+        let facts = trace.as_ref().map(|t| {
+            let (written_once, working_set) = t.written_once();
+            TraceFacts {
+                writes: t.pages.len() as u64,
+                working_set,
+                written_once,
+            }
+        });
+        if facts.is_some_and(|f| f.writes == 0) {
             return Err(Error::param(
                 "workload",
                 config.workload.to_string(),
@@ -84,9 +100,43 @@ impl Setup {
             geometry,
             workload,
             warm_workload,
-            trace_writes,
+            trace: facts,
             rng,
         })
+    }
+}
+
+/// The volume of `trace` a run replays: `volume` by name, `all` of them on one device (each in
+/// its own pages), or the trace's one volume when `volume` is unset.
+fn one_volume(trace: convert::Trace, volume: Option<&str>) -> Result<convert::Trace> {
+    let names = trace.volume_names();
+    let listed = || {
+        let shown: Vec<String> = names.iter().take(20).map(|n| format!("`{n}`")).collect();
+        let more = if names.len() > 20 { ", …" } else { "" };
+        format!("{}{more}", shown.join(", "))
+    };
+    match volume {
+        Some("all") => Ok(trace),
+        None if names.len() <= 1 => Ok(trace),
+        None => Err(Error::param(
+            "volume",
+            "none",
+            format!(
+                "one of the trace's {} volumes ({}), or `all` for every volume on one device; `reclaim simulate --volume each` runs each as its own device",
+                names.len(),
+                listed()
+            ),
+        )),
+        Some(name) => {
+            let Some(i) = names.iter().position(|n| *n == name) else {
+                return Err(Error::param(
+                    "volume",
+                    format!("`{name}`"),
+                    format!("one of the trace's {} volumes ({}), or `all`", names.len(), listed()),
+                ));
+            };
+            Ok(trace.volume(i).expect("a listed volume"))
+        }
     }
 }
 
@@ -305,7 +355,7 @@ impl Simulator {
             geometry,
             mut workload,
             warm_workload,
-            trace_writes,
+            trace,
             rng,
         } = Setup::new(config)?;
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
@@ -343,7 +393,7 @@ impl Simulator {
             source: Source::new(workload, warm_workload, warm_skips, config.seed),
             rng,
             cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
-            plan: Plan::of(config, &geometry, trace_writes)?,
+            plan: Plan::of(config, &geometry, trace)?,
             config: config.clone(),
             geometry,
         };

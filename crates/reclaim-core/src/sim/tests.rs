@@ -11,11 +11,11 @@ fn small(policy: &str, frontier: &str, gc: &str) -> SimConfig {
         policy: policy.parse().unwrap(),
         frontier: frontier.parse().unwrap(),
         gc: gc.parse().unwrap(),
-        warmup: WarmupSpec {
+        warmup: Some(WarmupSpec {
             fill: true,
             multiple: 2.0,
             trace_share: 0.0,
-        },
+        }),
         writes: Some(Amount::Multiple(5.0)),
         ..SimConfig::default()
     }
@@ -97,7 +97,7 @@ fn a_rewrite_in_a_cache_stream_leaves_no_hole() {
             pages_per_segment: 4,
             logical_pages: Some(8),
             streams,
-            warmup: "none".parse().unwrap(),
+            warmup: Some("none".parse().unwrap()),
             ..SimConfig::default()
         };
         let mut sim = Simulator::new(&c).unwrap();
@@ -304,7 +304,7 @@ fn u_p2_is_carried_as_lomet_and_luo_say() {
                     .parse()
                     .unwrap(),
             ),
-            warmup: "none".parse().unwrap(),
+            warmup: Some("none".parse().unwrap()),
             ..SimConfig::default()
         };
         let mut sim = Simulator::new(&c).unwrap();
@@ -395,7 +395,7 @@ fn an_emptied_segment_is_freed_at_once() {
             pages_per_segment: 4,
             logical_pages: Some(8),
             free_empty,
-            warmup: "none".parse().unwrap(),
+            warmup: Some("none".parse().unwrap()),
             writes: Some(Amount::Count(12)),
             ..SimConfig::default()
         };

@@ -9,7 +9,12 @@
 //! u32 pages[pages_written]         page ids of the writes, in order
 //! u32 request_pages[writes]        pages of each write request (request boundaries)
 //! f64 times[writes]                seconds since the first request, if has_times
+//! u32 request_volumes[writes]      volume of each write request, if more than one volume
 //! ```
+//!
+//! Volumes (devices) are kept apart: with ids kept, each volume's pages lie in a range of their
+//! own (`first_page`, `address_pages` of [`VolumeMeta`]); renamed, each (volume, page) has its own
+//! id. [`Trace::volume`] takes one volume out, as if converted alone.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -27,6 +32,9 @@ pub const MAX_REQUEST_PAGES: u64 = 1 << 20;
 
 /// Magic bytes of a converted trace.
 pub const MAGIC: &[u8; 8] = b"RCLMTRC1";
+
+/// Layout version written: 2 adds the volumes (1 is read as one volume).
+pub const VERSION: u32 = 2;
 
 /// Metadata of a converted trace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,6 +67,28 @@ pub struct TraceMeta {
     pub has_times: bool,
     /// What the reader skipped or set aside.
     pub report: ReadReportMeta,
+    /// The volumes (devices), in first-seen order (layout 1: none listed, one volume).
+    #[serde(default)]
+    pub volumes: Vec<VolumeMeta>,
+}
+
+/// One volume (device) of a converted trace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VolumeMeta {
+    /// Its name, as the trace gives it (`hm_0`, a device number; `""` for a format without).
+    pub name: String,
+    /// First page id of its range (ids kept; 0 when renamed).
+    pub first_page: u64,
+    /// Pages of its range: its largest page + 1 (ids kept), or its unique pages (renamed).
+    pub address_pages: u64,
+    /// Requests kept (reads and writes).
+    pub requests: u64,
+    /// Write requests.
+    pub writes: u64,
+    /// Page writes.
+    pub pages_written: u64,
+    /// Distinct pages written.
+    pub unique_pages: u64,
 }
 
 /// [`ReadReport`] as stored in the header.
@@ -110,6 +140,115 @@ pub struct Trace {
     pub request_pages: Vec<u32>,
     /// Seconds since the first request, per write request (empty when the format has no times).
     pub times: Vec<f64>,
+    /// The volume of each write request, an index into `meta.volumes` (empty: one volume).
+    pub request_volumes: Vec<u32>,
+}
+
+impl Trace {
+    /// Renames the page ids densely in first-write order (Stockmeyer §2.1), so that the address
+    /// space is the working set; a trace already renamed is left as it is.
+    pub fn rename_densely(&mut self) {
+        // New names in blocks of 2^16 pages, each allocated when first touched: memory follows
+        // the pages written, not the largest address, and a lookup is two loads, no hashing.
+        const UNNAMED: u32 = u32::MAX;
+        if self.meta.renamed {
+            return;
+        }
+        let mut blocks: Vec<Option<Box<[u32]>>> = Vec::new();
+        blocks.resize_with((self.meta.address_pages as usize >> 16) + 1, || None);
+        let mut next = 0u32;
+        for p in &mut self.pages {
+            let block = blocks[*p as usize >> 16]
+                .get_or_insert_with(|| vec![UNNAMED; 1 << 16].into_boxed_slice());
+            let name = &mut block[*p as usize & 0xffff];
+            if *name == UNNAMED {
+                *name = next;
+                next += 1;
+            }
+            *p = *name;
+        }
+        self.meta.unique_pages = u64::from(next);
+        self.meta.address_pages = u64::from(next);
+        self.meta.renamed = true;
+    }
+
+    /// The volumes, as listed in the header (a trace of layout 1 has one, unnamed).
+    pub fn volume_names(&self) -> Vec<&str> {
+        if self.meta.volumes.is_empty() {
+            vec![self.meta.device.as_deref().unwrap_or("")]
+        } else {
+            self.meta.volumes.iter().map(|v| v.name.as_str()).collect()
+        }
+    }
+
+    /// One volume taken out, as if converted alone (`--device`): its requests in order, its
+    /// pages in its own address space (ids kept: less its first page; renamed: renamed again
+    /// densely in first-write order). `None` for an index past the volumes.
+    pub fn volume(&self, index: usize) -> Option<Trace> {
+        if self.meta.volumes.len() <= 1 {
+            return (index == 0).then(|| self.clone());
+        }
+        let v = self.meta.volumes.get(index)?;
+        let first = v.first_page as u32;
+        let mut pages = Vec::with_capacity(v.pages_written as usize);
+        let mut request_pages = Vec::with_capacity(v.writes as usize);
+        let mut times = Vec::new();
+        let mut at = 0usize;
+        for (i, (&n, &vol)) in self
+            .request_pages
+            .iter()
+            .zip(&self.request_volumes)
+            .enumerate()
+        {
+            let span = at..at + n as usize;
+            at = span.end;
+            if vol as usize != index {
+                continue;
+            }
+            pages.extend(self.pages[span].iter().map(|&p| p - first));
+            request_pages.push(n);
+            if let Some(&t) = self.times.get(i) {
+                times.push(t);
+            }
+        }
+        let mut meta = self.meta.clone();
+        meta.device = Some(v.name.clone());
+        meta.requests = v.requests;
+        meta.reads = v.requests - v.writes;
+        meta.writes = v.writes;
+        meta.pages_written = v.pages_written;
+        meta.unique_pages = v.unique_pages;
+        meta.address_pages = v.address_pages;
+        meta.renamed = false;
+        meta.volumes = vec![VolumeMeta {
+            first_page: 0,
+            ..v.clone()
+        }];
+        let mut one = Trace {
+            meta,
+            pages,
+            request_pages,
+            times,
+            request_volumes: Vec::new(),
+        };
+        if self.meta.renamed {
+            one.meta.address_pages = self.meta.address_pages;
+            one.rename_densely();
+        }
+        Some(one)
+    }
+
+    /// Writes per page: how many pages the trace writes exactly once, and the working set.
+    pub fn written_once(&self) -> (u64, u64) {
+        let mut counts = vec![0u8; self.meta.address_pages as usize];
+        for &p in &self.pages {
+            let c = &mut counts[p as usize];
+            *c = c.saturating_add(1);
+        }
+        counts.iter().fold((0, 0), |(once, set), &c| {
+            (once + u64::from(c == 1), set + u64::from(c > 0))
+        })
+    }
 }
 
 /// Conversion options.
@@ -139,14 +278,14 @@ pub struct Converter {
     format: Format,
     options: ConvertOptions,
     source: String,
-    rename: HashMap<u64, u32>,
-    /// Pages written so far, one bit per page, in blocks of 2^16 pages allocated when first
-    /// touched: memory follows the pages a trace writes, not its largest address.
-    seen: Vec<Option<Box<[u64; 1024]>>>,
-    unique: u64,
-    max_page: u64,
+    /// New names of (volume, page), densely in first-write order over all volumes.
+    rename: HashMap<(u32, u64), u32>,
+    /// Per volume, in the reader's order: what it wrote so far.
+    volumes: Vec<VolumeTally>,
     pages: Vec<u32>,
     request_pages: Vec<u32>,
+    /// The volume of each write request.
+    request_volumes: Vec<u32>,
     times: Vec<f64>,
     first_time: Option<f64>,
     done: bool,
@@ -195,11 +334,10 @@ impl Converter {
             source: path.display().to_string(),
             options,
             rename: HashMap::new(),
-            seen: Vec::new(),
-            unique: 0,
-            max_page: 0,
+            volumes: Vec::new(),
             pages: Vec::new(),
             request_pages: Vec::new(),
+            request_volumes: Vec::new(),
             times: Vec::new(),
             first_time: None,
             done: false,
@@ -233,6 +371,11 @@ impl Converter {
                 return Ok(false);
             };
             let t0 = *self.first_time.get_or_insert(req.time.unwrap_or(0.0));
+            let v = req.volume as usize;
+            if v >= self.volumes.len() {
+                self.volumes.resize_with(v + 1, VolumeTally::default);
+            }
+            self.volumes[v].requests += 1;
             if !req.write {
                 continue;
             }
@@ -260,10 +403,12 @@ impl Converter {
                     ),
                 ));
             }
+            let key = req.volume;
             for page in first..=last {
+                let tally = &mut self.volumes[v];
                 let id = if self.options.rename {
                     let next = self.rename.len() as u64;
-                    if next >= u64::from(u32::MAX) && !self.rename.contains_key(&page) {
+                    if next >= u64::from(u32::MAX) && !self.rename.contains_key(&(key, page)) {
                         return Err(self.bad_request(
                             req.offset,
                             req.len,
@@ -271,31 +416,20 @@ impl Converter {
                         ));
                     }
                     let next = next as u32;
-                    let id = *self.rename.entry(page).or_insert(next);
-                    if id == next {
-                        self.unique += 1;
-                    }
+                    let id = *self.rename.entry((key, page)).or_insert(next);
+                    tally.unique += u64::from(id == next);
                     id
                 } else {
-                    let (block, word, bit) = (
-                        (page >> 16) as usize,
-                        ((page >> 6) & 1023) as usize,
-                        page & 63,
-                    );
-                    if block >= self.seen.len() {
-                        self.seen.resize(block + 1, None);
-                    }
-                    let words = self.seen[block].get_or_insert_with(|| Box::new([0; 1024]));
-                    if words[word] & (1 << bit) == 0 {
-                        words[word] |= 1 << bit;
-                        self.unique += 1;
-                    }
+                    tally.see(page);
                     page as u32
                 };
-                self.max_page = self.max_page.max(u64::from(id));
+                tally.max_page = tally.max_page.max(page);
+                tally.pages_written += 1;
                 self.pages.push(id);
             }
+            self.volumes[v].writes += 1;
             self.request_pages.push((last - first + 1) as u32);
+            self.request_volumes.push(req.volume);
             if let Some(t) = req.time {
                 let since = t - t0;
                 if !since.is_finite() {
@@ -337,8 +471,19 @@ impl Converter {
             });
         }
         let has_times = !self.times.is_empty() && self.times.len() == self.request_pages.len();
+        let names = self.reader.volumes().to_vec();
+        let (volumes, address_pages) = self.place_volumes(&names)?;
+        let unique = if self.options.rename {
+            self.rename.len() as u64
+        } else {
+            self.volumes.iter().map(|v| v.unique).sum()
+        };
+        if volumes.len() <= 1 {
+            self.request_volumes = Vec::new();
+        }
+        let r = &self.reader.report;
         let meta = TraceMeta {
-            version: 1,
+            version: VERSION,
             source: self.source.clone(),
             format: self.format.to_string(),
             page_size: if self.format == Format::Pages {
@@ -351,22 +496,101 @@ impl Converter {
             reads: r.reads,
             writes: r.writes,
             pages_written: self.pages.len() as u64,
-            unique_pages: self.unique,
-            address_pages: if self.pages.is_empty() {
-                0
-            } else {
-                self.max_page + 1
-            },
+            unique_pages: unique,
+            address_pages,
             renamed: self.options.rename,
             has_times,
             report: ReadReportMeta::from(r),
+            volumes,
         };
         Ok(Trace {
             meta,
             pages: self.pages,
             request_pages: self.request_pages,
             times: if has_times { self.times } else { Vec::new() },
+            request_volumes: self.request_volumes,
         })
+    }
+
+    /// Each volume's place in the one address space of the converted trace, its pages moved
+    /// there: with ids kept, volume after volume in first-seen order (each as large as its
+    /// largest page + 1, so no two volumes share a page); renamed, ids are already apart. Returns
+    /// the volumes and the address space.
+    fn place_volumes(&mut self, names: &[String]) -> Result<(Vec<VolumeMeta>, u64)> {
+        let mut volumes = Vec::with_capacity(self.volumes.len());
+        let mut next = 0u64;
+        for (i, t) in self.volumes.iter().enumerate() {
+            let extent = if t.writes == 0 { 0 } else { t.max_page + 1 };
+            volumes.push(VolumeMeta {
+                name: names.get(i).cloned().unwrap_or_default(),
+                first_page: if self.options.rename { 0 } else { next },
+                address_pages: if self.options.rename {
+                    t.unique
+                } else {
+                    extent
+                },
+                requests: t.requests,
+                writes: t.writes,
+                pages_written: t.pages_written,
+                unique_pages: t.unique,
+            });
+            next += extent;
+        }
+        if self.options.rename {
+            return Ok((volumes, self.rename.len() as u64));
+        }
+        if next > u64::from(u32::MAX) {
+            return Err(Error::param(
+                "volumes",
+                format!("{} volumes of {next} pages in all", volumes.len()),
+                format!("at most {} pages over all volumes: rename page ids (`--rename`), keep one volume (`--device`) or write one trace per volume (`--volumes`)", u32::MAX),
+            ));
+        }
+        if volumes.iter().any(|v| v.first_page > 0) {
+            let mut at = 0usize;
+            for (&n, &v) in self.request_pages.iter().zip(&self.request_volumes) {
+                let first = volumes[v as usize].first_page as u32;
+                for p in &mut self.pages[at..at + n as usize] {
+                    *p += first;
+                }
+                at += n as usize;
+            }
+        }
+        Ok((volumes, next))
+    }
+}
+
+/// What one volume wrote during a conversion.
+#[derive(Default)]
+struct VolumeTally {
+    /// Requests (reads and writes) and write requests.
+    requests: u64,
+    writes: u64,
+    pages_written: u64,
+    unique: u64,
+    max_page: u64,
+    /// Pages written so far, one bit per page, in blocks of 2^16 pages allocated when first
+    /// touched: memory follows the pages a trace writes, not its largest address.
+    seen: Vec<Option<Box<[u64; 1024]>>>,
+}
+
+impl VolumeTally {
+    /// Notes a write of `page` (ids kept), counting it when new.
+    #[inline]
+    fn see(&mut self, page: u64) {
+        let (block, word, bit) = (
+            (page >> 16) as usize,
+            ((page >> 6) & 1023) as usize,
+            page & 63,
+        );
+        if block >= self.seen.len() {
+            self.seen.resize(block + 1, None);
+        }
+        let words = self.seen[block].get_or_insert_with(|| Box::new([0; 1024]));
+        if words[word] & (1 << bit) == 0 {
+            words[word] |= 1 << bit;
+            self.unique += 1;
+        }
     }
 }
 
@@ -381,7 +605,7 @@ pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
     let n = pages.len() as u64;
     Trace {
         meta: TraceMeta {
-            version: 1,
+            version: VERSION,
             source: source.to_string(),
             format: Format::Pages.to_string(),
             page_size: 1,
@@ -402,10 +626,12 @@ pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
                 lines: n,
                 ..ReadReportMeta::default()
             },
+            volumes: Vec::new(),
         },
         request_pages: vec![1; pages.len()],
         pages,
         times: Vec::new(),
+        request_volumes: Vec::new(),
     }
 }
 
@@ -447,7 +673,73 @@ pub fn encode_binary(trace: &Trace, w: &mut impl Write) -> std::io::Result<()> {
         .collect();
     w.write_all(&bytes)?;
     let bytes: Vec<u8> = trace.times.iter().flat_map(|t| t.to_le_bytes()).collect();
+    w.write_all(&bytes)?;
+    let bytes: Vec<u8> = trace
+        .request_volumes
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
     w.write_all(&bytes)
+}
+
+/// A file name for a volume: its name with every character but ASCII letters, digits, `-`, `_`
+/// and `.` made `_` (`8,16` → `8_16`), `volume` when that leaves nothing, and `-N` added when an
+/// earlier volume took the name.
+fn volume_file_name(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if base.trim_matches('.').is_empty() {
+        base = "volume".into();
+    }
+    let mut file = format!("{base}.rtr");
+    let mut n = 1;
+    while !taken.insert(file.clone()) {
+        n += 1;
+        file = format!("{base}-{n}.rtr");
+    }
+    file
+}
+
+/// Writes each volume with writes of `trace` as a converted trace of its own in `dir` (created
+/// if need be), as [`Trace::volume`] takes it out; returns (volume, file name) in the trace's
+/// order of volumes. Volumes without writes are left out (their counts stay in the header).
+pub fn write_volumes(trace: &Trace, dir: &Path) -> Result<Vec<(VolumeMeta, String)>> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, &e))?;
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let count = trace.meta.volumes.len().max(1);
+    for i in 0..count {
+        let one = trace.volume(i).expect("an index below the count");
+        let v = one
+            .meta
+            .volumes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| VolumeMeta {
+                name: one.meta.device.clone().unwrap_or_default(),
+                first_page: 0,
+                address_pages: one.meta.address_pages,
+                requests: one.meta.requests,
+                writes: one.meta.writes,
+                pages_written: one.meta.pages_written,
+                unique_pages: one.meta.unique_pages,
+            });
+        if v.writes == 0 {
+            continue;
+        }
+        let file = volume_file_name(&v.name, &mut taken);
+        write_binary(&one, &dir.join(&file))?;
+        out.push((v, file));
+    }
+    Ok(out)
 }
 
 /// True when `path` starts with the magic bytes of a converted trace.
@@ -477,8 +769,10 @@ pub struct BinaryLayout {
     pub pages_at: usize,
     /// Byte offset of `request_pages`.
     pub requests_at: usize,
-    /// Byte offset of `times` (the end of the file when there are none).
+    /// Byte offset of `times` (where `request_volumes` starts when there are none).
     pub times_at: usize,
+    /// Byte offset of `request_volumes` (the end of the file when there are none).
+    pub volumes_at: usize,
 }
 
 fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
@@ -524,8 +818,11 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         })?;
     let meta: TraceMeta = serde_json::from_slice(header)
         .map_err(|e| bad(16, &format!("a valid JSON header: {e}")))?;
-    if meta.version != 1 {
-        return Err(bad(16, &format!("layout version 1, not {}", meta.version)));
+    if meta.version != 1 && meta.version != VERSION {
+        return Err(bad(
+            16,
+            &format!("layout version 1 or {VERSION}, not {}", meta.version),
+        ));
     }
     if meta.page_size == 0 {
         return Err(bad(16, "a page size ≥ 1"));
@@ -556,12 +853,41 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         8,
         "request times",
     )?;
+    let several = meta.volumes.len() > 1;
+    let (volumes_at, volumes) = take(if several { meta.writes } else { 0 }, 4, "request volumes")?;
     if at != bytes.len() {
         return Err(bad(
             at,
             &format!("no bytes after the arrays ({} found)", bytes.len() - at),
         ));
     }
+    check_arrays(
+        &bad,
+        &meta,
+        (pages_at, pages),
+        (requests_at, requests),
+        (times_at, times),
+        (volumes_at, volumes),
+    )?;
+    Ok(BinaryLayout {
+        meta,
+        pages_at,
+        requests_at,
+        times_at,
+        volumes_at,
+    })
+}
+
+/// Checks the arrays of a converted trace against its header (see [`check_binary`]); each
+/// array comes with its byte offset, for the error.
+fn check_arrays(
+    bad: &dyn Fn(usize, &str) -> Error,
+    meta: &TraceMeta,
+    (pages_at, pages): (usize, &[u8]),
+    (requests_at, requests): (usize, &[u8]),
+    (times_at, times): (usize, &[u8]),
+    (volumes_at, volumes): (usize, &[u8]),
+) -> Result<()> {
     if let Some(i) = le_u32s(pages).position(|p| u64::from(p) >= meta.address_pages) {
         return Err(bad(
             pages_at + 4 * i,
@@ -587,12 +913,14 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
     if let Some(i) = le_f64s(times).position(|t| !t.is_finite()) {
         return Err(bad(times_at + 8 * i, "finite request times"));
     }
-    Ok(BinaryLayout {
-        meta,
-        pages_at,
-        requests_at,
-        times_at,
-    })
+    let n = meta.volumes.len() as u64;
+    if let Some(i) = le_u32s(volumes).position(|v| u64::from(v) >= n) {
+        return Err(bad(
+            volumes_at + 4 * i,
+            &format!("volume indices below the {n} volumes of the header"),
+        ));
+    }
+    Ok(())
 }
 
 /// Parses the bytes of a converted trace (checked by [`check_binary`]).
@@ -601,7 +929,8 @@ pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
     Ok(Trace {
         pages: le_u32s(&bytes[l.pages_at..l.requests_at]).collect(),
         request_pages: le_u32s(&bytes[l.requests_at..l.times_at]).collect(),
-        times: le_f64s(&bytes[l.times_at..]).collect(),
+        times: le_f64s(&bytes[l.times_at..l.volumes_at]).collect(),
+        request_volumes: le_u32s(&bytes[l.volumes_at..]).collect(),
         meta: l.meta,
     })
 }

@@ -271,6 +271,30 @@ pub fn is_header(line: &str) -> bool {
         && fields.all(|f| f.parse::<f64>().is_err() && f.chars().any(|c| c.is_ascii_alphabetic()))
 }
 
+/// A device's name as reclaim gives it: as the trace writes it, but MSR's `Hostname,DiskNumber`
+/// joined by `_` (`hm_0`, as the trace set names its volumes).
+pub fn device_name(format: Format, device: &str) -> String {
+    if format == Format::Msr {
+        device.replace(',', "_")
+    } else {
+        device.to_string()
+    }
+}
+
+/// Whether a request's `device`, as the line holds it, is the device named `name` (see
+/// [`device_name`]), without allocating (the converter's hot path).
+fn same_device(format: Format, device: &str, name: &str) -> bool {
+    if format == Format::Msr {
+        device.len() == name.len()
+            && device
+                .bytes()
+                .zip(name.bytes())
+                .all(|(d, n)| d == n || (d == b',' && n == b'_'))
+    } else {
+        device == name
+    }
+}
+
 /// Opens a file, decompressing gzip or zstd when it starts with their magic bytes.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let f = File::open(path).map_err(|e| Error::Io {
@@ -320,6 +344,10 @@ pub struct TraceReader {
     pending_padding: u64,
     /// The vSCSI version, once detected (0 before).
     vscsi: u8,
+    /// Volumes seen, in first-seen order, and their indices.
+    volumes: Vec<String>,
+    volume_index: std::collections::HashMap<String, u32>,
+    last_volume: u32,
     /// Counts so far.
     pub report: ReadReport,
 }
@@ -335,9 +363,40 @@ pub struct Owned {
     pub len: u64,
     /// Write or read.
     pub write: bool,
+    /// The request's volume: an index into [`TraceReader::volumes`], in first-seen order.
+    pub volume: u32,
 }
 
 impl TraceReader {
+    /// The volumes (devices) seen so far, as the trace names them, in first-seen order; one,
+    /// named `""`, for a format without devices.
+    pub fn volumes(&self) -> &[String] {
+        &self.volumes
+    }
+
+    /// The index of the volume named `device`, registered when first seen. Requests of one
+    /// volume come in runs, so the last volume is compared first and a lookup is rare.
+    fn volume_of(&mut self, format: Format, device: &str) -> u32 {
+        if self
+            .volumes
+            .get(self.last_volume as usize)
+            .is_some_and(|v| same_device(format, device, v))
+        {
+            return self.last_volume;
+        }
+        let name = device_name(format, device);
+        let v = if let Some(&v) = self.volume_index.get(&name) {
+            v
+        } else {
+            let v = self.volumes.len() as u32;
+            self.volume_index.insert(name.clone(), v);
+            self.volumes.push(name);
+            v
+        };
+        self.last_volume = v;
+        v
+    }
+
     /// Opens `path` as `format`.
     pub fn new(path: &Path, format: Format, options: ReadOptions) -> Result<Self> {
         Self::with_input(path, format, options, open(path)?)
@@ -361,6 +420,9 @@ impl TraceReader {
             framing_seen: false,
             pending_padding: 0,
             vscsi: 0,
+            volumes: Vec::new(),
+            volume_index: std::collections::HashMap::new(),
+            last_volume: 0,
             report: ReadReport::default(),
         })
     }
@@ -509,11 +571,14 @@ impl TraceReader {
                     } else {
                         self.report.reads += 1;
                     }
+                    // libCacheSim's block records name no device: one volume.
+                    let volume = self.volume_of(self.format, "");
                     return Ok(Some(Owned {
                         time: Some(time),
                         offset,
                         len,
                         write,
+                        volume,
                     }));
                 }
                 Err(expected) if self.options.skip_bad_lines => {
@@ -631,7 +696,7 @@ impl TraceReader {
                         .or_insert(0) += 1;
                 }
                 if let Some(dev) = &self.options.device {
-                    if req.device != dev {
+                    if !same_device(self.format, req.device, dev) {
                         self.report.other_devices += 1;
                         return Ok(None);
                     }
@@ -642,11 +707,13 @@ impl TraceReader {
                 } else {
                     self.report.reads += 1;
                 }
+                let volume = self.volume_of(self.format, req.device);
                 Ok(Some(Owned {
                     time: req.time,
                     offset: req.offset,
                     len: req.len,
                     write: req.write,
+                    volume,
                 }))
             }
             Err(expected) => {
