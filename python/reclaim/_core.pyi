@@ -69,7 +69,7 @@ def stand_in_pages(
 ) -> Any:
     """The stand-in for Stockmeyer's snake trace: a uint32 array of the track of each write."""
 
-def check_trace(path: str, data: bytes) -> tuple[str, int, int, int, int]:
+def check_trace(path: str, data: bytes) -> tuple[str, int, int, int, int, int]:
     """Checks a converted trace's bytes; returns its header (JSON) and the arrays' byte offsets."""
 
 def request_sizes(path: str, format: str, slot_bytes: int, skip_bad_lines: bool = False,

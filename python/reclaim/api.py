@@ -129,6 +129,8 @@ class SimConfig:
             Default: one slot per page. :func:`reclaim.traces.request_sizes` gives a trace's.
         method: How a trace is replayed (``reclaim schemes methods``): {methods}. Only with a
             trace workload, whose default is ``precondition`` (docs/traces.md, "Methods").
+        trim: Whether a trace's discards (TRIM) invalidate their pages. Default ``True``;
+            ``False`` replays the writes alone.
         volume: Which volume of a trace of several to replay: its name, or ``all`` for every volume
             on one device (each in pages of its own); :func:`reclaim.volumes.simulate_volumes`
             runs each on a device of its own.
@@ -159,6 +161,7 @@ class SimConfig:
     workload: Any = None
     sizes: str | None = None
     method: str | None = None
+    trim: bool | None = None
     volume: str | None = None
     warmup: str | None = None
     writes: str | int | None = None
@@ -237,6 +240,7 @@ class SimResult:
         user_writes_per_second: User writes per second in the measured phase.
         page_writes_per_second: User + GC writes per second in the measured phase.
         config: The canonical configuration.
+        trimmed: Pages holding data that the trace's discards (TRIM) invalidated.
         method: With a trace workload, how it was replayed: ``method`` (canonical spec),
             ``trace_writes`` (page writes of one pass), ``working_set`` (pages written),
             ``passes`` (passes replayed, prefix and measured writes), ``pass_wa`` (with
@@ -271,6 +275,7 @@ class SimResult:
     user_writes_per_second: float
     page_writes_per_second: float
     config: SimConfig = field(default_factory=SimConfig)
+    trimmed: int = 0
     method: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
 

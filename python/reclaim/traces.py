@@ -212,7 +212,7 @@ def load(path: str | Path) -> Trace:
     """
     data = Path(path).read_bytes()
     try:
-        header, pages_at, requests_at, times_at, volumes_at = _core.check_trace(str(path), data)
+        header, pages_at, requests_at, times_at, volumes_at, trims_at = _core.check_trace(str(path), data)
     except RuntimeError as e:
         # The engine's reader checks every count and page id against the header.
         raise ValueError(f"{e}; convert the trace again with `reclaim trace convert`") from None
@@ -220,7 +220,7 @@ def load(path: str | Path) -> Trace:
     pages = np.frombuffer(data, dtype="<u4", count=(requests_at - pages_at) // 4, offset=pages_at)
     request_pages = np.frombuffer(data, dtype="<u4", count=(times_at - requests_at) // 4, offset=requests_at)
     times = np.frombuffer(data, dtype="<f8", count=(volumes_at - times_at) // 8, offset=times_at)
-    volumes = np.frombuffer(data, dtype="<u4", count=(len(data) - volumes_at) // 4, offset=volumes_at)
+    volumes = np.frombuffer(data, dtype="<u4", count=(trims_at - volumes_at) // 4, offset=volumes_at)
     return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times, request_volumes=volumes)
 
 
@@ -345,6 +345,8 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
         "mean_writes_per_page": float(counts.mean()) if len(counts) else 0.0,
         "access_frequency": counts.tolist(),
         "report": m["report"],
+        "trims": m.get("trims", 0),
+        "pages_trimmed": m.get("pages_trimmed", 0),
         "volumes": max(1, len(m.get("volumes") or [])),
         "volume_list": [{k: v[k] for k in ("name", "requests", "writes", "pages_written", "unique_pages")}
                         for v in m.get("volumes") or []],

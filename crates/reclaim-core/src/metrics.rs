@@ -25,6 +25,8 @@ pub struct Counters {
     pub cache_hits: u64,
     /// Writes that missed the write cache.
     pub cache_misses: u64,
+    /// Pages a trace's discards (TRIM) took data from.
+    pub trimmed: u64,
 }
 
 impl Counters {
@@ -37,6 +39,7 @@ impl Counters {
             emptied: self.emptied - base.emptied,
             cache_hits: self.cache_hits - base.cache_hits,
             cache_misses: self.cache_misses - base.cache_misses,
+            trimmed: self.trimmed - base.trimmed,
         }
     }
 
@@ -177,6 +180,8 @@ pub struct SimResult {
     pub page_writes_per_second: f64,
     /// The full configuration.
     pub config: SimConfig,
+    /// Pages holding data that a trace's discards (TRIM) invalidated, measured phase.
+    pub trimmed: u64,
     /// How the trace was replayed; `None` for a generated workload.
     pub method: Option<MethodReport>,
     /// Where the run's method is likely to mislead, in words (also printed on stderr).
@@ -345,6 +350,7 @@ impl Metrics {
             user_writes_per_second: rate(u),
             page_writes_per_second: rate(u + g),
             config: config.clone(),
+            trimmed: c.trimmed,
             method: None,
             warnings: Vec::new(),
         }

@@ -322,6 +322,22 @@ fn column_mapped_csv() {
         err.ends_with("line 1: `op` W or R (unknown opcode) expected; found `ts,lba,len,op,disk`"),
         "{err}"
     );
+    // A discard token: its requests are trims, counted apart from reads and writes, and the
+    // canonical spec keeps it.
+    let spec = "csv:op=0,offset=1,size=2,trim=T";
+    let format: Format = spec.parse().unwrap();
+    assert!(format.to_string().ends_with(",trim=T"), "{format}");
+    let path = fixture("trims.csv", "W,0,8192\nT,0,4096\nR,0,4096\nW,4096,4096\n");
+    let t = convert(&path, format, ConvertOptions::default()).unwrap();
+    assert_eq!((t.meta.writes, t.meta.reads, t.meta.trims), (2, 1, 1));
+    assert_eq!(
+        (
+            t.trims.at.as_slice(),
+            t.trims.first.as_slice(),
+            t.trims.pages.as_slice()
+        ),
+        (&[2u64][..], &[0u32][..], &[1u32][..])
+    );
     // Spec errors.
     for (spec, says) in [
         ("csv:offset=1,size=2", "a column for `op`"),
@@ -337,7 +353,11 @@ fn column_mapped_csv() {
         ("csv:op=1,offset=2,size=3,op=4", "`op` given once"),
         (
             "csv:op=1,offset=2,size=3,write=x,read=X",
-            "different `write` and `read` tokens",
+            "different `write`, `read` and `trim` tokens",
+        ),
+        (
+            "csv:op=1,offset=2,size=3,trim=W",
+            "different `write`, `read` and `trim` tokens",
         ),
     ] {
         let err = spec.parse::<Format>().unwrap_err().to_string();

@@ -205,3 +205,39 @@ proptest! {
         prop_assert_eq!(unique, all.meta.unique_pages);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// With discards (blkparse `D`) too: each volume's writes and discards, taken out of the
+    /// whole, are those of its conversion alone, renamed or not, and survive the binary file.
+    #[test]
+    fn any_volume_keeps_its_discards(
+        reqs in prop::collection::vec((0u8..3, 0u64..48, 1u64..12, 0u8..3), 1..80),
+        rename in any::<bool>(),
+    ) {
+        let mut text = String::new();
+        for (i, (d, blk, n, kind)) in reqs.iter().enumerate() {
+            let rwbs = ["W", "R", "DS"][usize::from(*kind)];
+            writeln!(text, "8,{d} 0 {i} {i}.0 1 Q {rwbs} {} + {n} [p]", blk * 8).unwrap();
+        }
+        let name = format!("trims-{}.blkparse", std::thread::current().name().unwrap_or("t").replace(':', "_"));
+        let path = fixture(&name, &text);
+        let Ok(all) = convert(&path, Format::Blkparse, options(rename, None)) else {
+            // No request at all: nothing to compare.
+            return Ok(());
+        };
+        let mut bytes = Vec::new();
+        reclaim_core::trace::convert::encode_binary(&all, &mut bytes).unwrap();
+        let back = parse_binary(&path, &bytes).unwrap();
+        prop_assert_eq!(&back.trims, &all.trims);
+        for (i, v) in all.meta.volumes.iter().enumerate() {
+            let one = all.volume(i).unwrap();
+            let alone = convert(&path, Format::Blkparse, options(rename, Some(&v.name))).unwrap();
+            prop_assert_eq!(&one.pages, &alone.pages);
+            prop_assert_eq!(&one.trims.at, &alone.trims.at);
+            prop_assert_eq!(&one.trims.first, &alone.trims.first);
+            prop_assert_eq!(&one.trims.pages, &alone.trims.pages);
+        }
+    }
+}

@@ -334,9 +334,9 @@ fn stand_in_pages<'py>(
 }
 
 /// Checks the bytes of a converted trace; returns its header as JSON and the byte offsets of
-/// its page ids, request sizes, times and request volumes.
+/// its page ids, request sizes, times, request volumes and trims.
 #[pyfunction]
-fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize, usize)> {
+fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize, usize, usize)> {
     let l = check_binary(std::path::Path::new(path), data).map_err(map_err)?;
     Ok((
         serde_json::to_string(&l.meta).expect("metadata serializes"),
@@ -344,6 +344,7 @@ fn check_trace(path: &str, data: &[u8]) -> PyResult<(String, usize, usize, usize
         l.requests_at,
         l.times_at,
         l.volumes_at,
+        l.trims_at,
     ))
 }
 

@@ -33,6 +33,7 @@ def simulate_cmd(
     workload: Annotated[str | None, typer.Option(help=ph("workload", "A trace is a converted trace (`reclaim trace convert`) or a page-id list."))] = None,
     sizes: Annotated[str | None, typer.Option(help=ph("sizes"))] = None,
     method: Annotated[str | None, typer.Option(help=ph("method"))] = None,
+    trim: Annotated[str | None, typer.Option(help="`on` (default): a trace's discards (TRIM) invalidate their pages; `off`: its writes alone.")] = None,
     volume: Annotated[str | None, typer.Option(help=ph("volume", "`each`: every volume on a device of its own, with the overall WA "
                                                                "(the default for a folder of one trace per volume)."))] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="With several volumes: worker processes (default one per core).")] = None,
@@ -70,6 +71,7 @@ def simulate_cmd(
         workload=workload,
         sizes=sizes,
         method=method,
+        trim=_on_off("--trim", trim),
         volume=volume,
         warmup=warmup,
         writes=writes,
@@ -96,11 +98,21 @@ def simulate_cmd(
     keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]
     if config.cache is not None:
         keys.append("cache_hit_ratio")
+    if r.trimmed:
+        keys.append("trimmed")
     for k in [*keys, "seconds", "page_writes_per_second"]:
         t.add_row(k, number(k, getattr(r, k)))
     out.print(t)
     if r.method is not None:
         out.print(method_line(r.method))
+
+
+def _on_off(option: str, value: str | None) -> bool | None:
+    if value is None:
+        return None
+    if value not in ("on", "off"):
+        fail(f"invalid value for `{option}`: `{value}` (expected `on` or `off`)")
+    return value == "on"
 
 
 def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool, arrays: bool, quiet: bool) -> None:

@@ -195,6 +195,9 @@ pub struct SimConfig {
     /// How a trace is replayed (`li`, `stockmeyer`, `precondition`); only with a trace workload,
     /// whose default is `precondition`.
     pub method: Option<MethodSpec>,
+    /// Whether a trace's discards (TRIM) invalidate their pages (default); `false` replays its
+    /// writes alone.
+    pub trim: bool,
     /// Which volume of a trace of several to replay: its name (as `reclaim trace stats` lists
     /// them), or `all` for every volume on one device, each in its own range of pages. Unset: the
     /// trace's one volume (a trace of several is then an error that lists them).
@@ -228,6 +231,7 @@ impl Default for SimConfig {
             workload: WorkloadSpec::default(),
             sizes: None,
             method: None,
+            trim: true,
             volume: None,
             warmup: None,
             writes: None,

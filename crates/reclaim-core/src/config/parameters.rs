@@ -155,6 +155,8 @@ pub fn parameters() -> Vec<Parameter> {
           &methods,
           "precondition, with a trace workload".into(),
           "How a trace is replayed: device sizing, what reaches the steady state, what is measured (docs/traces.md)."),
+        p("trim", Kind::Flag, "", "true or false", "true".into(),
+          "A trace's discards (TRIM) invalidate their pages; false replays the writes alone."),
         p("volume", Kind::Spec, "",
           "the name of one of the trace's volumes, or all",
           "the trace's one volume".into(),

@@ -33,6 +33,7 @@ mod prefetch;
 mod setup;
 #[cfg(test)]
 mod tests;
+mod trim;
 
 pub use admission::{Admission, Way};
 use cleaning::Cleaning;
@@ -110,6 +111,8 @@ struct Source {
     /// Per class, whether the trace's uniform warm-up leaves its pages alone: under `regions`,
     /// the classes the trace never writes (Li et al. §4: region n + 1 "never gets accessed").
     warm_skips: Vec<bool>,
+    /// A trace's discards, at their places among its writes (`trim`).
+    trims: Option<trim::TrimSchedule>,
 }
 
 /// Where the run is and how far it goes.

@@ -441,10 +441,11 @@ impl Simulator {
                         }
                     }
                 }
-                Work::Warmup(n) | Work::Prefix(n) => self.workload_writes(n)?,
+                Work::Warmup(n) => self.workload_writes(n)?,
+                Work::Prefix(n) => self.trace_writes(n)?,
                 Work::Measure(n) => {
                     let t = Instant::now();
-                    self.workload_writes(n)?;
+                    self.trace_writes(n)?;
                     self.plan.seconds += t.elapsed().as_secs_f64();
                 }
             }

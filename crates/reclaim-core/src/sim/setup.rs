@@ -8,6 +8,7 @@ use rand::SeedableRng;
 use super::admission::{Admission, Way};
 use super::plan::TraceFacts;
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
+use super::trim::TrimSchedule;
 use super::{Cleaning, Device, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
@@ -22,7 +23,7 @@ use crate::placement::{self, Placement};
 use crate::policy::Policy;
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
-use crate::trace::convert::{self, ConvertOptions};
+use crate::trace::convert::{self, ConvertOptions, Trims};
 use crate::trace::Format;
 use crate::workload::{ClassShare, Rate, Workload, Write};
 
@@ -33,6 +34,8 @@ struct Setup {
     workload: Workload,
     warm_workload: Option<Workload>,
     trace: Option<TraceFacts>,
+    /// The trace's discards (none with `trim = false`).
+    trims: Trims,
     rng: SimRng,
 }
 
@@ -75,6 +78,17 @@ impl Setup {
                 "a trace with at least one page write",
             ));
         }
+        let trims = match &mut trace {
+            Some(t) if config.trim => std::mem::take(&mut t.trims),
+            _ => Trims::default(),
+        };
+        if !trims.is_empty() && config.cache.is_some() {
+            return Err(Error::param(
+                "trim",
+                true,
+                format!("`false` with a write cache (`cache`): the trace discards {} ranges of pages, and the cache holds pages a discard would have to take back", trims.len()),
+            ));
+        }
         let pages = trace.map(|t| Arc::new(t.pages));
         let thresholds = config.trace_classes.as_deref();
         let workload = Workload::new(
@@ -101,6 +115,7 @@ impl Setup {
             workload,
             warm_workload,
             trace: facts,
+            trims,
             rng,
         })
     }
@@ -344,7 +359,14 @@ impl Source {
             ahead_at: NOT_DRAWN,
             warm_workload,
             warm_skips,
+            trims: None,
         }
+    }
+
+    /// The writes with a trace's discards at their places.
+    fn with_trims(mut self, trims: Option<TrimSchedule>) -> Self {
+        self.trims = trims;
+        self
     }
 }
 
@@ -356,6 +378,7 @@ impl Simulator {
             mut workload,
             warm_workload,
             trace,
+            trims,
             rng,
         } = Setup::new(config)?;
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
@@ -390,7 +413,8 @@ impl Simulator {
             admission,
             freq,
             cache: config.cache.map(|c| Cache::new(c as usize)),
-            source: Source::new(workload, warm_workload, warm_skips, config.seed),
+            source: Source::new(workload, warm_workload, warm_skips, config.seed)
+                .with_trims(trace.and_then(|t| TrimSchedule::new(trims, t.writes))),
             rng,
             cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
             plan: Plan::of(config, &geometry, trace)?,

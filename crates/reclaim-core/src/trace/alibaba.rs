@@ -23,5 +23,6 @@ pub fn parse(line: &str) -> Parsed<'_> {
         offset,
         len,
         write,
+        trim: false,
     }))
 }

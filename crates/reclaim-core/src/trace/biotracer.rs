@@ -26,5 +26,6 @@ pub fn parse(line: &str) -> Parsed<'_> {
         offset,
         len: bytes,
         write: flags % 2 == 1,
+        trim: false,
     }))
 }

@@ -10,6 +10,10 @@
 //! u32 request_pages[writes]        pages of each write request (request boundaries)
 //! f64 times[writes]                seconds since the first request, if has_times
 //! u32 request_volumes[writes]      volume of each write request, if more than one volume
+//! u64 trim_at[trim_ranges]         page writes before each trimmed range (discards)
+//! u32 trim_first[trim_ranges]      its first page id
+//! u32 trim_pages[trim_ranges]      its pages
+//! u32 trim_volumes[trim_ranges]    its volume, if more than one volume
 //! ```
 //!
 //! Volumes (devices) are kept apart: with ids kept, each volume's pages lie in a range of their
@@ -70,6 +74,15 @@ pub struct TraceMeta {
     /// The volumes (devices), in first-seen order (layout 1: none listed, one volume).
     #[serde(default)]
     pub volumes: Vec<VolumeMeta>,
+    /// Discard (TRIM) requests whose pages the trace writes, stored as ranges of page ids.
+    #[serde(default)]
+    pub trims: u64,
+    /// Ranges of trimmed page ids (one per trim request with ids kept; renamed, runs of ids).
+    #[serde(default)]
+    pub trim_ranges: u64,
+    /// Pages trimmed, over all ranges.
+    #[serde(default)]
+    pub pages_trimmed: u64,
 }
 
 /// One volume (device) of a converted trace.
@@ -89,6 +102,9 @@ pub struct VolumeMeta {
     pub pages_written: u64,
     /// Distinct pages written.
     pub unique_pages: u64,
+    /// Discard requests with pages the volume writes.
+    #[serde(default)]
+    pub trims: u64,
 }
 
 /// [`ReadReport`] as stored in the header.
@@ -142,6 +158,39 @@ pub struct Trace {
     pub times: Vec<f64>,
     /// The volume of each write request, an index into `meta.volumes` (empty: one volume).
     pub request_volumes: Vec<u32>,
+    /// Discards: ranges of page ids that hold no data from a point of the write sequence on.
+    pub trims: Trims,
+}
+
+/// The discards (TRIM) of a trace, as ranges of page ids, each at a point of the page writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trims {
+    /// Page writes before each range takes effect (non-decreasing).
+    pub at: Vec<u64>,
+    /// First page id of each range.
+    pub first: Vec<u32>,
+    /// Pages of each range (≥ 1).
+    pub pages: Vec<u32>,
+    /// Volume of each range (empty: one volume).
+    pub volumes: Vec<u32>,
+}
+
+impl Trims {
+    /// Ranges.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    fn push(&mut self, at: u64, first: u32, pages: u32) {
+        self.at.push(at);
+        self.first.push(first);
+        self.pages.push(pages);
+    }
 }
 
 impl Trace {
@@ -167,6 +216,37 @@ impl Trace {
             }
             *p = *name;
         }
+        // Trimmed pages take their new names; a page the trace never writes holds nothing to trim.
+        let old = std::mem::take(&mut self.trims);
+        for k in 0..old.len() {
+            let mut run: Option<(u32, u32)> = None;
+            for p in old.first[k]..old.first[k] + old.pages[k] {
+                let Some(&id) = blocks
+                    .get(p as usize >> 16)
+                    .and_then(Option::as_ref)
+                    .map(|b| &b[p as usize & 0xffff])
+                    .filter(|&&id| id != UNNAMED)
+                else {
+                    continue;
+                };
+                run = match run {
+                    Some((f, n)) if f + n == id => Some((f, n + 1)),
+                    Some((f, n)) => {
+                        self.trims.push(old.at[k], f, n);
+                        Some((id, 1))
+                    }
+                    None => Some((id, 1)),
+                };
+            }
+            if let Some((f, n)) = run {
+                self.trims.push(old.at[k], f, n);
+            }
+            if let Some(&v) = old.volumes.get(k) {
+                self.trims.volumes.resize(self.trims.len(), v);
+            }
+        }
+        self.meta.trim_ranges = self.trims.len() as u64;
+        self.meta.pages_trimmed = self.trims.pages.iter().map(|&n| u64::from(n)).sum();
         self.meta.unique_pages = u64::from(next);
         self.meta.address_pages = u64::from(next);
         self.meta.renamed = true;
@@ -193,6 +273,26 @@ impl Trace {
         let mut pages = Vec::with_capacity(v.pages_written as usize);
         let mut request_pages = Vec::with_capacity(v.writes as usize);
         let mut times = Vec::new();
+        let mut trims = Trims::default();
+        let mut t = 0;
+        // Each of its trims, at the count of its own page writes before it.
+        let mut trims_before = |global: usize, mine: usize, trims: &mut Trims| {
+            while t < self.trims.len() && self.trims.at[t] <= global as u64 {
+                if self
+                    .trims
+                    .volumes
+                    .get(t)
+                    .is_none_or(|&v| v as usize == index)
+                {
+                    trims.push(
+                        mine as u64,
+                        self.trims.first[t] - first,
+                        self.trims.pages[t],
+                    );
+                }
+                t += 1;
+            }
+        };
         let mut at = 0usize;
         for (i, (&n, &vol)) in self
             .request_pages
@@ -200,6 +300,7 @@ impl Trace {
             .zip(&self.request_volumes)
             .enumerate()
         {
+            trims_before(at, pages.len(), &mut trims);
             let span = at..at + n as usize;
             at = span.end;
             if vol as usize != index {
@@ -211,8 +312,12 @@ impl Trace {
                 times.push(t);
             }
         }
+        trims_before(usize::MAX, pages.len(), &mut trims);
         let mut meta = self.meta.clone();
         meta.device = Some(v.name.clone());
+        meta.trims = v.trims;
+        meta.trim_ranges = trims.len() as u64;
+        meta.pages_trimmed = trims.pages.iter().map(|&n| u64::from(n)).sum();
         meta.requests = v.requests;
         meta.reads = v.requests - v.writes;
         meta.writes = v.writes;
@@ -230,6 +335,7 @@ impl Trace {
             request_pages,
             times,
             request_volumes: Vec::new(),
+            trims,
         };
         if self.meta.renamed {
             one.meta.address_pages = self.meta.address_pages;
@@ -286,6 +392,11 @@ pub struct Converter {
     request_pages: Vec<u32>,
     /// The volume of each write request.
     request_volumes: Vec<u32>,
+    /// Discards as read, resolved to page ids at the end (a page may be written after it is
+    /// trimmed, and only then has its id): (page writes before, volume, first page, pages).
+    raw_trims: Vec<(u64, u32, u64, u64)>,
+    /// Discard requests with pages the trace writes (set by `resolve_trims`).
+    trim_requests: u64,
     times: Vec<f64>,
     first_time: Option<f64>,
     done: bool,
@@ -338,6 +449,8 @@ impl Converter {
             pages: Vec::new(),
             request_pages: Vec::new(),
             request_volumes: Vec::new(),
+            raw_trims: Vec::new(),
+            trim_requests: 0,
             times: Vec::new(),
             first_time: None,
             done: false,
@@ -376,6 +489,13 @@ impl Converter {
                 self.volumes.resize_with(v + 1, VolumeTally::default);
             }
             self.volumes[v].requests += 1;
+            if req.trim {
+                let first = req.offset / page_size;
+                let last = (req.offset + req.len - 1) / page_size;
+                self.raw_trims
+                    .push((self.pages.len() as u64, req.volume, first, last - first + 1));
+                continue;
+            }
             if !req.write {
                 continue;
             }
@@ -473,6 +593,8 @@ impl Converter {
         let has_times = !self.times.is_empty() && self.times.len() == self.request_pages.len();
         let names = self.reader.volumes().to_vec();
         let (volumes, address_pages) = self.place_volumes(&names)?;
+        let mut volumes = volumes;
+        let trims = self.resolve_trims(&mut volumes);
         let unique = if self.options.rename {
             self.rename.len() as u64
         } else {
@@ -502,6 +624,9 @@ impl Converter {
             has_times,
             report: ReadReportMeta::from(r),
             volumes,
+            trims: self.trim_requests,
+            trim_ranges: trims.len() as u64,
+            pages_trimmed: trims.pages.iter().map(|&n| u64::from(n)).sum(),
         };
         Ok(Trace {
             meta,
@@ -509,7 +634,52 @@ impl Converter {
             request_pages: self.request_pages,
             times: if has_times { self.times } else { Vec::new() },
             request_volumes: self.request_volumes,
+            trims,
         })
+    }
+
+    /// The discards as ranges of page ids, each volume's pages as [`Self::place_volumes`] put
+    /// them: ids kept, clipped to what its volume writes; renamed, the ids of the pages the trace
+    /// writes, in runs. Pages the trace never writes hold nothing to trim and are left out.
+    fn resolve_trims(&mut self, volumes: &mut [VolumeMeta]) -> Trims {
+        let mut trims = Trims::default();
+        let several = volumes.len() > 1;
+        self.trim_requests = 0;
+        for &(at, v, first, n) in &self.raw_trims {
+            let before = trims.len();
+            if self.options.rename {
+                let mut run: Option<(u32, u32)> = None;
+                for page in first..first.saturating_add(n) {
+                    let Some(&id) = self.rename.get(&(v, page)) else {
+                        continue;
+                    };
+                    run = match run {
+                        Some((f, k)) if f + k == id => Some((f, k + 1)),
+                        Some((f, k)) => {
+                            trims.push(at, f, k);
+                            Some((id, 1))
+                        }
+                        None => Some((id, 1)),
+                    };
+                }
+                if let Some((f, k)) = run {
+                    trims.push(at, f, k);
+                }
+            } else {
+                let vol = &volumes[v as usize];
+                let end = first.saturating_add(n).min(vol.address_pages);
+                if first < end {
+                    trims.push(at, (vol.first_page + first) as u32, (end - first) as u32);
+                }
+            }
+            if several {
+                trims.volumes.resize(trims.len(), v);
+            }
+            let kept = u64::from(trims.len() > before);
+            self.trim_requests += kept;
+            volumes[v as usize].trims += kept;
+        }
+        trims
     }
 
     /// Each volume's place in the one address space of the converted trace, its pages moved
@@ -533,6 +703,7 @@ impl Converter {
                 writes: t.writes,
                 pages_written: t.pages_written,
                 unique_pages: t.unique,
+                trims: 0,
             });
             next += extent;
         }
@@ -627,11 +798,15 @@ pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
                 ..ReadReportMeta::default()
             },
             volumes: Vec::new(),
+            trims: 0,
+            trim_ranges: 0,
+            pages_trimmed: 0,
         },
         request_pages: vec![1; pages.len()],
         pages,
         times: Vec::new(),
         request_volumes: Vec::new(),
+        trims: Trims::default(),
     }
 }
 
@@ -679,7 +854,15 @@ pub fn encode_binary(trace: &Trace, w: &mut impl Write) -> std::io::Result<()> {
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
-    w.write_all(&bytes)
+    w.write_all(&bytes)?;
+    let t = &trace.trims;
+    let bytes: Vec<u8> = t.at.iter().flat_map(|v| v.to_le_bytes()).collect();
+    w.write_all(&bytes)?;
+    for a in [&t.first, &t.pages, &t.volumes] {
+        let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
+        w.write_all(&bytes)?;
+    }
+    Ok(())
 }
 
 /// A file name for a volume: its name with every character but ASCII letters, digits, `-`, `_`
@@ -731,6 +914,7 @@ pub fn write_volumes(trace: &Trace, dir: &Path) -> Result<Vec<(VolumeMeta, Strin
                 writes: one.meta.writes,
                 pages_written: one.meta.pages_written,
                 unique_pages: one.meta.unique_pages,
+                trims: one.meta.trims,
             });
         if v.writes == 0 {
             continue;
@@ -771,8 +955,10 @@ pub struct BinaryLayout {
     pub requests_at: usize,
     /// Byte offset of `times` (where `request_volumes` starts when there are none).
     pub times_at: usize,
-    /// Byte offset of `request_volumes` (the end of the file when there are none).
+    /// Byte offset of `request_volumes` (where the trims start when there are none).
     pub volumes_at: usize,
+    /// Byte offset of `trim_at` (the end of the file when there are no trims).
+    pub trims_at: usize,
 }
 
 fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
@@ -785,15 +971,8 @@ fn le_f64s(b: &[u8]) -> impl Iterator<Item = f64> + '_ {
         .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
 }
 
-/// Checks the bytes of a converted trace: every count and page id against the header, so that a
-/// damaged file is an error naming the file and the byte, never a wrong replay. Allocates
-/// nothing beside the header.
-pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
-    let bad = |at: usize, what: &str| Error::BadFile {
-        path: path.display().to_string(),
-        byte: at as u64,
-        expected: format!("a converted trace ({what})"),
-    };
+/// The header of a converted trace's bytes and where its arrays start (see [`check_binary`]).
+fn read_header(bytes: &[u8], bad: &dyn Fn(usize, &str) -> Error) -> Result<(TraceMeta, usize)> {
     if !bytes.starts_with(MAGIC) {
         return Err(bad(0, "magic bytes RCLMTRC1"));
     }
@@ -827,7 +1006,19 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
     if meta.page_size == 0 {
         return Err(bad(16, "a page size ≥ 1"));
     }
-    let mut at = 16 + header.len();
+    Ok((meta, 16 + header.len()))
+}
+
+/// Checks the bytes of a converted trace: every count and page id against the header, so that a
+/// damaged file is an error naming the file and the byte, never a wrong replay. Allocates
+/// nothing beside the header.
+pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
+    let bad = |at: usize, what: &str| Error::BadFile {
+        path: path.display().to_string(),
+        byte: at as u64,
+        expected: format!("a converted trace ({what})"),
+    };
+    let (meta, mut at) = read_header(bytes, &bad)?;
     let mut take = |n: u64, size: usize, what: &str| -> Result<(usize, &[u8])> {
         let start = at;
         let span = usize::try_from(n)
@@ -855,6 +1046,11 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
     )?;
     let several = meta.volumes.len() > 1;
     let (volumes_at, volumes) = take(if several { meta.writes } else { 0 }, 4, "request volumes")?;
+    let ranges = meta.trim_ranges;
+    let (trims_at, positions) = take(ranges, 8, "trim positions")?;
+    let (_, trim_first) = take(ranges, 4, "trim first pages")?;
+    let (trim_pages_at, trim_pages) = take(ranges, 4, "trim lengths")?;
+    let (_, trim_volumes) = take(if several { ranges } else { 0 }, 4, "trim volumes")?;
     if at != bytes.len() {
         return Err(bad(
             at,
@@ -869,12 +1065,21 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         (times_at, times),
         (volumes_at, volumes),
     )?;
+    check_trims(
+        &bad,
+        &meta,
+        (trims_at, positions),
+        trim_first,
+        (trim_pages_at, trim_pages),
+        trim_volumes,
+    )?;
     Ok(BinaryLayout {
         meta,
         pages_at,
         requests_at,
         times_at,
         volumes_at,
+        trims_at,
     })
 }
 
@@ -923,6 +1128,52 @@ fn check_arrays(
     Ok(())
 }
 
+/// Checks the discards of a converted trace: positions in order within the page writes, ranges
+/// of at least one page inside the address space, volumes among the header's.
+fn check_trims(
+    bad: &dyn Fn(usize, &str) -> Error,
+    meta: &TraceMeta,
+    (at_at, at): (usize, &[u8]),
+    first: &[u8],
+    (pages_at, pages): (usize, &[u8]),
+    volumes: &[u8],
+) -> Result<()> {
+    let mut last = 0;
+    for (i, a) in le_u64s(at).enumerate() {
+        if a < last || a > meta.pages_written {
+            return Err(bad(
+                at_at + 8 * i,
+                &format!(
+                    "trim positions in order, at most the {} page writes",
+                    meta.pages_written
+                ),
+            ));
+        }
+        last = a;
+    }
+    for (i, (f, n)) in le_u32s(first).zip(le_u32s(pages)).enumerate() {
+        if n == 0 || u64::from(f) + u64::from(n) > meta.address_pages {
+            return Err(bad(
+                pages_at + 4 * i,
+                &format!(
+                    "trimmed ranges of at least one page inside the {} pages of address space",
+                    meta.address_pages
+                ),
+            ));
+        }
+    }
+    let n = meta.volumes.len() as u64;
+    if le_u32s(volumes).any(|v| u64::from(v) >= n) {
+        return Err(bad(pages_at, "trim volumes among the header's"));
+    }
+    Ok(())
+}
+
+fn le_u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+}
+
 /// Parses the bytes of a converted trace (checked by [`check_binary`]).
 pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
     let l = check_binary(path, bytes)?;
@@ -930,7 +1181,19 @@ pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
         pages: le_u32s(&bytes[l.pages_at..l.requests_at]).collect(),
         request_pages: le_u32s(&bytes[l.requests_at..l.times_at]).collect(),
         times: le_f64s(&bytes[l.times_at..l.volumes_at]).collect(),
-        request_volumes: le_u32s(&bytes[l.volumes_at..]).collect(),
+        request_volumes: le_u32s(&bytes[l.volumes_at..l.trims_at]).collect(),
+        trims: {
+            let ranges = l.meta.trim_ranges as usize;
+            let (at, rest) = bytes[l.trims_at..].split_at(8 * ranges);
+            let (first, rest) = rest.split_at(4 * ranges);
+            let (pages, volumes) = rest.split_at(4 * ranges);
+            Trims {
+                at: le_u64s(at).collect(),
+                first: le_u32s(first).collect(),
+                pages: le_u32s(pages).collect(),
+                volumes: le_u32s(volumes).collect(),
+            }
+        },
         meta: l.meta,
     })
 }

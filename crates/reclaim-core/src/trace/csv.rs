@@ -93,6 +93,8 @@ pub struct Columns {
     pub write: Token,
     /// The `op` of a read.
     pub read: Token,
+    /// The `op` of a discard (TRIM), if the trace has them.
+    pub trim: Option<Token>,
 }
 
 const SEPS: [(&str, u8); 4] = [
@@ -157,6 +159,7 @@ impl Columns {
             size_unit: 1,
             write: Token::new("W").expect("a token"),
             read: Token::new("R").expect("a token"),
+            trim: None,
         };
         let mut seen: Vec<&str> = Vec::new();
         for pair in params.split(',').filter(|p| !p.trim().is_empty()) {
@@ -186,19 +189,19 @@ impl Columns {
                 "time_unit" => c.time_per_second = choice(&TIME_UNITS, key, value, spec)?,
                 "offset_unit" => c.offset_unit = choice(&SIZE_UNITS, key, value, spec)?,
                 "size_unit" => c.size_unit = choice(&SIZE_UNITS, key, value, spec)?,
-                "write" | "read" => {
+                "write" | "read" | "trim" => {
                     let t = Token::new(value).ok_or_else(|| {
                         bad(format!("`{key}` a token of 1 to 15 bytes without separators (found `{value}`)"))
                     })?;
-                    if key == "write" {
-                        c.write = t;
-                    } else {
-                        c.read = t;
+                    match key {
+                        "write" => c.write = t,
+                        "read" => c.read = t,
+                        _ => c.trim = Some(t),
                     }
                 }
                 _ => {
                     return Err(bad(format!(
-                        "keys among op, offset, size, time, volume, sep, header, time_unit, offset_unit, size_unit, write, read (found `{key}`)"
+                        "keys among op, offset, size, time, volume, sep, header, time_unit, offset_unit, size_unit, write, read, trim (found `{key}`)"
                     )))
                 }
             }
@@ -214,8 +217,13 @@ impl Columns {
         c.offset = need(offset, "offset")?;
         c.size = need(size, "size")?;
         (c.time, c.volume) = (time, volume);
-        if c.write.matches(c.read.as_str()) {
-            return Err(bad("different `write` and `read` tokens".to_string()));
+        let trim = c.trim.as_ref().map(Token::as_str);
+        if c.write.matches(c.read.as_str())
+            || trim.is_some_and(|t| c.write.matches(t) || c.read.matches(t))
+        {
+            return Err(bad(
+                "different `write`, `read` and `trim` tokens".to_string()
+            ));
         }
         Ok(c)
     }
@@ -250,13 +258,19 @@ impl Columns {
         }
         let field = |c: u8| f[usize::from(c)].trim();
         let op = field(self.op);
-        let write = if self.write.matches(op) {
-            true
+        let (write, trim) = if self.write.matches(op) {
+            (true, false)
         } else if self.read.matches(op) {
-            false
+            (false, false)
+        } else if self.trim.as_ref().is_some_and(|t| t.matches(op)) {
+            (false, true)
         } else {
+            let trim = self
+                .trim
+                .as_ref()
+                .map_or(String::new(), |t| format!(" or {}", t.as_str()));
             return Err(format!(
-                "`op` {} or {} (unknown opcode)",
+                "`op` {} or {}{trim} (unknown opcode)",
                 self.write.as_str(),
                 self.read.as_str()
             ));
@@ -277,6 +291,7 @@ impl Columns {
             offset,
             len,
             write,
+            trim,
         }))
     }
 }
@@ -321,6 +336,10 @@ impl fmt::Display for Columns {
             name_of(&SIZE_UNITS, self.size_unit),
             self.write.as_str(),
             self.read.as_str()
-        )
+        )?;
+        if let Some(t) = &self.trim {
+            write!(f, ",trim={}", t.as_str())?;
+        }
+        Ok(())
     }
 }

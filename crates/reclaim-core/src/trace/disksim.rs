@@ -31,5 +31,6 @@ pub fn parse(line: &str) -> Parsed<'_> {
             .checked_mul(512)
             .ok_or("a bcount that fits in 64 bits")?,
         write: flags & 1 == 0,
+        trim: false,
     }))
 }

@@ -28,5 +28,6 @@ pub fn parse(line: &str) -> Parsed<'_> {
         offset: lba.checked_mul(512).ok_or("an lba that fits in 64 bits")?,
         len: size.checked_mul(512).ok_or("a size that fits in 64 bits")?,
         write,
+        trim: false,
     }))
 }

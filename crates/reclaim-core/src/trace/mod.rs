@@ -144,6 +144,8 @@ pub struct Request<'a> {
     pub len: u64,
     /// Write (true) or read.
     pub write: bool,
+    /// A discard (TRIM): its pages hold no data any more; `write` is false.
+    pub trim: bool,
 }
 
 /// What a line parser makes of one line.
@@ -255,6 +257,8 @@ pub struct ReadReport {
     pub header_lines: u64,
     /// Records that are not requests (vSCSI commands other than READ and WRITE).
     pub non_requests: u64,
+    /// Discard (TRIM) requests kept.
+    pub trims: u64,
 }
 
 /// Whether a line that is not a record, met before the first record, is a header: column names,
@@ -363,6 +367,8 @@ pub struct Owned {
     pub len: u64,
     /// Write or read.
     pub write: bool,
+    /// A discard (TRIM); `write` is false.
+    pub trim: bool,
     /// The request's volume: an index into [`TraceReader::volumes`], in first-seen order.
     pub volume: u32,
 }
@@ -578,6 +584,7 @@ impl TraceReader {
                         offset,
                         len,
                         write,
+                        trim: false,
                         volume,
                     }));
                 }
@@ -704,6 +711,8 @@ impl TraceReader {
                 self.report.requests += 1;
                 if req.write {
                     self.report.writes += 1;
+                } else if req.trim {
+                    self.report.trims += 1;
                 } else {
                     self.report.reads += 1;
                 }
@@ -713,6 +722,7 @@ impl TraceReader {
                     offset: req.offset,
                     len: req.len,
                     write: req.write,
+                    trim: req.trim,
                     volume,
                 }))
             }

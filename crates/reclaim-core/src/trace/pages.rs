@@ -16,5 +16,6 @@ pub fn parse(line: &str) -> Parsed<'_> {
         offset: page,
         len: 1,
         write: true,
+        trim: false,
     }))
 }

@@ -25,5 +25,6 @@ pub fn parse(line: &str) -> Parsed<'_> {
         offset,
         len,
         write,
+        trim: false,
     }))
 }
