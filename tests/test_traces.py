@@ -146,19 +146,20 @@ def test_trace_prefix_warmup_is_not_measured(tmp_path):
 
 
 def _reference_pages(path: Path, fmt: str) -> tuple[int, int]:
-    """An independent, plain-Python reading of a sample: (page writes, unique pages) at 4 KiB."""
-    written: list[int] = []
+    """An independent, plain-Python reading of a sample: (page writes, unique pages) at 4 KiB, a
+    page being a (device, page) pair: devices never share pages."""
+    written: list[tuple[str, int]] = []
     for raw in path.read_bytes().split(b"\n"):
         f = raw.split(b"\x00")[-1].decode(errors="replace").split()
         if fmt == "fiu" and len(f) == 9 and f[5] == "W":
-            start, size = int(f[3]) * 512, int(f[4]) * 512
+            start, size, dev = int(f[3]) * 512, int(f[4]) * 512, f"{f[6]} {f[7]}"
         elif fmt == "biotracer" and len(f) == 8 and int(f[3]) % 2 == 1:
-            start, size = int(f[0]) * 512, int(f[2])
+            start, size, dev = int(f[0]) * 512, int(f[2]), ""
         elif fmt == "mqsim" and len(f) == 5 and f[4] == "0":
-            start, size = int(f[2]) * 512, int(f[3]) * 512
+            start, size, dev = int(f[2]) * 512, int(f[3]) * 512, f[1]
         else:
             continue
-        written.extend(range(start // 4096, (start + size - 1) // 4096 + 1))
+        written.extend((dev, p) for p in range(start // 4096, (start + size - 1) // 4096 + 1))
     return len(written), len(set(written))
 
 
@@ -234,3 +235,45 @@ def test_volumes_are_kept_apart_and_run_each_on_a_device_of_its_own(tmp_path):
 def _devs(lines: list[str]) -> tuple[list[int], list[int]]:
     fields = [ln.split() for ln in lines if ln.split()[4] == "0"]
     return [int(f[1]) for f in fields], [int(f[2]) // 8 for f in fields]
+
+
+def test_lifetimes_are_write_reuse_distances():
+    # Brute force: each write's distance back to the same page's previous write.
+    rng = np.random.default_rng(5)
+    pages = rng.integers(0, 300, size=5000).astype(np.uint32)
+    last: dict[int, int] = {}
+    expected = []
+    for t, p in enumerate(pages.tolist()):
+        if p in last:
+            expected.append(t - last[p])
+        last[p] = t
+    assert traces.reuse_distances(pages).tolist() == expected
+    lt = traces.lifetimes(pages)
+    ws = len(set(pages.tolist()))
+    assert lt["working_set"] == ws and lt["rewrites"] == len(expected)
+    assert lt["within"]["0.1"] == sum(d <= 0.1 * ws for d in expected) / len(pages)
+    assert sum(lt["lifetime_histogram_log2"]) == len(expected)
+    assert lt["lifetime_histogram_log2"][3] == sum(8 <= d < 16 for d in expected)
+
+
+def test_a_sweep_runs_every_volume_and_the_database_gives_the_overall_wa(tmp_path):
+    from reclaim.experiments import frame, load, run
+
+    rng = np.random.default_rng(6)
+    lines = [f"{i * 0.5} {d} {8 * b} 8 0" for i, (d, b) in enumerate(zip(rng.integers(0, 4, 8000), rng.integers(0, 300, 8000)))]
+    (tmp_path / "t.trace").write_text("\n".join(lines) + "\n")
+    traces.convert(tmp_path / "t.trace", "disksim", tmp_path / "t.rtr")
+    (tmp_path / "v.toml").write_text('name = "vols"\n[base]\nworkload = "trace:t.rtr"\nvolume = "each"\npages_per_segment = 8\n'
+                                     '[axes]\npolicy = ["greedy", "fifo"]\n')
+    exp = load(tmp_path / "v.toml")
+    tasks = exp.tasks()
+    # One task per volume and policy, each named by its volume.
+    assert len(tasks) == 8 and sorted({t.point["volume"] for t in tasks}) == ["0", "1", "2", "3"]
+    db = tmp_path / "r.duckdb"
+    run([exp], db, workers=1)
+    rows = frame(db, "SELECT t.policy, sum(t.user_writes + t.gc_writes) / sum(t.user_writes) AS wa, count(*) AS n, "
+                           "bool_and(t.replay_method LIKE 'precondition%') AS pre FROM tasks t JOIN sweep_tasks s USING (key) "
+                           "WHERE s.sweep = 'vols' GROUP BY t.policy ORDER BY t.policy").to_dict("records")
+    direct = reclaim.volumes.simulate_volumes(workload=f"trace:{tmp_path / 't.rtr'}", pages_per_segment=8, policy="fifo", workers=1)
+    fifo = [r for r in rows if r["policy"] == "fifo"][0]
+    assert fifo["n"] == 4 and fifo["pre"] and fifo["wa"] == pytest.approx(direct.wa, rel=1e-12)

@@ -320,7 +320,9 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
 
     ``f_a`` is the written share of the volume, the volume being the largest address rounded up
     to a whole GiB (Li et al. §6.1); ``f_a_address`` uses the address space itself. ``volumes``
-    counts the trace's volumes (devices), ``volume_list`` gives each one's counts.
+    counts the trace's volumes (devices), ``volume_list`` gives each one's counts, median lifetime
+    and share of writes rewritten within its working set; ``lifetimes`` is :func:`lifetimes` of
+    the whole trace.
     """
     if not isinstance(trace, Trace):
         trace = load_or_convert(trace, format, **options)
@@ -350,10 +352,95 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
         "volumes": max(1, len(m.get("volumes") or [])),
         "volume_list": [{k: v[k] for k in ("name", "requests", "writes", "pages_written", "unique_pages")}
                         for v in m.get("volumes") or []],
+        "lifetimes": lifetimes(trace.pages),
     }
+    if len(trace.request_volumes):
+        # Each volume's lifetimes in its own writes, as a run of the volume alone sees them.
+        per_page = np.repeat(trace.request_volumes, trace.request_pages)
+        for i, v in enumerate(out["volume_list"]):
+            lt = lifetimes(trace.pages[per_page == i])
+            v["median_lifetime"] = lt["lifetime_quantiles"]["0.5"]
+            v["rewritten_within_working_set"] = lt["within"]["1"]
     if len(counts):
         out["fit"] = fit_locality(counts, thresholds, fa)
     return out
+
+
+#: Shares of the working set at which ``lifetimes`` reports the share of writes rewritten within.
+WITHIN = (0.01, 0.1, 0.5, 1.0, 2.0)
+
+
+def reuse_distances(pages: np.ndarray) -> np.ndarray:
+    """Each rewrite's distance from the page's previous write, in page writes (the lifetime of the
+    data the previous write wrote: it dies that many user writes later), in trace order.
+
+    >>> reuse_distances(np.array([5, 7, 5, 5, 9, 7], dtype=np.uint32)).tolist()
+    [2, 1, 4]
+    """
+    pages = np.asarray(pages)
+    if len(pages) < 2:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(pages, kind="stable")
+    same = pages[order][1:] == pages[order][:-1]
+    later, earlier = order[1:][same], order[:-1][same]
+    return (later - earlier)[np.argsort(later, kind="stable")].astype(np.int64)
+
+
+def lifetimes(pages: np.ndarray) -> dict[str, Any]:
+    """What lifetime-based placement exploits, from a trace's page writes: the working set, the
+    lifetimes (write-reuse distances, :func:`reuse_distances`) as a histogram in powers of two
+    and as quantiles, and the share of all writes whose data is rewritten within a share of the
+    working set (``within``, keyed by :data:`WITHIN`); a write never rewritten has no lifetime.
+
+    >>> l = lifetimes(np.array([0, 1, 0, 1, 2, 0], dtype=np.uint32))
+    >>> l["working_set"], l["rewrites"], l["within"]["1"]
+    (3, 3, 0.5)
+    """
+    pages = np.asarray(pages)
+    d = reuse_distances(pages)
+    ws = int(len(np.unique(pages))) if len(pages) else 0
+    n = len(pages)
+    top = int(d.max()).bit_length() if len(d) else 0
+    # Bin k holds lifetimes in [2^k, 2^(k+1)).
+    hist = np.bincount(np.floor(np.log2(d)).astype(np.int64), minlength=top).tolist() if len(d) else []
+    qs = (0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
+    return {
+        "working_set": ws,
+        "writes": n,
+        "rewrites": int(len(d)),
+        "lifetime_histogram_log2": hist,
+        "lifetime_quantiles": {f"{q:g}": float(np.quantile(d, q)) if len(d) else float("nan") for q in qs},
+        "within": {f"{x:g}": float(np.count_nonzero(d <= x * ws) / n) if n else float("nan") for x in WITHIN},
+    }
+
+
+def plot_stats(st: dict[str, Any], path: str | Path, title: str) -> Path:
+    """Three panels: writes per page by decreasing writes (Li et al. Fig. 1), the histogram of
+    lifetimes in powers of two, and the share of writes rewritten within a lifetime (CDF, as a
+    share of the working set)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = np.asarray(st["access_frequency"])
+    lt = st["lifetimes"]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    axes[0].loglog(np.arange(1, len(counts) + 1), counts, "-")
+    axes[0].set(xlabel="pages, by decreasing writes", ylabel="writes per page", title=title)
+    hist = np.asarray(lt["lifetime_histogram_log2"], dtype=float)
+    axes[1].bar(np.arange(len(hist)), hist / max(1, lt["writes"]))
+    axes[1].set(xlabel="lifetime, log2 of user writes", ylabel="share of writes", title="write-reuse distance")
+    ws = max(1, lt["working_set"])
+    edges = 2.0 ** np.arange(1, len(hist) + 1)
+    axes[2].semilogx(edges / ws, np.cumsum(hist) / max(1, lt["writes"]), drawstyle="steps-post")
+    axes[2].set(xlabel="lifetime / working set", ylabel="share of writes rewritten within", title="lifetime CDF", ylim=(0, 1))
+    fig.tight_layout()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    return p
 
 
 def plot_access_frequency(counts: np.ndarray, path: str | Path, title: str) -> Path:

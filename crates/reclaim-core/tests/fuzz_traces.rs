@@ -42,6 +42,7 @@ fn records(format: Format) -> &'static [&'static str] {
         Format::Blkparse => &[
             "8,16 0 2 0.629226337 20246 Q W 935733770 + 8 [java]",
             "8,16 0 4 0.7 1 Q R 0 + 8 [cat]",
+            "8,32 1 5 0.8 1 Q DS 935733760 + 2048 [fstrim]",
         ],
         Format::Alibaba => &[
             "1,W,19496058880,77824,1577808000000426",
@@ -55,13 +56,14 @@ fn records(format: Format) -> &'static [&'static str] {
             "1;w;19496058880;152;1577808000000.426",
             "2;R;0;8;1577808000001",
             "1; W ;8;1;0;extra",
+            "2;T;0;64;1577808000002",
         ],
     }
 }
 
 /// The column-mapped CSV format the properties read: semicolons, sectors, milliseconds, every
 /// optional column.
-const FUZZ_CSV: &str = "csv:volume=0,op=1,offset=2,size=3,time=4,sep=semicolon,offset_unit=byte,size_unit=sector,time_unit=ms";
+const FUZZ_CSV: &str = "csv:volume=0,op=1,offset=2,size=3,time=4,sep=semicolon,offset_unit=byte,size_unit=sector,time_unit=ms,trim=t";
 
 /// Replacements for a whole field: the values a damaged or hostile line carries.
 const FIELDS: [&str; 16] = [

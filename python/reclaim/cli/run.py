@@ -35,7 +35,7 @@ def simulate_cmd(
     method: Annotated[str | None, typer.Option(help=ph("method"))] = None,
     trim: Annotated[str | None, typer.Option(help="`on` (default): a trace's discards (TRIM) invalidate their pages; `off`: its writes alone.")] = None,
     volume: Annotated[str | None, typer.Option(help=ph("volume", "`each`: every volume on a device of its own, with the overall WA "
-                                                               "(the default for a folder of one trace per volume)."))] = None,
+                                                               "(the default for a trace of several volumes or a folder of one per volume)."))] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="With several volumes: worker processes (default one per core).")] = None,
     warmup: Annotated[str | None, typer.Option(help=ph("warmup"))] = None,
     writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
@@ -79,7 +79,7 @@ def simulate_cmd(
         window=window,
     )
     trace = workload[len("trace:"):] if workload and workload.startswith("trace:") else None
-    if trace is not None and (volume == "each" or Path(trace).is_dir()):
+    if trace is not None and (volume == "each" or Path(trace).is_dir() or (volume is None and _several_volumes(trace))):
         _simulate_volumes(params, workers, as_json, arrays, quiet)
         return
     config = SimConfig(**params).validated()  # type: ignore[arg-type]
@@ -105,6 +105,17 @@ def simulate_cmd(
     out.print(t)
     if r.method is not None:
         out.print(method_line(r.method))
+
+
+def _several_volumes(path: str) -> bool:
+    """Whether `path` is a converted trace of several volumes (the command line then runs each on
+    a device of its own; the Python API asks for `volume`)."""
+    from reclaim.volumes import header
+
+    try:
+        return len(header(path).get("volumes") or []) > 1
+    except (OSError, ValueError):
+        return False  # not a converted trace: the engine says what it is
 
 
 def _on_off(option: str, value: str | None) -> bool | None:
@@ -143,6 +154,9 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
     t.add_row("overall", "", f"{r.user_writes:,}", f"{r.gc_writes:,}", f"{r.wa:.4f}", "", "")
     out.print(t)
     out.print("overall WA = (ΣU + ΣG) / ΣU over the volumes, as SepBIT (FAST '22) reports a trace set")
+    methods = {v.method["method"] for v in r.volumes.values() if v.method}
+    if methods:
+        out.print(escape(f"method {', '.join(sorted(methods))} on each volume (passes: replayed; settled: whether its WA settled)"))
 
 
 def method_line(m: dict[str, Any]) -> str:

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 from rich.markup import escape
 from rich.table import Table
@@ -111,7 +110,7 @@ def trace_stats(
     format: Annotated[str | None, typer.Option("--format", "-f", help=f"Format of a trace not yet converted: {_FORMATS}.")] = None,
     page_size: Annotated[int, typer.Option(min=1, help="Page size [bytes], for a text trace.")] = 4096,
     thresholds: Annotated[str, typer.Option(help="Access-count thresholds of the (f_a, n, r, f) fit, decreasing.")] = "20,5",
-    plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1) here.")] = None,
+    plot_path: Annotated[Path | None, typer.Option("--plot", help="Write the access-frequency curve (Li et al. Fig. 1), the lifetime histogram and CDF here.")] = None,
     skip_bad_lines: Annotated[bool, typer.Option(help="Skip malformed lines of a text trace.")] = False,
     device: Annotated[str | None, typer.Option(help="Keep only this device or volume.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -129,11 +128,16 @@ def trace_stats(
     trace = _load_trace(path, format, page_size, False, skip_bad_lines, device)
     st = traces.stats(trace, ts)
     if plot_path is not None:
-        traces.plot_access_frequency(np.asarray(st["access_frequency"]), plot_path, path.name)
+        traces.plot_stats(st, plot_path, path.name)
     if as_json:
         print_json(st)
         return
-    shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit", "volume_list")}
+    shown = {k: v for k, v in st.items() if k not in ("access_frequency", "report", "fit", "volume_list", "lifetimes")}
+    lt = st["lifetimes"]
+    q = lt["lifetime_quantiles"]
+    shown["rewrites"] = lt["rewrites"]
+    shown["lifetime quantiles"] = ", ".join(f"p{float(k) * 100:g} {v:,.0f}" for k, v in q.items())
+    shown["rewritten within"] = ", ".join(f"{float(k) * 100:g}% WS {v:.3f}" for k, v in lt["within"].items())
     if "fit" in st:
         fit = st["fit"]
         shown["fit"] = f"f_a={fit['fa']:.4f}, n={fit['n']}, r=({', '.join(f'{x:.3f}' for x in fit['r'])}), f=({', '.join(f'{x:.3f}' for x in fit['f'])})"
@@ -141,10 +145,11 @@ def trace_stats(
     if st["volumes"] > 1:
         listed = st["volume_list"]
         t = Table(title=f"{len(listed)} volumes" + (" (the first 30; --json lists all)" if len(listed) > 30 else ""))
-        for c in ("volume", "requests", "writes", "pages_written", "unique_pages"):
+        for c in ("volume", "requests", "writes", "pages_written", "unique_pages", "median lifetime", "rewritten within WS"):
             t.add_column(c, justify="left" if c == "volume" else "right")
         for v in listed[:30]:
-            t.add_row(escape(v["name"]), *(f"{v[k]:,}" for k in ("requests", "writes", "pages_written", "unique_pages")))
+            t.add_row(escape(v["name"]), *(f"{v[k]:,}" for k in ("requests", "writes", "pages_written", "unique_pages")),
+                      f"{v.get('median_lifetime', float('nan')):,.0f}", f"{v.get('rewritten_within_working_set', float('nan')):.3f}")
         out.print(t)
 
 

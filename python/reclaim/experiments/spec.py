@@ -107,16 +107,33 @@ class Experiment:
         seen: set[str] = set()
         for point in self.points():
             for seed in self.seeds:
-                params = {**self.base, **point, "seed": seed}
-                try:
-                    task = make_task(params, version, digests, point)
-                except (ValueError, TypeError) as e:
-                    shown = ", ".join(f"{k}={v}" for k, v in point.items()) or "the base configuration"
-                    raise ExperimentError(f"{self.path or self.name}: the task {shown}: {e}") from None
-                if task.key not in seen:
-                    seen.add(task.key)
-                    out.append(task)
+                for params, at in _volume_points({**self.base, **point, "seed": seed}, point, self.path or self.name):
+                    try:
+                        task = make_task(params, version, digests, at)
+                    except (ValueError, TypeError) as e:
+                        shown = ", ".join(f"{k}={v}" for k, v in at.items()) or "the base configuration"
+                        raise ExperimentError(f"{self.path or self.name}: the task {shown}: {e}") from None
+                    if task.key not in seen:
+                        seen.add(task.key)
+                        out.append(task)
         return out
+
+
+def _volume_points(params: dict[str, Any], point: dict[str, Any], where: Any) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """A point whose trace holds several volumes, with ``volume = "each"`` (or a folder of one
+    trace per volume as its workload), as one point per volume with writes, each named by its
+    ``volume``; any other point as it is."""
+    workload = params.get("workload")
+    trace = workload[len("trace:"):] if isinstance(workload, str) and workload.startswith("trace:") else None
+    if trace is None or not (params.get("volume") == "each" or Path(trace).is_dir()):
+        return [(params, point)]
+    from reclaim.volumes import volume_runs
+
+    try:
+        runs = volume_runs(params)
+    except (OSError, ValueError) as e:
+        raise ExperimentError(f"{where}: {e}") from None
+    return [(p, {**point, "volume": name}) for name, p in runs]
 
 
 class ExperimentError(ValueError):

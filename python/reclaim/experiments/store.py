@@ -5,8 +5,9 @@ Tables:
 
 - ``tasks``: one row per task that finished: ``key``, the canonical configuration as ``config``
   (JSON) and as one column per parameter, every metric of :class:`reclaim.SimResult` under its
-  name, the victim and segment valid-page histograms as lists, and the provenance (``engine``,
-  ``host``, ``started``, ``wall_seconds``).
+  name, the victim and segment valid-page histograms as lists, how a trace was replayed
+  (``replay_method``, ``working_set``, ``passes``, ``settled``, ``pass_wa``) and the run's
+  ``warnings``, and the provenance (``engine``, ``host``, ``started``, ``wall_seconds``).
 - ``series``: the time series, one row per task and window (``key``, ``window_index``, ``window``,
   and the per-window metrics).
 - ``sweep_tasks``: which sweep holds which task, with the task's axis values (``point``, JSON);
@@ -58,11 +59,22 @@ METRICS: dict[str, str] = {
     "seconds": "DOUBLE",
     "user_writes_per_second": "DOUBLE",
     "page_writes_per_second": "DOUBLE",
+    "trimmed": "BIGINT",
 }
 #: List-valued columns of a result.
 ARRAYS: dict[str, str] = {
     "victim_valid_histogram": "BIGINT[]",
     "segment_valid_histogram": "BIGINT[]",
+}
+#: How a trace was replayed (:attr:`reclaim.SimResult.method`, NULL for a generated workload)
+#: and the run's warnings.
+REPLAY: dict[str, str] = {
+    "replay_method": "VARCHAR",
+    "working_set": "BIGINT",
+    "passes": "DOUBLE",
+    "settled": "BOOLEAN",
+    "pass_wa": "DOUBLE[]",
+    "warnings": "VARCHAR[]",
 }
 #: Per-window series and their column types.
 SERIES: dict[str, str] = {
@@ -116,7 +128,7 @@ def task_columns() -> list[str]:
     >>> task_columns()[:3]
     ['key', 'config', 'segments']
     """
-    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *PROVENANCE]
+    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *REPLAY, *PROVENANCE]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise RuntimeError(f"the results table names {', '.join(repeated)} twice (a parameter and a result may not share a name)")
@@ -192,7 +204,7 @@ class ResultStore:
             c.execute("INSERT INTO schema_version VALUES ($1)", [SCHEMA_VERSION])
         c.execute("CREATE TABLE IF NOT EXISTS tasks (key VARCHAR PRIMARY KEY, config JSON)")
         have = {r[0] for r in c.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
-        for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **PROVENANCE}.items():
+        for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **PROVENANCE}.items():
             if name not in have:
                 c.execute(f'ALTER TABLE tasks ADD COLUMN "{name}" {kind}')
         cols = ", ".join(f'"{k}" {v}' for k, v in SERIES.items())
@@ -281,6 +293,7 @@ def _arrow_type(kind: str) -> Any:
         "BOOLEAN": pa.bool_(),
         "BIGINT[]": pa.list_(pa.int64()),
         "DOUBLE[]": pa.list_(pa.float64()),
+        "VARCHAR[]": pa.list_(pa.string()),
         "TIMESTAMP WITH TIME ZONE": pa.timestamp("us", tz="UTC"),
         "INTEGER": pa.int32(),
         "JSON": pa.string(),
@@ -291,7 +304,7 @@ def _arrow_schema(names: Sequence[str], series: bool = False) -> Any:
     import pyarrow as pa
 
     types = {"key": "VARCHAR", "config": "JSON", "window_index": "INTEGER", "window": "BIGINT"}
-    types.update(SERIES if series else {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **PROVENANCE})
+    types.update(SERIES if series else {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **PROVENANCE})
     return pa.schema([(n, _arrow_type(types[n])) for n in names])
 
 
@@ -311,6 +324,13 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
         task[name] = _finite(getattr(result, name))
     task["victim_valid_histogram"] = [int(x) for x in result.victim_valid_histogram]
     task["segment_valid_histogram"] = [int(x) for x in result.segment_valid_histogram]
+    m = result.method or {}
+    task["replay_method"] = m.get("method")
+    task["working_set"] = m.get("working_set")
+    task["passes"] = m.get("passes")
+    task["settled"] = m.get("settled")
+    task["pass_wa"] = [_finite(float(x)) for x in m.get("pass_wa") or []] or None
+    task["warnings"] = list(result.warnings) or None
     task.update(provenance)
     s = result.series
     n = len(s.get("wa", []))

@@ -128,6 +128,9 @@ pub struct ReadReportMeta {
     /// Records that are not requests (vSCSI commands other than READ and WRITE).
     #[serde(default)]
     pub non_requests: u64,
+    /// Discard (TRIM) requests read.
+    #[serde(default)]
+    pub trims: u64,
 }
 
 impl From<&ReadReport> for ReadReportMeta {
@@ -141,6 +144,7 @@ impl From<&ReadReport> for ReadReportMeta {
             trailing_padding_bytes: r.trailing_padding_bytes,
             header_lines: r.header_lines,
             non_requests: r.non_requests,
+            trims: r.trims,
         }
     }
 }

@@ -129,13 +129,23 @@ fn replayable(t: &Trace) {
     assert!(t.pages.iter().all(|&p| u64::from(p) < m.address_pages));
     assert!(t.times.is_empty() || t.times.len() == t.request_pages.len());
     assert!(t.times.iter().all(|x| x.is_finite()));
+    let d = &t.trims;
+    assert!(d.at.windows(2).all(|w| w[0] <= w[1]));
+    assert!(d.at.iter().all(|&a| a <= m.pages_written));
+    assert!(d
+        .first
+        .iter()
+        .zip(&d.pages)
+        .all(|(&f, &n)| n >= 1 && u64::from(f) + u64::from(n) <= m.address_pages));
+    assert!(t.request_volumes.is_empty() || t.request_volumes.len() == t.request_pages.len());
 }
 
 /// What a conversion promises beyond a replay.
 fn consistent(t: &Trace) {
     replayable(t);
     let m = &t.meta;
-    assert_eq!(m.reads + m.writes, m.requests);
+    assert_eq!(m.reads + m.writes + m.report.trims, m.requests);
+    assert!(m.trims <= m.report.trims);
     assert!(m.unique_pages <= m.address_pages);
     assert_eq!(
         m.unique_pages,
@@ -159,6 +169,8 @@ fn round_trip(t: &Trace) {
     assert_eq!(back.meta, t.meta);
     assert_eq!(back.pages, t.pages);
     assert_eq!(back.request_pages, t.request_pages);
+    assert_eq!(back.request_volumes, t.request_volumes);
+    assert_eq!(back.trims, t.trims);
     assert_eq!(
         back.times.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
         t.times.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
