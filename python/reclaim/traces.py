@@ -121,7 +121,9 @@ def convert(
     if not volumes and dst.is_dir():
         raise ValueError(f"invalid value for `out`: {out} (expected a file, not a folder)")
     dst.parent.mkdir(parents=True, exist_ok=True)
-    conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action)
+    # Written to one file, the arrays spill to disk beside it as they grow: memory stays bounded.
+    conv = _core.TraceConverter(str(path), format, page_size, rename, skip_bad_lines, device, blkparse_action,
+                                None if volumes else str(out))
     try:
         while conv.step(1 << 18):
             if progress is not None:

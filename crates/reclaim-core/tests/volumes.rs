@@ -241,3 +241,44 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A conversion that spills its arrays to disk in pieces writes the same file as one held in
+    /// memory: volumes moved to their ranges, times, discards, renamed or not.
+    #[test]
+    fn a_spilled_conversion_is_the_same_file(
+        reqs in prop::collection::vec((0u8..3, 0u64..48, 1u64..12, 0u8..3), 1..80),
+        rename in any::<bool>(),
+        every in 1usize..40,
+    ) {
+        let mut text = String::new();
+        for (i, (d, blk, n, kind)) in reqs.iter().enumerate() {
+            let rwbs = ["W", "R", "DS"][usize::from(*kind)];
+            writeln!(text, "8,{d} 0 {i} {i}.5 1 Q {rwbs} {} + {n} [p]", blk * 8).unwrap();
+        }
+        let tag = std::thread::current().name().unwrap_or("t").replace(':', "_");
+        let path = fixture(&format!("spill-{tag}.blkparse"), &text);
+        let Ok(memory) = convert(&path, Format::Blkparse, options(rename, None)) else {
+            return Ok(());
+        };
+        let mut expected = Vec::new();
+        reclaim_core::trace::convert::encode_binary(&memory, &mut expected).unwrap();
+        let out = scratch(&format!("spill-{tag}.rtr"));
+        let meta = reclaim_core::trace::convert::Converter::spilling(&path, Format::Blkparse, options(rename, None), &out)
+            .unwrap()
+            .spill_every(every)
+            .finish_to(&out)
+            .unwrap();
+        prop_assert_eq!(&meta, &memory.meta);
+        prop_assert!(std::fs::read(&out).unwrap() == expected, "the files differ");
+        // The pieces are gone.
+        let dir = out.parent().unwrap();
+        let left: Vec<_> = std::fs::read_dir(dir).unwrap().filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.starts_with(&format!("spill-{tag}.rtr.part-")).then_some(name)
+        }).collect();
+        prop_assert!(left.is_empty(), "{:?}", left);
+    }
+}

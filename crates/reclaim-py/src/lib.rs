@@ -221,7 +221,8 @@ struct PyTraceConverter {
 #[pymethods]
 impl PyTraceConverter {
     #[new]
-    #[pyo3(signature = (path, format, page_size=4096, rename=false, skip_bad_lines=false, device=None, blkparse_action="Q"))]
+    #[pyo3(signature = (path, format, page_size=4096, rename=false, skip_bad_lines=false, device=None, blkparse_action="Q", out=None))]
+    #[allow(clippy::too_many_arguments)] // the options of `reclaim trace convert`, by name
     fn new(
         path: &str,
         format: &str,
@@ -230,6 +231,7 @@ impl PyTraceConverter {
         skip_bad_lines: bool,
         device: Option<String>,
         blkparse_action: &str,
+        out: Option<&str>,
     ) -> PyResult<Self> {
         let format: Format = format.parse().map_err(map_err)?;
         let options = ConvertOptions {
@@ -241,10 +243,14 @@ impl PyTraceConverter {
                 blkparse_action: blkparse_action.to_string(),
             },
         };
+        let path = std::path::Path::new(path);
+        // With the output known, the arrays spill to disk as they grow (bounded memory).
+        let converter = match out {
+            Some(out) => Converter::spilling(path, format, options, std::path::Path::new(out)),
+            None => Converter::new(path, format, options),
+        };
         Ok(PyTraceConverter {
-            inner: Some(
-                Converter::new(std::path::Path::new(path), format, options).map_err(map_err)?,
-            ),
+            inner: Some(converter.map_err(map_err)?),
         })
     }
 
@@ -268,9 +274,8 @@ impl PyTraceConverter {
             .inner
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        let trace = c.finish().map_err(map_err)?;
-        write_binary(&trace, std::path::Path::new(out)).map_err(map_err)?;
-        Ok(serde_json::to_string(&trace.meta).expect("metadata serializes"))
+        let meta = c.finish_to(std::path::Path::new(out)).map_err(map_err)?;
+        Ok(serde_json::to_string(&meta).expect("metadata serializes"))
     }
 
     /// Finishes the conversion, writes one binary trace per volume with writes into the folder

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -190,10 +190,25 @@ impl Trims {
         self.at.is_empty()
     }
 
-    fn push(&mut self, at: u64, first: u32, pages: u32) {
+    /// Adds a range of `volume` (`None`: one volume), or extends the last one when it is at the
+    /// same place, of the same volume, and ends where this one starts: the ranges of a trace
+    /// are maximal, whichever way its ids came (renamed in one go or volume by volume).
+    fn push(&mut self, at: u64, first: u32, pages: u32, volume: Option<u32>) {
+        let k = self.at.len();
+        if k > 0
+            && self.at[k - 1] == at
+            && self.volumes.last().copied() == volume
+            && self.first[k - 1] + self.pages[k - 1] == first
+        {
+            self.pages[k - 1] += pages;
+            return;
+        }
         self.at.push(at);
         self.first.push(first);
         self.pages.push(pages);
+        if let Some(v) = volume {
+            self.volumes.push(v);
+        }
     }
 }
 
@@ -236,17 +251,16 @@ impl Trace {
                 run = match run {
                     Some((f, n)) if f + n == id => Some((f, n + 1)),
                     Some((f, n)) => {
-                        self.trims.push(old.at[k], f, n);
+                        self.trims
+                            .push(old.at[k], f, n, old.volumes.get(k).copied());
                         Some((id, 1))
                     }
                     None => Some((id, 1)),
                 };
             }
             if let Some((f, n)) = run {
-                self.trims.push(old.at[k], f, n);
-            }
-            if let Some(&v) = old.volumes.get(k) {
-                self.trims.volumes.resize(self.trims.len(), v);
+                self.trims
+                    .push(old.at[k], f, n, old.volumes.get(k).copied());
             }
         }
         self.meta.trim_ranges = self.trims.len() as u64;
@@ -292,6 +306,7 @@ impl Trace {
                         mine as u64,
                         self.trims.first[t] - first,
                         self.trims.pages[t],
+                        None,
                     );
                 }
                 t += 1;
@@ -399,6 +414,8 @@ pub struct Converter {
     /// Discards as read, resolved to page ids at the end (a page may be written after it is
     /// trimmed, and only then has its id): (page writes before, volume, first page, pages).
     raw_trims: Vec<(u64, u32, u64, u64)>,
+    /// With [`Converter::spilling`]: the arrays so far, written out in pieces to bound memory.
+    spill: Option<Spill>,
     /// Discard requests with pages the trace writes (set by `resolve_trims`).
     trim_requests: u64,
     times: Vec<f64>,
@@ -412,6 +429,31 @@ impl Converter {
         Self::check(&options)?;
         let reader = TraceReader::new(path, format, options.read.clone())?;
         Ok(Self::with_reader(path, format, options, reader))
+    }
+
+    /// Opens `path` for a conversion to the file `out` ([`Converter::finish_to`]) whose arrays
+    /// are written, as they grow, to files beside `out` (`OUT.part-*`, removed at the end):
+    /// memory holds at most [`SPILL_PAGES`] page writes, the volumes' page counts and, with
+    /// `rename`, the names of the pages written.
+    pub fn spilling(
+        path: &Path,
+        format: Format,
+        options: ConvertOptions,
+        out: &Path,
+    ) -> Result<Self> {
+        let mut c = Self::new(path, format, options)?;
+        c.spill = Some(Spill::create(out)?);
+        Ok(c)
+    }
+
+    /// A spilling conversion that writes out every `pages` page writes instead of every
+    /// [`SPILL_PAGES`] (small pieces, to test the pieces' joins); no effect without spilling.
+    #[must_use]
+    pub fn spill_every(mut self, pages: usize) -> Self {
+        if let Some(s) = &mut self.spill {
+            s.every = pages.max(1);
+        }
+        self
     }
 
     /// Converts `format` read from `input` (already decoded); errors name `path`.
@@ -454,6 +496,7 @@ impl Converter {
             request_pages: Vec::new(),
             request_volumes: Vec::new(),
             raw_trims: Vec::new(),
+            spill: None,
             trim_requests: 0,
             times: Vec::new(),
             first_time: None,
@@ -497,7 +540,7 @@ impl Converter {
                 let first = req.offset / page_size;
                 let last = (req.offset + req.len - 1) / page_size;
                 self.raw_trims
-                    .push((self.pages.len() as u64, req.volume, first, last - first + 1));
+                    .push((self.pages_so_far(), req.volume, first, last - first + 1));
                 continue;
             }
             if !req.write {
@@ -528,9 +571,8 @@ impl Converter {
                 ));
             }
             let key = req.volume;
-            for page in first..=last {
-                let tally = &mut self.volumes[v];
-                let id = if self.options.rename {
+            if self.options.rename {
+                for page in first..=last {
                     let next = self.rename.len() as u64;
                     if next >= u64::from(u32::MAX) && !self.rename.contains_key(&(key, page)) {
                         return Err(self.bad_request(
@@ -541,17 +583,20 @@ impl Converter {
                     }
                     let next = next as u32;
                     let id = *self.rename.entry((key, page)).or_insert(next);
-                    tally.unique += u64::from(id == next);
-                    id
-                } else {
+                    self.volumes[v].unique += u64::from(id == next);
+                    self.pages.push(id);
+                }
+            } else {
+                let tally = &mut self.volumes[v];
+                for page in first..=last {
                     tally.see(page);
-                    page as u32
-                };
-                tally.max_page = tally.max_page.max(page);
-                tally.pages_written += 1;
-                self.pages.push(id);
+                    self.pages.push(page as u32);
+                }
             }
-            self.volumes[v].writes += 1;
+            let tally = &mut self.volumes[v];
+            tally.max_page = tally.max_page.max(last);
+            tally.pages_written += last - first + 1;
+            tally.writes += 1;
             self.request_pages.push((last - first + 1) as u32);
             self.request_volumes.push(req.volume);
             if let Some(t) = req.time {
@@ -568,11 +613,81 @@ impl Converter {
                 self.times.push(since);
             }
         }
+        if self
+            .spill
+            .as_ref()
+            .is_some_and(|s| self.pages.len() >= s.every)
+        {
+            self.spill_out()?;
+        }
         Ok(true)
     }
 
-    /// The converted trace (reads to the end first).
+    /// The converted trace (reads to the end first), in memory.
+    ///
+    /// # Panics
+    ///
+    /// With [`Converter::spilling`], whose arrays are on disk: use [`Converter::finish_to`].
     pub fn finish(mut self) -> Result<Trace> {
+        assert!(
+            self.spill.is_none(),
+            "a spilling conversion finishes to a file"
+        );
+        let (meta, trims) = self.finish_meta()?;
+        if meta.volumes.len() <= 1 {
+            self.request_volumes = Vec::new();
+        } else {
+            self.offset_pages(&meta.volumes);
+        }
+        let has_times = self.has_times();
+        Ok(Trace {
+            meta,
+            pages: self.pages,
+            request_pages: self.request_pages,
+            times: if has_times { self.times } else { Vec::new() },
+            request_volumes: self.request_volumes,
+            trims,
+        })
+    }
+
+    /// Reads to the end and writes the converted trace to `out`; returns its header. With
+    /// [`Converter::spilling`] the arrays go from their pieces on disk to `out` a block at a
+    /// time: memory stays bounded whatever the trace's length.
+    pub fn finish_to(mut self, out: &Path) -> Result<TraceMeta> {
+        if self.spill.is_none() {
+            let trace = self.finish()?;
+            write_binary(&trace, out)?;
+            return Ok(trace.meta);
+        }
+        let (meta, trims) = self.finish_meta()?;
+        self.spill_out()?;
+        let has_times = self.has_times();
+        let mut spill = self.spill.take().expect("spilling");
+        spill.assemble(&meta, &trims, has_times, out)?;
+        Ok(meta)
+    }
+
+    /// Page writes so far (those spilled included).
+    fn pages_so_far(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |s| s.counts[0]) + self.pages.len() as u64
+    }
+
+    /// Whether every write request has its time.
+    fn has_times(&self) -> bool {
+        let (times, requests) = match &self.spill {
+            Some(s) => (s.counts[2], s.counts[1]),
+            None => (0, 0),
+        };
+        let (times, requests) = (
+            times + self.times.len() as u64,
+            requests + self.request_pages.len() as u64,
+        );
+        times > 0 && times == requests
+    }
+
+    /// Reads to the end; the header and the discards (pages not yet moved to their volumes'
+    /// ranges: [`Self::offset_pages`]).
+    fn finish_meta(&mut self) -> Result<(TraceMeta, Trims)> {
         while !self.done {
             self.step(1 << 16)?;
         }
@@ -594,19 +709,15 @@ impl Converter {
                 },
             });
         }
-        let has_times = !self.times.is_empty() && self.times.len() == self.request_pages.len();
+        let has_times = self.has_times();
         let names = self.reader.volumes().to_vec();
-        let (volumes, address_pages) = self.place_volumes(&names)?;
-        let mut volumes = volumes;
+        let (mut volumes, address_pages) = self.place_volumes(&names)?;
         let trims = self.resolve_trims(&mut volumes);
         let unique = if self.options.rename {
             self.rename.len() as u64
         } else {
             self.volumes.iter().map(|v| v.unique).sum()
         };
-        if volumes.len() <= 1 {
-            self.request_volumes = Vec::new();
-        }
         let r = &self.reader.report;
         let meta = TraceMeta {
             version: VERSION,
@@ -621,7 +732,7 @@ impl Converter {
             requests: r.requests,
             reads: r.reads,
             writes: r.writes,
-            pages_written: self.pages.len() as u64,
+            pages_written: self.pages_so_far(),
             unique_pages: unique,
             address_pages,
             renamed: self.options.rename,
@@ -632,14 +743,21 @@ impl Converter {
             trim_ranges: trims.len() as u64,
             pages_trimmed: trims.pages.iter().map(|&n| u64::from(n)).sum(),
         };
-        Ok(Trace {
-            meta,
-            pages: self.pages,
-            request_pages: self.request_pages,
-            times: if has_times { self.times } else { Vec::new() },
-            request_volumes: self.request_volumes,
-            trims,
-        })
+        Ok((meta, trims))
+    }
+
+    /// Writes the arrays held in memory to the spill files and empties them (capacity kept).
+    fn spill_out(&mut self) -> Result<()> {
+        let spill = self.spill.as_mut().expect("spilling");
+        spill.append(0, self.pages.iter().map(|p| p.to_le_bytes()))?;
+        spill.append(1, self.request_pages.iter().map(|p| p.to_le_bytes()))?;
+        spill.append(2, self.times.iter().map(|t| t.to_le_bytes()))?;
+        spill.append(3, self.request_volumes.iter().map(|v| v.to_le_bytes()))?;
+        self.pages.clear();
+        self.request_pages.clear();
+        self.times.clear();
+        self.request_volumes.clear();
+        Ok(())
     }
 
     /// The discards as ranges of page ids, each volume's pages as [`Self::place_volumes`] put
@@ -650,7 +768,8 @@ impl Converter {
         let several = volumes.len() > 1;
         self.trim_requests = 0;
         for &(at, v, first, n) in &self.raw_trims {
-            let before = trims.len();
+            let mut pushed = 0u64;
+            let volume = several.then_some(v);
             if self.options.rename {
                 let mut run: Option<(u32, u32)> = None;
                 for page in first..first.saturating_add(n) {
@@ -660,36 +779,57 @@ impl Converter {
                     run = match run {
                         Some((f, k)) if f + k == id => Some((f, k + 1)),
                         Some((f, k)) => {
-                            trims.push(at, f, k);
+                            trims.push(at, f, k, volume);
+                            pushed += u64::from(k);
                             Some((id, 1))
                         }
                         None => Some((id, 1)),
                     };
                 }
                 if let Some((f, k)) = run {
-                    trims.push(at, f, k);
+                    trims.push(at, f, k, volume);
+                    pushed += u64::from(k);
                 }
             } else {
                 let vol = &volumes[v as usize];
                 let end = first.saturating_add(n).min(vol.address_pages);
                 if first < end {
-                    trims.push(at, (vol.first_page + first) as u32, (end - first) as u32);
+                    trims.push(
+                        at,
+                        (vol.first_page + first) as u32,
+                        (end - first) as u32,
+                        volume,
+                    );
+                    pushed += end - first;
                 }
             }
-            if several {
-                trims.volumes.resize(trims.len(), v);
-            }
-            let kept = u64::from(trims.len() > before);
+            let kept = u64::from(pushed > 0);
             self.trim_requests += kept;
             volumes[v as usize].trims += kept;
         }
         trims
     }
 
-    /// Each volume's place in the one address space of the converted trace, its pages moved
-    /// there: with ids kept, volume after volume in first-seen order (each as large as its
-    /// largest page + 1, so no two volumes share a page); renamed, ids are already apart. Returns
-    /// the volumes and the address space.
+    /// Moves each volume's pages (in memory) to its range ([`Self::place_volumes`]).
+    fn offset_pages(&mut self, volumes: &[VolumeMeta]) {
+        if volumes.iter().all(|v| v.first_page == 0) {
+            return;
+        }
+        let mut at = 0usize;
+        for (&n, &v) in self.request_pages.iter().zip(&self.request_volumes) {
+            let first = volumes[v as usize].first_page as u32;
+            for p in &mut self.pages[at..at + n as usize] {
+                *p += first;
+            }
+            at += n as usize;
+        }
+    }
+
+    /// Each volume's place in the one address space of the converted trace: with ids kept,
+    /// volume after volume in first-seen order (each as large as its largest page + 1, so no two
+    /// volumes share a page); renamed, ids are already apart. Returns the volumes and the
+    /// address space; the pages are moved there by [`Self::offset_pages`] (in memory) or as they
+    /// are copied from the spill files.
     fn place_volumes(&mut self, names: &[String]) -> Result<(Vec<VolumeMeta>, u64)> {
         let mut volumes = Vec::with_capacity(self.volumes.len());
         let mut next = 0u64;
@@ -721,17 +861,137 @@ impl Converter {
                 format!("at most {} pages over all volumes: rename page ids (`--rename`), keep one volume (`--device`) or write one trace per volume (`--volumes`)", u32::MAX),
             ));
         }
-        if volumes.iter().any(|v| v.first_page > 0) {
-            let mut at = 0usize;
-            for (&n, &v) in self.request_pages.iter().zip(&self.request_volumes) {
-                let first = volumes[v as usize].first_page as u32;
-                for p in &mut self.pages[at..at + n as usize] {
-                    *p += first;
-                }
-                at += n as usize;
-            }
-        }
         Ok((volumes, next))
+    }
+}
+
+/// Page writes held in memory by a spilling conversion before they are written out (8 Mi: 32 MiB
+/// of page ids, with their requests and times).
+pub const SPILL_PAGES: usize = 1 << 23;
+
+/// The arrays of a spilling conversion, on disk: page ids, request sizes, times and request
+/// volumes, each in a file of its own beside the output, appended to as the conversion goes.
+struct Spill {
+    paths: [PathBuf; 4],
+    files: Vec<BufWriter<File>>,
+    /// Page writes held in memory before they are written out.
+    every: usize,
+    /// Items written to each file.
+    counts: [u64; 4],
+}
+
+impl Spill {
+    const NAMES: [&'static str; 4] = ["pages", "requests", "times", "volumes"];
+
+    fn create(out: &Path) -> Result<Self> {
+        let paths = Self::NAMES.map(|n| {
+            let mut name = out.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".part-{n}"));
+            out.with_file_name(name)
+        });
+        let files = paths
+            .iter()
+            .map(|p| {
+                File::create(p)
+                    .map(|f| BufWriter::with_capacity(1 << 20, f))
+                    .map_err(|e| io_err(p, &e))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Spill {
+            paths,
+            files,
+            every: SPILL_PAGES,
+            counts: [0; 4],
+        })
+    }
+
+    fn append<const N: usize>(
+        &mut self,
+        k: usize,
+        items: impl Iterator<Item = [u8; N]>,
+    ) -> Result<()> {
+        for b in items {
+            self.files[k]
+                .write_all(&b)
+                .map_err(|e| io_err(&self.paths[k], &e))?;
+            self.counts[k] += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes the converted trace to `out`: `meta`, then each array from its file, the pages
+    /// moved to their volumes' ranges on the way, then `trims`.
+    fn assemble(
+        &mut self,
+        meta: &TraceMeta,
+        trims: &Trims,
+        has_times: bool,
+        out: &Path,
+    ) -> Result<()> {
+        for (f, p) in self.files.iter_mut().zip(&self.paths) {
+            f.flush().map_err(|e| io_err(p, &e))?;
+        }
+        let open = |k: usize| {
+            File::open(&self.paths[k])
+                .map(|f| std::io::BufReader::with_capacity(1 << 20, f))
+                .map_err(|e| io_err(&self.paths[k], &e))
+        };
+        let f = File::create(out).map_err(|e| io_err(out, &e))?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        let werr = |e: std::io::Error| io_err(out, &e);
+        let header = serde_json::to_vec(meta).expect("metadata serializes");
+        w.write_all(MAGIC).map_err(werr)?;
+        w.write_all(&(header.len() as u64).to_le_bytes())
+            .map_err(werr)?;
+        w.write_all(&header).map_err(werr)?;
+        let several = meta.volumes.len() > 1;
+        if several && meta.volumes.iter().any(|v| v.first_page > 0) {
+            // Each request's pages moved by its volume's first page.
+            let (mut pages, mut sizes, mut vols) = (open(0)?, open(1)?, open(3)?);
+            let mut b4 = [0u8; 4];
+            for _ in 0..self.counts[1] {
+                sizes
+                    .read_exact(&mut b4)
+                    .map_err(|e| io_err(&self.paths[1], &e))?;
+                let n = u32::from_le_bytes(b4);
+                vols.read_exact(&mut b4)
+                    .map_err(|e| io_err(&self.paths[3], &e))?;
+                let first = meta.volumes[u32::from_le_bytes(b4) as usize].first_page as u32;
+                for _ in 0..n {
+                    pages
+                        .read_exact(&mut b4)
+                        .map_err(|e| io_err(&self.paths[0], &e))?;
+                    w.write_all(&(u32::from_le_bytes(b4) + first).to_le_bytes())
+                        .map_err(werr)?;
+                }
+            }
+        } else {
+            std::io::copy(&mut open(0)?, &mut w).map_err(werr)?;
+        }
+        std::io::copy(&mut open(1)?, &mut w).map_err(werr)?;
+        if has_times {
+            std::io::copy(&mut open(2)?, &mut w).map_err(werr)?;
+        }
+        if several {
+            std::io::copy(&mut open(3)?, &mut w).map_err(werr)?;
+        }
+        let bytes: Vec<u8> = trims.at.iter().flat_map(|v| v.to_le_bytes()).collect();
+        w.write_all(&bytes).map_err(werr)?;
+        for a in [&trims.first, &trims.pages, &trims.volumes] {
+            let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
+            w.write_all(&bytes).map_err(werr)?;
+        }
+        w.flush().map_err(werr)
+    }
+}
+
+impl Drop for Spill {
+    /// The spill files go with the conversion, finished or failed.
+    fn drop(&mut self) {
+        self.files.clear();
+        for p in &self.paths {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 

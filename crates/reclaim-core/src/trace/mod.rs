@@ -348,10 +348,13 @@ pub struct TraceReader {
     pending_padding: u64,
     /// The vSCSI version, once detected (0 before).
     vscsi: u8,
-    /// Volumes seen, in first-seen order, and their indices.
+    /// Volumes seen, in first-seen order (their names), and their indices by the device as the
+    /// lines write it.
     volumes: Vec<String>,
     volume_index: std::collections::HashMap<String, u32>,
     last_volume: u32,
+    /// The last volume's device as the line writes it.
+    last_device: String,
     /// Counts so far.
     pub report: ReadReport,
 }
@@ -383,22 +386,20 @@ impl TraceReader {
     /// The index of the volume named `device`, registered when first seen. Requests of one
     /// volume come in runs, so the last volume is compared first and a lookup is rare.
     fn volume_of(&mut self, format: Format, device: &str) -> u32 {
-        if self
-            .volumes
-            .get(self.last_volume as usize)
-            .is_some_and(|v| same_device(format, device, v))
-        {
+        if self.volumes.len() > self.last_volume as usize && self.last_device == device {
             return self.last_volume;
         }
-        let name = device_name(format, device);
-        let v = if let Some(&v) = self.volume_index.get(&name) {
+        // Keyed by the device as the line writes it: a lookup allocates nothing.
+        let v = if let Some(&v) = self.volume_index.get(device) {
             v
         } else {
             let v = self.volumes.len() as u32;
-            self.volume_index.insert(name.clone(), v);
-            self.volumes.push(name);
+            self.volume_index.insert(device.to_string(), v);
+            self.volumes.push(device_name(format, device));
             v
         };
+        self.last_device.clear();
+        self.last_device.push_str(device);
         self.last_volume = v;
         v
     }
@@ -429,6 +430,7 @@ impl TraceReader {
             volumes: Vec::new(),
             volume_index: std::collections::HashMap::new(),
             last_volume: 0,
+            last_device: String::new(),
             report: ReadReport::default(),
         })
     }
