@@ -177,7 +177,7 @@ def schemes_cmd(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
     stub: Annotated[bool, typer.Option("--stub", help="Print the docstring of `schemes` in the engine's type stubs.")] = False,
 ) -> None:
-    """Every policy, placement, trigger, workload and size distribution: its spec, paper and section,
+    """Every policy, placement, trigger, workload, size distribution and trace-driven method: its spec, paper and section,
     parameters and defaults, as its own file in the engine declares it."""
     from reclaim.schemes import FAMILIES, markdown_table, schemes, stub_doc
 
