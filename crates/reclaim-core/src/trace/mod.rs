@@ -6,6 +6,7 @@
 //! (Stockmeyer §2.1); see [`convert`].
 
 pub mod alibaba;
+pub mod binary;
 pub mod biotracer;
 pub mod blkparse;
 pub mod convert;
@@ -17,7 +18,9 @@ pub mod mqsim;
 pub mod msr;
 pub mod pages;
 pub mod spc;
+mod spill;
 pub mod stand_in;
+mod volume;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -1,0 +1,324 @@
+//! The compact binary file of a converted trace: writing it, and reading it back with every count,
+//! page id, volume and discard checked against its header (the layout in [`super::convert`]).
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+
+use super::convert::{io_err, Trace, TraceMeta, Trims, MAGIC, VERSION};
+use crate::error::{Error, Result};
+
+/// Writes a converted trace.
+pub fn write_binary(trace: &Trace, path: &Path) -> Result<()> {
+    let f = File::create(path).map_err(|e| io_err(path, &e))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    encode_binary(trace, &mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| io_err(path, &e))
+}
+
+/// Writes a converted trace's bytes to `w` (the layout in the module's documentation).
+pub fn encode_binary(trace: &Trace, w: &mut impl Write) -> std::io::Result<()> {
+    let header = serde_json::to_vec(&trace.meta).expect("metadata serializes");
+    w.write_all(MAGIC)?;
+    w.write_all(&(header.len() as u64).to_le_bytes())?;
+    w.write_all(&header)?;
+    for chunk in trace.pages.chunks(1 << 16) {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|p| p.to_le_bytes()).collect();
+        w.write_all(&bytes)?;
+    }
+    let bytes: Vec<u8> = trace
+        .request_pages
+        .iter()
+        .flat_map(|p| p.to_le_bytes())
+        .collect();
+    w.write_all(&bytes)?;
+    let bytes: Vec<u8> = trace.times.iter().flat_map(|t| t.to_le_bytes()).collect();
+    w.write_all(&bytes)?;
+    let bytes: Vec<u8> = trace
+        .request_volumes
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    w.write_all(&bytes)?;
+    let t = &trace.trims;
+    let bytes: Vec<u8> = t.at.iter().flat_map(|v| v.to_le_bytes()).collect();
+    w.write_all(&bytes)?;
+    for a in [&t.first, &t.pages, &t.volumes] {
+        let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
+        w.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+/// True when `path` starts with the magic bytes of a converted trace.
+pub fn is_binary(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == MAGIC
+}
+
+/// Reads a converted trace.
+pub fn read_binary(path: &Path) -> Result<Trace> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| io_err(path, &e))?;
+    parse_binary(path, &bytes)
+}
+
+/// Where the arrays of a converted trace start, its header checked against its arrays.
+#[derive(Clone, Debug)]
+pub struct BinaryLayout {
+    /// The header.
+    pub meta: TraceMeta,
+    /// Byte offset of `pages`.
+    pub pages_at: usize,
+    /// Byte offset of `request_pages`.
+    pub requests_at: usize,
+    /// Byte offset of `times` (where `request_volumes` starts when there are none).
+    pub times_at: usize,
+    /// Byte offset of `request_volumes` (where the trims start when there are none).
+    pub volumes_at: usize,
+    /// Byte offset of `trim_at` (the end of the file when there are no trims).
+    pub trims_at: usize,
+}
+
+fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+}
+
+fn le_f64s(b: &[u8]) -> impl Iterator<Item = f64> + '_ {
+    b.chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+}
+
+/// The header of a converted trace's bytes and where its arrays start (see [`check_binary`]).
+fn read_header(bytes: &[u8], bad: &dyn Fn(usize, &str) -> Error) -> Result<(TraceMeta, usize)> {
+    if !bytes.starts_with(MAGIC) {
+        return Err(bad(0, "magic bytes RCLMTRC1"));
+    }
+    if bytes.len() < 16 {
+        return Err(bad(
+            8,
+            &format!("a header length; truncated at {} bytes", bytes.len()),
+        ));
+    }
+    let hlen = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    let header = usize::try_from(hlen)
+        .ok()
+        .and_then(|h| bytes.get(16..16usize.checked_add(h)?))
+        .ok_or_else(|| {
+            bad(
+                8,
+                &format!(
+                    "a header of {hlen} bytes; truncated at {} bytes",
+                    bytes.len()
+                ),
+            )
+        })?;
+    let meta: TraceMeta = serde_json::from_slice(header)
+        .map_err(|e| bad(16, &format!("a valid JSON header: {e}")))?;
+    if meta.version != 1 && meta.version != VERSION {
+        return Err(bad(
+            16,
+            &format!("layout version 1 or {VERSION}, not {}", meta.version),
+        ));
+    }
+    if meta.page_size == 0 {
+        return Err(bad(16, "a page size ≥ 1"));
+    }
+    Ok((meta, 16 + header.len()))
+}
+
+/// Checks the bytes of a converted trace: every count and page id against the header, so that a
+/// damaged file is an error naming the file and the byte, never a wrong replay. Allocates
+/// nothing beside the header.
+pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
+    let bad = |at: usize, what: &str| Error::BadFile {
+        path: path.display().to_string(),
+        byte: at as u64,
+        expected: format!("a converted trace ({what})"),
+    };
+    let (meta, mut at) = read_header(bytes, &bad)?;
+    let mut take = |n: u64, size: usize, what: &str| -> Result<(usize, &[u8])> {
+        let start = at;
+        let span = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(size))
+            .and_then(|len| bytes.get(start..start.checked_add(len)?))
+            .ok_or_else(|| {
+                bad(
+                    start,
+                    &format!(
+                        "{n} {what}, as the header says; truncated at {} bytes",
+                        bytes.len()
+                    ),
+                )
+            })?;
+        at += span.len();
+        Ok((start, span))
+    };
+    let (pages_at, pages) = take(meta.pages_written, 4, "page ids")?;
+    let (requests_at, requests) = take(meta.writes, 4, "request sizes")?;
+    let (times_at, times) = take(
+        if meta.has_times { meta.writes } else { 0 },
+        8,
+        "request times",
+    )?;
+    let several = meta.volumes.len() > 1;
+    let (volumes_at, volumes) = take(if several { meta.writes } else { 0 }, 4, "request volumes")?;
+    let ranges = meta.trim_ranges;
+    let (trims_at, positions) = take(ranges, 8, "trim positions")?;
+    let (_, trim_first) = take(ranges, 4, "trim first pages")?;
+    let (trim_pages_at, trim_pages) = take(ranges, 4, "trim lengths")?;
+    let (_, trim_volumes) = take(if several { ranges } else { 0 }, 4, "trim volumes")?;
+    if at != bytes.len() {
+        return Err(bad(
+            at,
+            &format!("no bytes after the arrays ({} found)", bytes.len() - at),
+        ));
+    }
+    check_arrays(
+        &bad,
+        &meta,
+        (pages_at, pages),
+        (requests_at, requests),
+        (times_at, times),
+        (volumes_at, volumes),
+    )?;
+    check_trims(
+        &bad,
+        &meta,
+        (trims_at, positions),
+        trim_first,
+        (trim_pages_at, trim_pages),
+        trim_volumes,
+    )?;
+    Ok(BinaryLayout {
+        meta,
+        pages_at,
+        requests_at,
+        times_at,
+        volumes_at,
+        trims_at,
+    })
+}
+
+/// Checks the arrays of a converted trace against its header (see [`check_binary`]); each
+/// array comes with its byte offset, for the error.
+fn check_arrays(
+    bad: &dyn Fn(usize, &str) -> Error,
+    meta: &TraceMeta,
+    (pages_at, pages): (usize, &[u8]),
+    (requests_at, requests): (usize, &[u8]),
+    (times_at, times): (usize, &[u8]),
+    (volumes_at, volumes): (usize, &[u8]),
+) -> Result<()> {
+    if let Some(i) = le_u32s(pages).position(|p| u64::from(p) >= meta.address_pages) {
+        return Err(bad(
+            pages_at + 4 * i,
+            &format!(
+                "page ids below the address space of {} pages",
+                meta.address_pages
+            ),
+        ));
+    }
+    if let Some(i) = le_u32s(requests).position(|n| n == 0) {
+        return Err(bad(requests_at + 4 * i, "requests of at least one page"));
+    }
+    let covered: u64 = le_u32s(requests).map(u64::from).sum();
+    if covered != meta.pages_written {
+        return Err(bad(
+            requests_at,
+            &format!(
+                "requests covering the {} page writes ({covered} covered)",
+                meta.pages_written
+            ),
+        ));
+    }
+    if let Some(i) = le_f64s(times).position(|t| !t.is_finite()) {
+        return Err(bad(times_at + 8 * i, "finite request times"));
+    }
+    let n = meta.volumes.len() as u64;
+    if let Some(i) = le_u32s(volumes).position(|v| u64::from(v) >= n) {
+        return Err(bad(
+            volumes_at + 4 * i,
+            &format!("volume indices below the {n} volumes of the header"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the discards of a converted trace: positions in order within the page writes, ranges
+/// of at least one page inside the address space, volumes among the header's.
+fn check_trims(
+    bad: &dyn Fn(usize, &str) -> Error,
+    meta: &TraceMeta,
+    (at_at, at): (usize, &[u8]),
+    first: &[u8],
+    (pages_at, pages): (usize, &[u8]),
+    volumes: &[u8],
+) -> Result<()> {
+    let mut last = 0;
+    for (i, a) in le_u64s(at).enumerate() {
+        if a < last || a > meta.pages_written {
+            return Err(bad(
+                at_at + 8 * i,
+                &format!(
+                    "trim positions in order, at most the {} page writes",
+                    meta.pages_written
+                ),
+            ));
+        }
+        last = a;
+    }
+    for (i, (f, n)) in le_u32s(first).zip(le_u32s(pages)).enumerate() {
+        if n == 0 || u64::from(f) + u64::from(n) > meta.address_pages {
+            return Err(bad(
+                pages_at + 4 * i,
+                &format!(
+                    "trimmed ranges of at least one page inside the {} pages of address space",
+                    meta.address_pages
+                ),
+            ));
+        }
+    }
+    let n = meta.volumes.len() as u64;
+    if le_u32s(volumes).any(|v| u64::from(v) >= n) {
+        return Err(bad(pages_at, "trim volumes among the header's"));
+    }
+    Ok(())
+}
+
+fn le_u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+}
+
+/// Parses the bytes of a converted trace (checked by [`check_binary`]).
+pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
+    let l = check_binary(path, bytes)?;
+    Ok(Trace {
+        pages: le_u32s(&bytes[l.pages_at..l.requests_at]).collect(),
+        request_pages: le_u32s(&bytes[l.requests_at..l.times_at]).collect(),
+        times: le_f64s(&bytes[l.times_at..l.volumes_at]).collect(),
+        request_volumes: le_u32s(&bytes[l.volumes_at..l.trims_at]).collect(),
+        trims: {
+            let ranges = l.meta.trim_ranges as usize;
+            let (at, rest) = bytes[l.trims_at..].split_at(8 * ranges);
+            let (first, rest) = rest.split_at(4 * ranges);
+            let (pages, volumes) = rest.split_at(4 * ranges);
+            Trims {
+                at: le_u64s(at).collect(),
+                first: le_u32s(first).collect(),
+                pages: le_u32s(pages).collect(),
+                volumes: le_u32s(volumes).collect(),
+            }
+        },
+        meta: l.meta,
+    })
+}

@@ -1,0 +1,233 @@
+//! A converted trace's volumes and page names: one volume taken out as if converted alone, one
+//! file per volume, and the dense renaming of page ids in first-write order (Stockmeyer §2.1).
+
+use std::path::Path;
+
+use super::binary::write_binary;
+use super::convert::{io_err, Trace, Trims, VolumeMeta};
+use crate::error::Result;
+
+impl Trace {
+    /// Renames the page ids densely in first-write order (Stockmeyer §2.1), so that the address
+    /// space is the working set; a trace already renamed is left as it is.
+    pub fn rename_densely(&mut self) {
+        // New names in blocks of 2^16 pages, each allocated when first touched: memory follows
+        // the pages written, not the largest address, and a lookup is two loads, no hashing.
+        const UNNAMED: u32 = u32::MAX;
+        if self.meta.renamed {
+            return;
+        }
+        let mut blocks: Vec<Option<Box<[u32]>>> = Vec::new();
+        blocks.resize_with((self.meta.address_pages as usize >> 16) + 1, || None);
+        let mut next = 0u32;
+        for p in &mut self.pages {
+            let block = blocks[*p as usize >> 16]
+                .get_or_insert_with(|| vec![UNNAMED; 1 << 16].into_boxed_slice());
+            let name = &mut block[*p as usize & 0xffff];
+            if *name == UNNAMED {
+                *name = next;
+                next += 1;
+            }
+            *p = *name;
+        }
+        // Trimmed pages take their new names; a page the trace never writes holds nothing to trim.
+        let old = std::mem::take(&mut self.trims);
+        for k in 0..old.len() {
+            let mut run: Option<(u32, u32)> = None;
+            for p in old.first[k]..old.first[k] + old.pages[k] {
+                let Some(&id) = blocks
+                    .get(p as usize >> 16)
+                    .and_then(Option::as_ref)
+                    .map(|b| &b[p as usize & 0xffff])
+                    .filter(|&&id| id != UNNAMED)
+                else {
+                    continue;
+                };
+                run = match run {
+                    Some((f, n)) if f + n == id => Some((f, n + 1)),
+                    Some((f, n)) => {
+                        self.trims
+                            .push(old.at[k], f, n, old.volumes.get(k).copied());
+                        Some((id, 1))
+                    }
+                    None => Some((id, 1)),
+                };
+            }
+            if let Some((f, n)) = run {
+                self.trims
+                    .push(old.at[k], f, n, old.volumes.get(k).copied());
+            }
+        }
+        self.meta.trim_ranges = self.trims.len() as u64;
+        self.meta.pages_trimmed = self.trims.pages.iter().map(|&n| u64::from(n)).sum();
+        self.meta.unique_pages = u64::from(next);
+        self.meta.address_pages = u64::from(next);
+        self.meta.renamed = true;
+    }
+
+    /// The volumes, as listed in the header (a trace of layout 1 has one, unnamed).
+    pub fn volume_names(&self) -> Vec<&str> {
+        if self.meta.volumes.is_empty() {
+            vec![self.meta.device.as_deref().unwrap_or("")]
+        } else {
+            self.meta.volumes.iter().map(|v| v.name.as_str()).collect()
+        }
+    }
+
+    /// One volume taken out, as if converted alone (`--device`): its requests in order, its
+    /// pages in its own address space (ids kept: less its first page; renamed: renamed again
+    /// densely in first-write order). `None` for an index past the volumes.
+    pub fn volume(&self, index: usize) -> Option<Trace> {
+        if self.meta.volumes.len() <= 1 {
+            return (index == 0).then(|| self.clone());
+        }
+        let v = self.meta.volumes.get(index)?;
+        let first = v.first_page as u32;
+        let mut pages = Vec::with_capacity(v.pages_written as usize);
+        let mut request_pages = Vec::with_capacity(v.writes as usize);
+        let mut times = Vec::new();
+        let mut trims = Trims::default();
+        let mut t = 0;
+        // Each of its trims, at the count of its own page writes before it.
+        let mut trims_before = |global: usize, mine: usize, trims: &mut Trims| {
+            while t < self.trims.len() && self.trims.at[t] <= global as u64 {
+                if self
+                    .trims
+                    .volumes
+                    .get(t)
+                    .is_none_or(|&v| v as usize == index)
+                {
+                    trims.push(
+                        mine as u64,
+                        self.trims.first[t] - first,
+                        self.trims.pages[t],
+                        None,
+                    );
+                }
+                t += 1;
+            }
+        };
+        let mut at = 0usize;
+        for (i, (&n, &vol)) in self
+            .request_pages
+            .iter()
+            .zip(&self.request_volumes)
+            .enumerate()
+        {
+            trims_before(at, pages.len(), &mut trims);
+            let span = at..at + n as usize;
+            at = span.end;
+            if vol as usize != index {
+                continue;
+            }
+            pages.extend(self.pages[span].iter().map(|&p| p - first));
+            request_pages.push(n);
+            if let Some(&t) = self.times.get(i) {
+                times.push(t);
+            }
+        }
+        trims_before(usize::MAX, pages.len(), &mut trims);
+        let mut meta = self.meta.clone();
+        meta.device = Some(v.name.clone());
+        meta.trims = v.trims;
+        meta.trim_ranges = trims.len() as u64;
+        meta.pages_trimmed = trims.pages.iter().map(|&n| u64::from(n)).sum();
+        meta.requests = v.requests;
+        meta.reads = v.requests - v.writes;
+        meta.writes = v.writes;
+        meta.pages_written = v.pages_written;
+        meta.unique_pages = v.unique_pages;
+        meta.address_pages = v.address_pages;
+        meta.renamed = false;
+        meta.volumes = vec![VolumeMeta {
+            first_page: 0,
+            ..v.clone()
+        }];
+        let mut one = Trace {
+            meta,
+            pages,
+            request_pages,
+            times,
+            request_volumes: Vec::new(),
+            trims,
+        };
+        if self.meta.renamed {
+            one.meta.address_pages = self.meta.address_pages;
+            one.rename_densely();
+        }
+        Some(one)
+    }
+
+    /// Writes per page: how many pages the trace writes exactly once, and the working set.
+    pub fn written_once(&self) -> (u64, u64) {
+        let mut counts = vec![0u8; self.meta.address_pages as usize];
+        for &p in &self.pages {
+            let c = &mut counts[p as usize];
+            *c = c.saturating_add(1);
+        }
+        counts.iter().fold((0, 0), |(once, set), &c| {
+            (once + u64::from(c == 1), set + u64::from(c > 0))
+        })
+    }
+}
+
+/// A file name for a volume: its name with every character but ASCII letters, digits, `-`, `_`
+/// and `.` made `_` (`8,16` → `8_16`), `volume` when that leaves nothing, and `-N` added when an
+/// earlier volume took the name.
+fn volume_file_name(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if base.trim_matches('.').is_empty() {
+        base = "volume".into();
+    }
+    let mut file = format!("{base}.rtr");
+    let mut n = 1;
+    while !taken.insert(file.clone()) {
+        n += 1;
+        file = format!("{base}-{n}.rtr");
+    }
+    file
+}
+
+/// Writes each volume with writes of `trace` as a converted trace of its own in `dir` (created
+/// if need be), as [`Trace::volume`] takes it out; returns (volume, file name) in the trace's
+/// order of volumes. Volumes without writes are left out (their counts stay in the header).
+pub fn write_volumes(trace: &Trace, dir: &Path) -> Result<Vec<(VolumeMeta, String)>> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, &e))?;
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let count = trace.meta.volumes.len().max(1);
+    for i in 0..count {
+        let one = trace.volume(i).expect("an index below the count");
+        let v = one
+            .meta
+            .volumes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| VolumeMeta {
+                name: one.meta.device.clone().unwrap_or_default(),
+                first_page: 0,
+                address_pages: one.meta.address_pages,
+                requests: one.meta.requests,
+                writes: one.meta.writes,
+                pages_written: one.meta.pages_written,
+                unique_pages: one.meta.unique_pages,
+                trims: one.meta.trims,
+            });
+        if v.writes == 0 {
+            continue;
+        }
+        let file = volume_file_name(&v.name, &mut taken);
+        write_binary(&one, &dir.join(&file))?;
+        out.push((v, file));
+    }
+    Ok(out)
+}
