@@ -416,20 +416,41 @@ def lifetimes(pages: np.ndarray) -> dict[str, Any]:
     }
 
 
-def plot_stats(st: dict[str, Any], path: str | Path, title: str) -> Path:
-    """Three panels: writes per page by decreasing writes (Li et al. Fig. 1), the histogram of
-    lifetimes in powers of two, and the share of writes rewritten within a lifetime (CDF, as a
-    share of the working set)."""
+def _figure(panels: int, width: float) -> tuple[Any, Any]:
+    """A figure of ``panels`` axes side by side, drawn off-screen (Agg)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    counts = np.asarray(st["access_frequency"])
+    fig, axes = plt.subplots(1, panels, figsize=(width, 4), squeeze=False)
+    return fig, axes[0]
+
+
+def _access_frequency(ax: Any, counts: np.ndarray, title: str) -> None:
+    """Li et al. Fig. 1 on ``ax``: writes per page, pages sorted by decreasing writes, log-log."""
+    ax.loglog(np.arange(1, len(counts) + 1), counts, "-")
+    ax.set(xlabel="pages, by decreasing writes", ylabel="writes per page", title=title)
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    return p
+
+
+def plot_stats(st: dict[str, Any], path: str | Path, title: str) -> Path:
+    """Three panels: writes per page by decreasing writes (Li et al. Fig. 1), the histogram of
+    lifetimes in powers of two, and the share of writes rewritten within a lifetime (CDF, as a
+    share of the working set)."""
     lt = st["lifetimes"]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    axes[0].loglog(np.arange(1, len(counts) + 1), counts, "-")
-    axes[0].set(xlabel="pages, by decreasing writes", ylabel="writes per page", title=title)
+    fig, axes = _figure(3, 15)
+    _access_frequency(axes[0], np.asarray(st["access_frequency"]), title)
     hist = np.asarray(lt["lifetime_histogram_log2"], dtype=float)
     axes[1].bar(np.arange(len(hist)), hist / max(1, lt["writes"]))
     axes[1].set(xlabel="lifetime, log2 of user writes", ylabel="share of writes", title="write-reuse distance")
@@ -437,27 +458,11 @@ def plot_stats(st: dict[str, Any], path: str | Path, title: str) -> Path:
     edges = 2.0 ** np.arange(1, len(hist) + 1)
     axes[2].semilogx(edges / ws, np.cumsum(hist) / max(1, lt["writes"]), drawstyle="steps-post")
     axes[2].set(xlabel="lifetime / working set", ylabel="share of writes rewritten within", title="lifetime CDF", ylim=(0, 1))
-    fig.tight_layout()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    return p
+    return _save(fig, path)
 
 
 def plot_access_frequency(counts: np.ndarray, path: str | Path, title: str) -> Path:
     """Li et al. Fig. 1: writes per page, pages sorted by decreasing writes, log-log."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.loglog(np.arange(1, len(counts) + 1), counts, "-")
-    ax.set(xlabel="pages, by decreasing writes", ylabel="writes per page", title=title)
-    fig.tight_layout()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    return p
+    fig, axes = _figure(1, 6)
+    _access_frequency(axes[0], counts, title)
+    return _save(fig, path)
