@@ -29,6 +29,24 @@ fn fixture(name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// A name part for the running test's thread (proptest cases of two tests run at once).
+fn thread_tag() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("t")
+        .replace(':', "_")
+}
+
+/// blkparse lines of (device, block of 8 sectors, sectors, kind: 0 write, 1 read, 2 discard).
+fn blkparse(reqs: &[(u8, u64, u64, u8)]) -> String {
+    let mut text = String::new();
+    for (i, (d, blk, n, kind)) in reqs.iter().enumerate() {
+        let rwbs = ["W", "R", "DS"][usize::from(*kind)];
+        writeln!(text, "8,{d} 0 {i} {i}.5 1 Q {rwbs} {} + {n} [p]", blk * 8).unwrap();
+    }
+    text
+}
+
 fn options(rename: bool, device: Option<&str>) -> ConvertOptions {
     ConvertOptions {
         page_size: 4096,
@@ -186,7 +204,7 @@ proptest! {
         for (i, (d, blk, n, read)) in reqs.iter().enumerate() {
             writeln!(text, "{i}.0 {d} {} {n} {}", blk * 8, u8::from(*read)).unwrap();
         }
-        let path = fixture(&format!("prop-{}.disksim", std::thread::current().name().unwrap_or("t").replace(':', "_")), &text);
+        let path = fixture(&format!("prop-{}.disksim", thread_tag()), &text);
         let all = convert(&path, Format::Disksim, options(rename, None)).unwrap();
         let mut unique = 0;
         for (i, v) in all.meta.volumes.iter().enumerate() {
@@ -216,13 +234,7 @@ proptest! {
         reqs in prop::collection::vec((0u8..3, 0u64..48, 1u64..12, 0u8..3), 1..80),
         rename in any::<bool>(),
     ) {
-        let mut text = String::new();
-        for (i, (d, blk, n, kind)) in reqs.iter().enumerate() {
-            let rwbs = ["W", "R", "DS"][usize::from(*kind)];
-            writeln!(text, "8,{d} 0 {i} {i}.0 1 Q {rwbs} {} + {n} [p]", blk * 8).unwrap();
-        }
-        let name = format!("trims-{}.blkparse", std::thread::current().name().unwrap_or("t").replace(':', "_"));
-        let path = fixture(&name, &text);
+        let path = fixture(&format!("trims-{}.blkparse", thread_tag()), &blkparse(&reqs));
         let Ok(all) = convert(&path, Format::Blkparse, options(rename, None)) else {
             // No request at all: nothing to compare.
             return Ok(());
@@ -253,13 +265,8 @@ proptest! {
         rename in any::<bool>(),
         every in 1usize..40,
     ) {
-        let mut text = String::new();
-        for (i, (d, blk, n, kind)) in reqs.iter().enumerate() {
-            let rwbs = ["W", "R", "DS"][usize::from(*kind)];
-            writeln!(text, "8,{d} 0 {i} {i}.5 1 Q {rwbs} {} + {n} [p]", blk * 8).unwrap();
-        }
-        let tag = std::thread::current().name().unwrap_or("t").replace(':', "_");
-        let path = fixture(&format!("spill-{tag}.blkparse"), &text);
+        let tag = thread_tag();
+        let path = fixture(&format!("spill-{tag}.blkparse"), &blkparse(&reqs));
         let Ok(memory) = convert(&path, Format::Blkparse, options(rename, None)) else {
             return Ok(());
         };

@@ -19,34 +19,40 @@ pub fn write_binary(trace: &Trace, path: &Path) -> Result<()> {
 
 /// Writes a converted trace's bytes to `w` (the layout in the module's documentation).
 pub fn encode_binary(trace: &Trace, w: &mut impl Write) -> std::io::Result<()> {
-    let header = serde_json::to_vec(&trace.meta).expect("metadata serializes");
+    encode_header(&trace.meta, w)?;
+    write_le(w, &trace.pages, u32::to_le_bytes)?;
+    write_le(w, &trace.request_pages, u32::to_le_bytes)?;
+    write_le(w, &trace.times, f64::to_le_bytes)?;
+    write_le(w, &trace.request_volumes, u32::to_le_bytes)?;
+    encode_trims(&trace.trims, w)
+}
+
+/// The magic bytes, the header's length and the header.
+pub(super) fn encode_header(meta: &TraceMeta, w: &mut impl Write) -> std::io::Result<()> {
+    let header = serde_json::to_vec(meta).expect("metadata serializes");
     w.write_all(MAGIC)?;
     w.write_all(&(header.len() as u64).to_le_bytes())?;
-    w.write_all(&header)?;
-    for chunk in trace.pages.chunks(1 << 16) {
-        let bytes: Vec<u8> = chunk.iter().flat_map(|p| p.to_le_bytes()).collect();
-        w.write_all(&bytes)?;
-    }
-    let bytes: Vec<u8> = trace
-        .request_pages
-        .iter()
-        .flat_map(|p| p.to_le_bytes())
-        .collect();
-    w.write_all(&bytes)?;
-    let bytes: Vec<u8> = trace.times.iter().flat_map(|t| t.to_le_bytes()).collect();
-    w.write_all(&bytes)?;
-    let bytes: Vec<u8> = trace
-        .request_volumes
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    w.write_all(&bytes)?;
-    let t = &trace.trims;
-    let bytes: Vec<u8> = t.at.iter().flat_map(|v| v.to_le_bytes()).collect();
-    w.write_all(&bytes)?;
+    w.write_all(&header)
+}
+
+/// The discards' arrays, the last section of the file.
+pub(super) fn encode_trims(t: &Trims, w: &mut impl Write) -> std::io::Result<()> {
+    write_le(w, &t.at, u64::to_le_bytes)?;
     for a in [&t.first, &t.pages, &t.volumes] {
-        let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
-        w.write_all(&bytes)?;
+        write_le(w, a, u32::to_le_bytes)?;
+    }
+    Ok(())
+}
+
+/// `items` as little-endian bytes, 2^16 at a time.
+fn write_le<T: Copy, const N: usize>(
+    w: &mut impl Write,
+    items: &[T],
+    bytes: fn(T) -> [u8; N],
+) -> std::io::Result<()> {
+    for chunk in items.chunks(1 << 16) {
+        let b: Vec<u8> = chunk.iter().flat_map(|&x| bytes(x)).collect();
+        w.write_all(&b)?;
     }
     Ok(())
 }

@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::convert::{io_err, TraceMeta, Trims, MAGIC};
+use super::binary::{encode_header, encode_trims};
+use super::convert::{io_err, TraceMeta, Trims};
 use crate::error::Result;
 
 /// Page writes held in memory by a spilling conversion before they are written out (8 Mi: 32 MiB
@@ -82,11 +83,7 @@ impl Spill {
         let f = File::create(out).map_err(|e| io_err(out, &e))?;
         let mut w = BufWriter::with_capacity(1 << 20, f);
         let werr = |e: std::io::Error| io_err(out, &e);
-        let header = serde_json::to_vec(meta).expect("metadata serializes");
-        w.write_all(MAGIC).map_err(werr)?;
-        w.write_all(&(header.len() as u64).to_le_bytes())
-            .map_err(werr)?;
-        w.write_all(&header).map_err(werr)?;
+        encode_header(meta, &mut w).map_err(werr)?;
         let several = meta.volumes.len() > 1;
         if several && meta.volumes.iter().any(|v| v.first_page > 0) {
             // Each request's pages moved by its volume's first page.
@@ -118,12 +115,7 @@ impl Spill {
         if several {
             std::io::copy(&mut open(3)?, &mut w).map_err(werr)?;
         }
-        let bytes: Vec<u8> = trims.at.iter().flat_map(|v| v.to_le_bytes()).collect();
-        w.write_all(&bytes).map_err(werr)?;
-        for a in [&trims.first, &trims.pages, &trims.volumes] {
-            let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
-            w.write_all(&bytes).map_err(werr)?;
-        }
+        encode_trims(trims, &mut w).map_err(werr)?;
         w.flush().map_err(werr)
     }
 }
