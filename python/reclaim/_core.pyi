@@ -51,7 +51,7 @@ def schemes() -> list[dict[str, Any]]:
       ``locality[:fa=A,r=R1/R2/…,f=F1/F2/…]``, ``zipf:theta=T``, ``trace:PATH``
     - sizes: ``fixed:size=S``, ``uniform:min=A,max=B``, ``choice:sizes=S1/S2/…[,weights=W1/W2/…]``
     - methods: ``precondition[:tol=T,max_passes=K,measure=settled|after]``, ``li``,
-      ``stockmeyer[:prefix=N]``
+      ``stockmeyer[:prefix=N]``, ``log[:gp=G,room=R]``
     """
 
 def geometry(config_json: str) -> dict[str, int]:

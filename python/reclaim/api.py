@@ -244,7 +244,10 @@ class SimResult:
         method: With a trace workload, how it was replayed: ``method`` (canonical spec),
             ``trace_writes`` (page writes of one pass), ``working_set`` (pages written),
             ``passes`` (passes replayed, prefix and measured writes), ``pass_wa`` (with
-            ``precondition``, the WA of each pass, the measured one last) and ``settled``.
+            ``precondition``, the WA of each pass, the measured one last), ``settled`` and,
+            with ``log``, ``log``: ``triggers`` (requests after which the garbage proportion
+            exceeded its threshold), ``passed`` (of those, with no segment to collect) and
+            ``peak_segments`` (the log's largest size).
         warnings: Where the method is likely to mislead on this trace, in words (the command
             line prints them on stderr).
     """

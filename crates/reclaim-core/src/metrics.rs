@@ -119,6 +119,21 @@ pub struct MethodReport {
     pub pass_wa: Vec<f64>,
     /// `precondition`: whether the WA of a pass came within the tolerance of the one before.
     pub settled: Option<bool>,
+    /// `log`: how its trigger went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogReport>,
+}
+
+/// How the `log` method's trigger went (`method::log`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LogReport {
+    /// Write requests after which the garbage proportion exceeded the threshold (the
+    /// artifact's `nGC`).
+    pub triggers: u64,
+    /// Of those, the ones at which no sealed segment qualified as a victim.
+    pub passed: u64,
+    /// Most segments holding data after a request: the log's largest size [segments].
+    pub peak_segments: u64,
 }
 
 /// The result of a run: the measured phase only.

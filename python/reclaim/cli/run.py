@@ -91,8 +91,15 @@ def simulate_cmd(
         print_json(r.to_dict(arrays=arrays))
         return
     room = f"spare {r.simulated_spare:.4f}" if config.sizes is None else f"sizes {config.sizes}, spare {r.simulated_spare:.4f} of slots (U, G in slots)"
-    t = Table(title=f"{config.policy}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
-                    f"{r.simulated_logical_pages:,} logical pages, {room}")
+    log = (r.method or {}).get("log")
+    if log is not None:
+        # A log has no capacity: the segments are only its bound (`method::log`).
+        room = f"a log of at most {log['peak_segments']:,} segments (bound {r.simulated_segments:,})"
+        t = Table(title=f"{config.policy}, {config.workload}, segments of {r.simulated_pages_per_segment} pages, "
+                        f"working set {r.simulated_logical_pages:,} pages, {room}")
+    else:
+        t = Table(title=f"{config.policy}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
+                        f"{r.simulated_logical_pages:,} logical pages, {room}")
     t.add_column("metric")
     t.add_column("value", justify="right")
     keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]
@@ -146,7 +153,9 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
     for name, v in r.volumes.items():
         m = v.method or {}
         settled = m.get("settled")
-        t.add_row(escape(name), f"{v.simulated_segments:,}", f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
+        # A log's segments are its largest size, not the bound allocated for it.
+        segments = m["log"]["peak_segments"] if m.get("log") else v.simulated_segments
+        t.add_row(escape(name), f"{segments:,}", f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
                   f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"))
     for name in r.idle:
         t.add_row(escape(name), "", "0", "0", "—", "", "only reads")
@@ -164,6 +173,10 @@ def method_line(m: dict[str, Any]) -> str:
     ``precondition``, the passes and whether they settled."""
     line = (f"method {m['method']}: trace of {m['trace_writes']:,} page writes over a working set of "
             f"{m['working_set']:,} pages, {m['passes']:.2f} passes replayed")
+    if m.get("log") is not None:
+        log = m["log"]
+        line += (f"; the garbage proportion exceeded its threshold after {log['triggers']:,} write requests "
+                 f"({log['passed']:,} with no segment to collect); WA cumulative from the first write")
     if m["settled"] is not None:
         was = ", ".join(f"{w:.4f}" for w in m["pass_wa"])
         line += f"; WA per pass {was} ({'settled' if m['settled'] else 'NOT settled'})"

@@ -337,7 +337,23 @@ impl SimConfig {
                 "only one of `spare`, `fill` and `logical_pages`",
             ));
         }
+        let log = match self.method() {
+            Some(MethodSpec::Log(l)) => Some(l),
+            _ => None,
+        };
+        if let (Some(l), true) = (log, self.spare.is_some() || self.fill.is_some()) {
+            let (key, v) = match (self.spare, self.fill) {
+                (Some(s), _) => ("spare", s),
+                (None, f) => ("fill", f.unwrap_or_default()),
+            };
+            return Err(Error::param(
+                key,
+                v,
+                format!("none with `method={l}`: a log has no fixed capacity and no spare factor (its bound is `room`)"),
+            ));
+        }
         let fill = match (self.spare, self.fill) {
+            _ if log.is_some() => log.map_or(0.9, |l| l.fill()),
             (_, Some(f)) => {
                 check_range("fill", f, 0.0, 1.0, true, true)?;
                 f
@@ -409,6 +425,8 @@ impl SimConfig {
         let mean = self.sizes.as_ref().map_or(1.0, SizeSpec::mean);
         let logical = match (self.logical_pages, trace_pages, self.segments) {
             (Some(n), _, _) => n,
+            // A log holds the working set and floats above it (`method::log`).
+            (None, Some(pages), None) if log.is_some() => pages,
             (None, Some(pages), None) => {
                 ((fill * physical as f64 / mean).round() as u64).max(pages)
             }
@@ -483,7 +501,7 @@ impl SimConfig {
     pub fn warmup(&self) -> WarmupSpec {
         match (self.warmup, self.method()) {
             (Some(w), _) => w,
-            (None, Some(MethodSpec::Precondition(_))) => WarmupSpec::NONE,
+            (None, Some(MethodSpec::Precondition(_) | MethodSpec::Log(_))) => WarmupSpec::NONE,
             (None, _) => WarmupSpec::default(),
         }
     }
@@ -718,6 +736,9 @@ impl SimConfig {
         let Some(method) = self.method() else {
             return Ok(());
         };
+        if let MethodSpec::Log(_) = method {
+            self.validate_log(method)?;
+        }
         if let MethodSpec::Precondition(p) = method {
             if let Some(w) = self.warmup.filter(|w| *w != WarmupSpec::NONE) {
                 let given = if self.method.is_some() {
@@ -743,6 +764,50 @@ impl SimConfig {
                     format!("one pass (`1p`, the default) with `{method}`, which reports the pass that settled; `measure=after` measures `writes` after it"),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// `log` decides the warm-up (none), the trigger (the garbage proportion) and admission
+    /// (every page straight to its stream): the parameters that would change them are refused.
+    fn validate_log(&self, method: MethodSpec) -> Result<()> {
+        let refuse = |key: &str, value: String, why: &str| {
+            Err(Error::param(
+                key,
+                value,
+                format!("{why} with `method={method}`"),
+            ))
+        };
+        if let Some(w) = self.warmup.filter(|w| *w != WarmupSpec::NONE) {
+            return refuse(
+                "warmup",
+                w.to_string(),
+                "no warm-up: the log is replayed once from empty, as SepBIT's artifact does",
+            );
+        }
+        if self.gc != GcSpec::Frontier {
+            return refuse("gc", format!("`{}`", self.gc), "the default trigger: a log is cleaned by its garbage proportion (`gp`), not for space");
+        }
+        if let Some(c) = self.cache {
+            return refuse("cache", c.to_string(), "no write cache");
+        }
+        if let Some(z) = &self.sizes {
+            return refuse("sizes", format!("`{z}`"), "pages of one slot");
+        }
+        if self.streams != StreamMode::default() {
+            return refuse(
+                "streams",
+                format!("`{}`", self.streams),
+                "the default streams",
+            );
+        }
+        let placement = self.placement();
+        if matches!(
+            placement,
+            crate::placement::PlacementSpec::Regions(_)
+                | crate::placement::PlacementSpec::SortBuffer(_)
+        ) {
+            return refuse("placement", format!("`{placement}`"), "a placement whose pages take their slots as they are written (no regions, no sort buffer)");
         }
         Ok(())
     }

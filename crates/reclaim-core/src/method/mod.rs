@@ -8,6 +8,7 @@
 //! itself), and how much is measured (see `docs/traces.md`, "Methods").
 
 pub mod li;
+pub mod log;
 pub mod precondition;
 pub mod stockmeyer;
 
@@ -17,6 +18,7 @@ use std::str::FromStr;
 use crate::config::grammar::{parse_entry, string_serde, Entry};
 use crate::error::{Error, Result};
 
+pub use log::Log;
 pub use precondition::{Measure, Precondition};
 
 /// How a trace is replayed (`--method`); with a trace workload the default is
@@ -38,6 +40,10 @@ pub enum MethodSpec {
     /// trace's working set and the spare; the trace itself preconditions it, pass after pass,
     /// until the write amplification of a pass differs from the last one's by at most `tol`.
     Precondition(Precondition),
+    /// `log:gp=G,room=R`: SepBIT's replay. A log of no fixed capacity (sized from the trace's
+    /// working set), replayed once from empty and measured throughout; after every write
+    /// request one segment is collected if the garbage proportion exceeds `gp`.
+    Log(Log),
 }
 
 impl Default for MethodSpec {
@@ -53,13 +59,14 @@ impl MethodSpec {
             MethodSpec::Li => "li",
             MethodSpec::Stockmeyer { .. } => "stockmeyer",
             MethodSpec::Precondition(_) => "precondition",
+            MethodSpec::Log(_) => "log",
         }
     }
 
     /// Whether the device is sized from the trace's working set (the pages it writes, renamed
     /// densely) rather than its address space.
     pub fn sizes_from_working_set(&self) -> bool {
-        matches!(self, MethodSpec::Precondition(_))
+        matches!(self, MethodSpec::Precondition(_) | MethodSpec::Log(_))
     }
 }
 
@@ -76,10 +83,16 @@ impl fmt::Display for MethodSpec {
             MethodSpec::Li => f.write_str("li"),
             MethodSpec::Stockmeyer { prefix } => write!(f, "stockmeyer:prefix={prefix}"),
             MethodSpec::Precondition(p) => p.fmt(f),
+            MethodSpec::Log(l) => l.fmt(f),
         }
     }
 }
 string_serde!(MethodSpec);
 
 /// Every trace-driven method, one line each.
-pub const METHODS: &[Entry<MethodSpec>] = &[precondition::ENTRY, li::ENTRY, stockmeyer::ENTRY];
+pub const METHODS: &[Entry<MethodSpec>] = &[
+    precondition::ENTRY,
+    li::ENTRY,
+    stockmeyer::ENTRY,
+    log::ENTRY,
+];

@@ -22,6 +22,8 @@ pub(super) struct Cleaning {
     /// Victims cleaned since the last user write.
     pub(super) streak: u64,
     pub(super) streak_limit: u64,
+    /// `method = log`: its trigger, which replaces `gc`'s.
+    pub(super) log: Option<super::log::LogTrigger>,
 }
 
 /// Victims cleaned in a row without room for a user write after which the cleaner stops with
@@ -67,6 +69,7 @@ impl Cleaning {
             victims: Vec::new(),
             streak: 0,
             streak_limit: streak_limit(policy, segments, victims),
+            log: None,
         }
     }
 

@@ -198,6 +198,10 @@ impl Simulator {
 
     /// A stream of region `r` needs a segment and none is free beyond the reserve: clean.
     pub(super) fn make_room(&mut self, r: usize) -> Result<()> {
+        if let Some(log) = &self.cleaning.log {
+            // A log is never cleaned for space (`method::log`).
+            return Err(log.outgrown(self.geometry.segments, self.geometry.pages_per_segment));
+        }
         if let GcSpec::MaxEmpty { k } = self.cleaning.gc {
             // Stockmeyer §2.3: clean until MaxEmpty segments are free, then write.
             let reserve = self.dev.reserve(r);

@@ -27,6 +27,7 @@ mod admission;
 mod cleaning;
 mod core;
 mod device;
+mod log;
 mod ownership;
 mod plan;
 mod prefetch;

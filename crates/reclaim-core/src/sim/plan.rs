@@ -131,6 +131,7 @@ impl Plan {
                     passes: 0.0,
                     pass_wa: Vec::new(),
                     settled: None,
+                    log: None,
                 };
                 let replayed = if settle.is_some() {
                     None
@@ -382,7 +383,7 @@ impl Source {
 
     /// Draws the first [`AHEAD`] writes, their page-map entries prefetched, before the first
     /// workload write.
-    fn prime(&mut self, page_map: &[u32]) {
+    pub(super) fn prime(&mut self, page_map: &[u32]) {
         if self.ahead_at == NOT_DRAWN {
             for k in 0..AHEAD {
                 let w = self.workload.next(&mut self.workload_rng);
@@ -397,7 +398,7 @@ impl Source {
     /// page-map entry prefetched (the hot loop's main cache miss); with the pages of the writes
     /// half and a quarter of [`AHEAD`] ahead of it, for the next stages of prefetching.
     #[inline]
-    fn draw(&mut self, page_map: &[u32]) -> (Write, u32, u32) {
+    pub(super) fn draw(&mut self, page_map: &[u32]) -> (Write, u32, u32) {
         let i = self.ahead_at;
         let w = self.ahead[i];
         let next = self.workload.next(&mut self.workload_rng);
@@ -469,6 +470,9 @@ impl Simulator {
             &self.config,
         );
         r.method = self.plan.method_report();
+        if let (Some(m), Some(log)) = (r.method.as_mut(), &self.cleaning.log) {
+            m.log = Some(log.report());
+        }
         r.warnings = self.plan.warnings().to_vec();
         r
     }

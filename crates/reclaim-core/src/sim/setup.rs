@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 
 use super::admission::{Admission, Way};
+use super::log::LogTrigger;
 use super::plan::TraceFacts;
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
 use super::trim::TrimSchedule;
@@ -13,7 +14,8 @@ use super::{Cleaning, Device, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::{
-    FreqSource, GcSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode, WorkloadSpec,
+    FreqSource, GcSpec, MethodSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
+    WorkloadSpec,
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
@@ -36,6 +38,8 @@ struct Setup {
     trace: Option<TraceFacts>,
     /// The trace's discards (none with `trim = false`).
     trims: Trims,
+    /// `method = log`: its trigger over the trace's write requests.
+    log: Option<LogTrigger>,
     rng: SimRng,
 }
 
@@ -89,6 +93,10 @@ impl Setup {
                 format!("`false` with a write cache (`cache`): the trace discards {} ranges of pages, and the cache holds pages a discard would have to take back", trims.len()),
             ));
         }
+        let log = match (config.method(), &trace) {
+            (Some(MethodSpec::Log(rule)), Some(t)) => Some(LogTrigger::new(rule, &t.request_pages)),
+            _ => None,
+        };
         let pages = trace.map(|t| Arc::new(t.pages));
         let thresholds = config.trace_classes.as_deref();
         let workload = Workload::new(
@@ -116,6 +124,7 @@ impl Setup {
             warm_workload,
             trace: facts,
             trims,
+            log,
             rng,
         })
     }
@@ -379,6 +388,7 @@ impl Simulator {
             warm_workload,
             trace,
             trims,
+            log,
             rng,
         } = Setup::new(config)?;
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
@@ -421,6 +431,7 @@ impl Simulator {
             config: config.clone(),
             geometry,
         };
+        sim.cleaning.log = log;
         if let Phase::Measure(_) = sim.plan.phase {
             sim.dev
                 .metrics

@@ -52,7 +52,7 @@ impl Simulator {
     /// or a run with `trim = false`, takes the same path as before.
     pub(super) fn trace_writes(&mut self, mut n: u64) -> Result<()> {
         if self.source.trims.is_none() {
-            return self.workload_writes(n);
+            return self.replay_writes(n);
         }
         loop {
             while let Some((first, pages)) = self.source.trims.as_mut().and_then(TrimSchedule::due)
@@ -72,7 +72,17 @@ impl Simulator {
             let k = n.min(s.writes_to_next());
             s.pos += k;
             n -= k;
-            self.workload_writes(k)?;
+            self.replay_writes(k)?;
+        }
+    }
+
+    /// `n` trace writes between discards, request by request under `log`.
+    #[inline]
+    fn replay_writes(&mut self, n: u64) -> Result<()> {
+        if self.cleaning.log.is_some() {
+            self.log_writes(n)
+        } else {
+            self.workload_writes(n)
         }
     }
 
@@ -96,5 +106,8 @@ impl Simulator {
         }
         self.dev.store.page_map[page as usize] = NONE;
         self.dev.metrics.counters.trimmed += 1;
+        if let Some(log) = &mut self.cleaning.log {
+            log.trimmed();
+        }
     }
 }
