@@ -192,6 +192,34 @@ def test_simulate_names_its_method_and_warns_on_stderr(tmp_path):
     assert f"warning: {data['warnings'][0]}" in res.stderr
 
 
+def test_log_method_reports_its_trigger_and_each_volume_is_a_log(tmp_path):
+    # Alibaba CSV, two volumes: each fills 2,000 blocks, then rewrites a hot tenth 90% of the time.
+    rng = np.random.default_rng(6)
+    lines = [f"{v},W,{b * 4096},4096,{b}" for v in (0, 1) for b in range(2000)]
+    for i in range(40000):
+        v = int(rng.integers(0, 2))
+        b = int(rng.integers(0, 200)) if rng.random() < 0.9 else int(rng.integers(200, 2000))
+        lines.append(f"{v},W,{b * 4096},4096,{4000 + i}")
+    text = tmp_path / "ali.csv"
+    text.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "ali.rtr"
+    assert runner.invoke(app, ["trace", "convert", str(text), "-f", "alibaba", "-o", str(out)]).exit_code == 0
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{out}", "--volume", "0", "--method", "log",
+                              "--pages-per-segment", "32", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    log = data["method"]["log"]
+    # One pass from empty, every write measured; one segment collected per trigger that found one.
+    assert data["user_writes"] == sum(1 for ln in lines if ln.startswith("0,"))
+    assert data["erases"] == log["triggers"] - log["passed"] > 0
+    # The log floats near working set / (1 − 0.15) = 2,353 pages = 73.5 segments of 32, plus the
+    # open segment: never more than the pages ever written.
+    assert 73 <= log["peak_segments"] <= 80
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{out}", "--method", "log", "--pages-per-segment", "32"])
+    assert res.exit_code == 0, res.output
+    assert "overall" in res.stdout and "method log:gp=0.15,room=2 on each volume" in res.stdout
+
+
 def test_volumes_are_kept_apart_and_run_each_on_a_device_of_its_own(tmp_path):
     # A DiskSim trace of three devices writing the same blocks and one that only reads.
     rng = np.random.default_rng(4)
