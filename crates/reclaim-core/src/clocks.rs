@@ -11,4 +11,9 @@ pub struct Clocks {
     pub destage: u64,
     /// Cleaning cycles run (one per trigger firing, whatever the number of victims).
     pub gc_invocations: u64,
+    /// The trace time of the request being written [µs since the trace's first request; a
+    /// looped trace's passes continue it, `workload::trace`]: a write's time as the trace gives
+    /// it, for the schemes that estimate lifespans in trace time (DESIGN: "a write is a record
+    /// (page; class, size, time …)"). Kept only when a scheme reads it (`Need::Times`), else 0.
+    pub trace_time: u64,
 }

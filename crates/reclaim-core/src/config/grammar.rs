@@ -64,6 +64,9 @@ pub enum Need {
     PageState,
     /// Which segments each log sealed (multi-log's cleaning).
     SealedBy,
+    /// The trace's request times on each write ([`crate::workload::Write::time`], µs), for
+    /// the schemes that estimate lifespans in trace time; carried only when a scheme needs them.
+    Times,
 }
 
 /// One parameter of a scheme, as its own file declares it.

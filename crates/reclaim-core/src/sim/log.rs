@@ -98,6 +98,9 @@ impl Simulator {
         self.source.prime(&self.dev.store.page_map);
         for _ in 0..n {
             let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
+            if let Some(c) = &mut self.source.clock {
+                self.dev.clocks.trace_time = c.tick();
+            }
             self.dev.prefetch_old_copy(half, false);
             self.dev.prefetch_index_entry(quarter);
             let new = self.dev.store.page_map[w.page as usize] == NONE;

@@ -114,6 +114,8 @@ struct Source {
     warm_skips: Vec<bool>,
     /// A trace's discards, at their places among its writes (`trim`).
     trims: Option<trim::TrimSchedule>,
+    /// The trace's clock, ticked once per trace write consumed (where a scheme reads times).
+    clock: Option<crate::workload::trace::TraceClock>,
 }
 
 /// Where the run is and how far it goes.

@@ -481,11 +481,23 @@ impl Simulator {
     /// entries and the policy's index entries are prefetched in three stages.
     pub(super) fn workload_writes(&mut self, n: u64) -> Result<()> {
         if self.cache.is_some() {
-            return self.workload_writes_cached(n);
+            self.workload_writes_cached(n)
+        } else if self.source.clock.is_some() {
+            self.drawn_writes::<true>(n)
+        } else {
+            self.drawn_writes::<false>(n)
         }
+    }
+
+    /// [`Self::workload_writes`] without a cache; `TIMED`: the trace's clock ticks with each
+    /// write (a constant, so that a run without times pays nothing for them).
+    fn drawn_writes<const TIMED: bool>(&mut self, n: u64) -> Result<()> {
         self.source.prime(&self.dev.store.page_map);
         for _ in 0..n {
             let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
+            if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
+                self.dev.clocks.trace_time = c.tick();
+            }
             // Second stage: a page whose page-map entry has arrived by now; third: the
             // policy's entries found through what the second brought.
             self.dev.prefetch_old_copy(half, false);
@@ -505,6 +517,9 @@ impl Simulator {
         let ages = !self.dev.store.dseq.is_empty();
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
+            if let Some(c) = &mut self.source.clock {
+                self.dev.clocks.trace_time = c.tick();
+            }
             let cache = self.cache.as_ref().expect("called with a cache");
             self.dev.prefetch_evictions(cache, ages);
             self.user_write(w)?;

@@ -13,6 +13,7 @@ use super::trim::TrimSchedule;
 use super::{Cleaning, Device, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
+use crate::config::grammar::Need;
 use crate::config::{
     FreqSource, GcSpec, MethodSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
     WorkloadSpec,
@@ -27,6 +28,7 @@ use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 use crate::trace::convert::{self, ConvertOptions, Trims};
 use crate::trace::Format;
+use crate::workload::trace::TraceClock;
 use crate::workload::{ClassShare, Rate, Workload, Write};
 
 /// A configuration's geometry, its workload (and the warm-up's, for a trace) and what the run
@@ -40,6 +42,8 @@ struct Setup {
     trims: Trims,
     /// `method = log`: its trigger over the trace's write requests.
     log: Option<LogTrigger>,
+    /// The trace's clock, where a scheme reads it.
+    clock: Option<TraceClock>,
     rng: SimRng,
 }
 
@@ -97,7 +101,10 @@ impl Setup {
             (Some(MethodSpec::Log(rule)), Some(t)) => Some(LogTrigger::new(rule, &t.request_pages)),
             _ => None,
         };
-        let pages = trace.map(|t| Arc::new(t.pages));
+        let (pages, requests, times) = match trace {
+            Some(t) => (Some(Arc::new(t.pages)), t.request_pages, t.times),
+            None => (None, Vec::new(), Vec::new()),
+        };
         let thresholds = config.trace_classes.as_deref();
         let workload = Workload::new(
             &config.workload,
@@ -106,6 +113,13 @@ impl Setup {
             pages.clone(),
             thresholds,
         )?;
+        // The trace's clock is kept only when a scheme reads it (`Need::Times`).
+        let needs_times =
+            config.placement().info().needs(Need::Times) || config.policy.info().needs(Need::Times);
+        let clock = pages
+            .as_ref()
+            .filter(|_| needs_times)
+            .and_then(|p| TraceClock::new(&requests, &times, p.len() as u64));
         // Warm-up writes follow the run's workload, except for a trace, whose warm-up is uniform
         // over the whole logical space (DESIGN "Workloads"; Li et al. §6.1, Stockmeyer §2.1).
         let warm_workload = match pages {
@@ -125,6 +139,7 @@ impl Setup {
             trace: facts,
             trims,
             log,
+            clock,
             rng,
         })
     }
@@ -369,6 +384,7 @@ impl Source {
             warm_workload,
             warm_skips,
             trims: None,
+            clock: None,
         }
     }
 
@@ -389,6 +405,7 @@ impl Simulator {
             trace,
             trims,
             log,
+            clock,
             rng,
         } = Setup::new(config)?;
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
@@ -432,6 +449,7 @@ impl Simulator {
             geometry,
         };
         sim.cleaning.log = log;
+        sim.source.clock = clock;
         if let Phase::Measure(_) = sim.plan.phase {
             sim.dev
                 .metrics

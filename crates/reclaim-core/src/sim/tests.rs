@@ -558,3 +558,53 @@ fn a_cleaner_without_sealed_segments_stops_with_an_error() {
         format!("the cleaner found no sealed segment to clean ({free} free, {open} open segments)")
     );
 }
+
+#[test]
+fn the_trace_clock_gives_each_write_its_requests_time() {
+    // Alibaba CSV: 64 pages written once in requests of 4 pages, 1 ms apart, then 600
+    // single-page rewrites 10 µs apart; converted, replayed twice under `log` (one pass each
+    // way: `writes = 2p`), with the clock kept as it is for a scheme that reads times.
+    let dir = std::env::temp_dir().join(format!("reclaim-clock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (text, out) = (dir.join("t.csv"), dir.join("t.rtr"));
+    let mut lines = Vec::new();
+    let mut times = Vec::new();
+    for r in 0..16u64 {
+        lines.push(format!("0,W,{},{},{}", r * 4 * 4096, 4 * 4096, r * 1000));
+        times.extend([r * 1000; 4]);
+    }
+    for i in 0..600u64 {
+        let t = 16_000 + i * 10;
+        lines.push(format!("0,W,{},4096,{t}", (i * 37 % 64) * 4096));
+        times.push(t);
+    }
+    std::fs::write(&text, lines.join("\n") + "\n").unwrap();
+    let t = crate::trace::convert::convert(
+        &text,
+        crate::trace::Format::Alibaba,
+        crate::trace::convert::ConvertOptions::default(),
+    )
+    .unwrap();
+    crate::trace::convert::write_binary(&t, &out).unwrap();
+    let config = SimConfig {
+        workload: format!("trace:{}", out.display()).parse().unwrap(),
+        method: Some("log".parse().unwrap()),
+        pages_per_segment: 8,
+        writes: Some(Amount::Passes(2.0)),
+        ..SimConfig::default()
+    };
+    let mut sim = Simulator::new(&config).unwrap();
+    assert!(
+        sim.source.clock.is_none(),
+        "no scheme reads times: no clock"
+    );
+    sim.source.clock = crate::workload::trace::TraceClock::new(&t.request_pages, &t.times, 664);
+    // The second pass continues the clock by the span (the last request at 16,000 + 599 × 10 =
+    // 21,990 µs) and the mean gap between its 616 requests (21,990 / 615 = 35 µs, rounded down).
+    let period = 21_990 + 21_990 / 615;
+    for k in 0..2 * times.len() {
+        assert!(sim.step(1).unwrap() || k + 1 == 2 * times.len());
+        let want = times[k % times.len()] + if k >= times.len() { period } else { 0 };
+        assert_eq!(sim.clocks().trace_time, want, "write {k}");
+    }
+}

@@ -5,6 +5,12 @@
 //! t₁ > t₂ > …, class 0 holds the pages written at least t₁ times, class 1 those written at least
 //! t₂ times and fewer than t₁, …, the last written class those written at least once, and one
 //! more class the pages the trace never writes.
+//!
+//! A trace with times keeps the time of each write's request on a clock of its own
+//! ([`TraceClock`], read as [`Clocks::trace_time`](crate::clocks::Clocks::trace_time)). A looped
+//! trace's clock runs on: pass k's requests are at their times plus k periods, a period being the
+//! trace's span plus its mean gap between requests (so that the first request of a pass follows
+//! the last of the one before as requests follow each other).
 
 use std::sync::Arc;
 
@@ -21,6 +27,70 @@ pub struct Replay {
     class: Vec<u16>,
     /// Pages and writes per class.
     shares: Vec<ClassShare>,
+}
+
+/// The time of each write of a trace: its request's, pass after pass, ticked once per page write
+/// in replay order.
+#[derive(Clone, Debug)]
+pub struct TraceClock {
+    /// Page writes of each request (none empty).
+    requests: Arc<Vec<u32>>,
+    /// Time of each request [µs since the first].
+    times: Arc<Vec<u64>>,
+    /// Time added per pass [µs]: the span plus the mean gap.
+    period: u64,
+    /// The current request, its page writes still to issue, and the time added in this pass.
+    at: usize,
+    left: u32,
+    offset: u64,
+}
+
+impl TraceClock {
+    /// The clock of requests of `requests` page writes at `seconds` since the trace's first;
+    /// `None` without times, or when the two do not describe the same `writes` page writes.
+    pub fn new(requests: &[u32], seconds: &[f64], writes: u64) -> Option<Self> {
+        let total: u64 = requests.iter().map(|&n| u64::from(n)).sum();
+        if seconds.is_empty() || seconds.len() != requests.len() || total != writes {
+            return None;
+        }
+        let (requests, times): (Vec<u32>, Vec<u64>) = requests
+            .iter()
+            .zip(seconds)
+            .filter(|(&n, _)| n > 0)
+            .map(|(&n, &s)| (n, (s.max(0.0) * 1e6).round() as u64))
+            .unzip();
+        let (&first, &last) = (times.first()?, times.last()?);
+        let span = last.saturating_sub(first);
+        let gap = if times.len() > 1 {
+            (span / (times.len() as u64 - 1)).max(1)
+        } else {
+            1
+        };
+        Some(TraceClock {
+            left: requests[0],
+            requests: Arc::new(requests),
+            times: Arc::new(times),
+            period: span + gap,
+            at: 0,
+            offset: 0,
+        })
+    }
+
+    /// The time of the next page write [µs], the clock moved past it.
+    #[inline]
+    pub fn tick(&mut self) -> u64 {
+        let t = self.times[self.at] + self.offset;
+        self.left -= 1;
+        if self.left == 0 {
+            self.at += 1;
+            if self.at == self.requests.len() {
+                self.at = 0;
+                self.offset += self.period;
+            }
+            self.left = self.requests[self.at];
+        }
+        t
+    }
 }
 
 impl Replay {
@@ -117,3 +187,36 @@ pub const ENTRY: Entry<WorkloadSpec> = Entry {
     },
     parse: |a| Err(a.bad("`trace:PATH` with the path of a converted trace or a page-id list")),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticks(clock: &mut TraceClock, n: usize) -> Vec<u64> {
+        (0..n).map(|_| clock.tick()).collect()
+    }
+
+    #[test]
+    fn each_write_takes_its_requests_time_and_passes_continue_the_clock() {
+        // Requests of 2, 1 and 3 pages at 0, 0.5 and 1 s: span 1 s, mean gap 0.5 s, period 1.5 s.
+        let mut c = TraceClock::new(&[2, 1, 3], &[0.0, 0.5, 1.0], 6).unwrap();
+        let pass = [0, 0, 500_000, 1_000_000, 1_000_000, 1_000_000];
+        let mut want: Vec<u64> = pass.to_vec();
+        want.extend(pass.iter().map(|t| t + 1_500_000));
+        assert_eq!(ticks(&mut c, 12), want);
+    }
+
+    #[test]
+    fn no_clock_without_times_or_with_requests_that_do_not_add_up() {
+        assert!(TraceClock::new(&[3], &[], 3).is_none());
+        assert!(TraceClock::new(&[2], &[0.0], 3).is_none());
+        assert!(TraceClock::new(&[2, 1], &[0.0], 3).is_none());
+    }
+
+    #[test]
+    fn requests_of_no_page_are_passed_over() {
+        // Requests at 0 and 2 s (the empty one dropped): period 2 s + 2 s.
+        let mut c = TraceClock::new(&[1, 0, 1], &[0.0, 0.25, 2.0], 2).unwrap();
+        assert_eq!(ticks(&mut c, 4), [0, 2_000_000, 4_000_000, 6_000_000]);
+    }
+}
