@@ -87,3 +87,41 @@ def test_chromium_is_debians(chromium):
         pytest.skip("not a Debian system: the report tests use the chromium on PATH")
     owner = subprocess.run(["dpkg", "-S", str(Path(chromium).resolve())], capture_output=True, text=True)
     assert owner.returncode == 0 and owner.stdout.split(":")[0] in ("chromium", "chromium-common"), owner.stdout
+
+
+def test_trace_statistics_stand_beside_the_wa_of_each_volume(tmp_path, chromium):
+    # A trace of two volumes (Alibaba CSV): volume 0 rewrites a hot tenth, volume 1 rewrites
+    # uniformly; a sweep of two policies over each volume.
+    import numpy as np
+    from reclaim import traces
+
+    rng = np.random.default_rng(8)
+    lines = [f"{v},W,{b * 4096},4096,{b}" for v in (0, 1) for b in range(1000)]
+    for i in range(12000):
+        v = i % 2
+        b = int(rng.integers(0, 100)) if v == 0 and rng.random() < 0.9 else int(rng.integers(0, 1000))
+        lines.append(f"{v},W,{b * 4096},4096,{2000 + i}")
+    text = tmp_path / "two.csv"
+    text.write_text("\n".join(lines) + "\n")
+    trace = tmp_path / "two.rtr"
+    traces.convert(text, "alibaba", trace)
+    f = tmp_path / "vols.toml"
+    f.write_text(f'name = "vols"\n[base]\nworkload = "trace:{trace}"\npages_per_segment = 16\nvolume = "each"\n'
+                 '[axes]\npolicy = ["greedy", "fifo"]\n')
+    db = tmp_path / "v.duckdb"
+    assert run([load(f)], db, workers=1).ran == 4
+    out = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", str(db), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "Traces: what lifetime-based placement exploits, beside WA" in page
+    # One row per volume, whose median lifetime is the trace statistics' for that volume's writes.
+    t = traces.load(trace)
+    per_page = np.repeat(t.request_volumes, t.request_pages)
+    for i, name in enumerate(["0", "1"]):
+        median = traces.lifetimes(t.pages[per_page == i])["lifetime_quantiles"]["0.5"]
+        assert f"{trace} [{name}]" in page and f'data-v="{median:,.0f}"' in page
+    check = check_page(out, RENDERED, SCREENSHOT.with_name("report-traces.png"))
+    assert check.errors == [] and check.requests == []
+    # The WA figure, two histograms and a series, and the lifetimes' CDF with one line per volume.
+    assert check.value["figs"] == 5

@@ -11,7 +11,12 @@ archive, years later. Per sweep it shows:
 - the valid-page distributions of victims and of all sealed segments (Van Houdt Fig. 3) at the
   middle value of the numeric axis, averaged over seeds;
 - the WA time series at that value (first seed);
-- a table of every task with its varying parameters and metrics (click a header to sort).
+- a table of every task with its varying parameters and metrics (click a header to sort);
+- for the tasks that replay traces, what lifetime-based placement exploits in each trace (or
+  volume) beside the WA measured on it: page writes, working set, the lifetimes (write-reuse
+  distances) as quantiles and as a CDF, and the share of writes rewritten within 10% and 100% of
+  the working set (``reclaim trace stats``; a trace file not found where the report is built is
+  said so).
 
 Zoom, hover and series toggles are plotly's. ``--figures DIR`` writes the WA figures with
 matplotlib as PNG, SVG and PDF.
@@ -36,6 +41,8 @@ X_PREFERENCE = ("spare", "fill", "logical_pages", "segments", "pages_per_segment
 LINE_PREFERENCE = ("policy", "placement", "frontier", "gc", "workload")
 #: Rows of the task table before it is cut (the database holds them all).
 TABLE_LIMIT = 5000
+#: Traces (or volumes) whose statistics a report shows, per sweep, before it says how many more.
+TRACE_LIMIT = 50
 #: No fetch of any kind: scripts, styles and images are inline.
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 
@@ -226,6 +233,95 @@ def _table(g: _Group) -> str:
     return f'<div class="tablewrap"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}'
 
 
+def _trace_facts(workload: str, volume: Any, loaded: dict[Path, Any]) -> dict[str, Any] | None:
+    """The lifetime statistics of the trace (or one volume of it) that ``workload`` replays;
+    ``None`` when its file is not here. ``loaded`` caches the traces read."""
+    import numpy as np
+
+    from reclaim import traces
+
+    path = Path(workload[len("trace:"):])
+    if not path.is_file():
+        return None
+    if path not in loaded:
+        loaded[path] = traces.load(path)
+    t = loaded[path]
+    pages = t.pages
+    names = [str(v["name"]) for v in t.meta.get("volumes") or []]
+    if isinstance(volume, str) and volume in names and len(t.request_volumes):
+        per_page = np.repeat(t.request_volumes, t.request_pages)
+        pages = pages[per_page == names.index(volume)]
+    return traces.lifetimes(pages)
+
+
+def _trace_section(g: _Group) -> tuple[str, Any | None]:
+    """The statistics of each trace (or volume) the group replays, beside the WA measured on it:
+    an HTML table and a figure of the lifetimes' CDF (``None`` when no trace file is here)."""
+    import plotly.graph_objects as go
+
+    df = g.frame
+    if "workload" not in df:
+        return "", None
+    df = df[df["workload"].astype(str).str.startswith("trace:")]
+    if df.empty:
+        return "", None
+    vol = df["volume"] if "volume" in df else None
+    keys = sorted({(str(w), None if vol is None or v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+                   for w, v in zip(df["workload"], vol if vol is not None else [None] * len(df), strict=True)},
+                  key=lambda k: (k[0], k[1] or ""))
+    loaded: dict[Path, Any] = {}
+    fig = go.Figure()
+    rows, missing = [], []
+    for workload, volume in keys[:TRACE_LIMIT]:
+        on = df[df["workload"].astype(str) == workload]
+        if volume is not None:
+            on = on[on["volume"].astype(str) == volume]
+        wa = on["wa"]
+        name = workload[len("trace:"):] + (f" [{volume}]" if volume else "")
+        facts = _trace_facts(workload, volume, loaded)
+        if facts is None:
+            missing.append(name)
+            continue
+        q, within, n = facts["lifetime_quantiles"], facts["within"], facts["writes"]
+        cells = [name, f"{n:,}", f"{facts['working_set']:,}", f"{facts['rewrites'] / n:.3f}" if n else "",
+                 f"{q['0.1']:,.0f}", f"{q['0.5']:,.0f}", f"{q['0.9']:,.0f}",
+                 f"{q['0.5'] / facts['working_set']:.3f}" if facts["working_set"] else "",
+                 f"{within['0.1']:.3f}", f"{within['1']:.3f}",
+                 f"{wa.min():.4f}", f"{wa.mean():.4f}", f"{wa.max():.4f}", f"{len(on)}"]
+        rows.append("<tr>" + "".join(f'<td{" class=t" if i == 0 else ""} data-v="{html.escape(c)}">{html.escape(c)}</td>'
+                                     for i, c in enumerate(cells)) + "</tr>")
+        hist = facts["lifetime_histogram_log2"]
+        if hist:
+            total = sum(hist)
+            cdf, acc = [], 0
+            for h in hist:
+                acc += h
+                cdf.append(acc / total)
+            fig.add_trace(go.Scatter(x=[2 ** (k + 1) for k in range(len(hist))], y=cdf, mode="lines+markers", name=name,
+                                     hovertemplate=f"{html.escape(name)}<br>lifetime < %{{x:,}} writes: %{{y:.3f}}<extra></extra>"))
+    heads = ["trace", "page writes", "working set", "rewritten", "lifetime p10", "p50", "p90", "p50 / working set",
+             "within 10% WS", "within WS", "WA min", "WA mean", "WA max", "tasks"]
+    out = ["<h3>Traces: what lifetime-based placement exploits, beside WA</h3>",
+           "<p class=meta>Lifetimes are write-reuse distances in user writes (a write's data dies when its page is "
+           "written again); <i>rewritten</i> is the share of writes whose page is written again; <i>within x</i> the "
+           "share of all writes rewritten within x of the working set (<code>reclaim trace stats</code>).</p>"]
+    if rows:
+        head = "".join(f'<th class="{"t" if i == 0 else ""}">{html.escape(h)}</th>' for i, h in enumerate(heads))
+        out.append(f'<div class="tablewrap"><table class="sortable"><thead><tr>{head}</tr></thead>'
+                   f'<tbody>{"".join(rows)}</tbody></table></div>')
+    if missing:
+        out.append(f"<p class=meta>Not found here, so not shown: {html.escape(', '.join(missing))}.</p>")
+    if len(keys) > TRACE_LIMIT:
+        out.append(f"<p class=meta>{len(keys) - TRACE_LIMIT:,} more traces or volumes in this sweep "
+                   f"(<code>reclaim trace stats</code> gives each).</p>")
+    if not fig.data:
+        return "".join(out), None
+    fig.update_layout(title="Lifetimes (write-reuse distance): cumulative share of rewrites", xaxis_type="log",
+                      xaxis_title="lifetime [user writes]", yaxis_title="share of rewrites below", legend_title="trace",
+                      margin={"t": 50, "r": 20}, template="plotly_white")
+    return "".join(out), fig
+
+
 def _figure_files(g: _Group, facet: str, points: list[dict[str, Any]], folder: Path, index: int) -> list[Path]:
     import matplotlib
 
@@ -301,6 +397,11 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
                 place(_series_figure(con, g, facet, fd))
                 if folder is not None:
                     summary.figure_files += _figure_files(g, facet, points, folder, i)
+            section, lifetimes = _trace_section(g)
+            if section:
+                body.append(section)
+            if lifetimes is not None:
+                place(lifetimes)
             body.append("<h3>Every task</h3>")
             body.append(_table(g))
         if failures:
