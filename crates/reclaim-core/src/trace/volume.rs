@@ -11,19 +11,22 @@ impl Trace {
     /// Renames the page ids densely in first-write order (Stockmeyer §2.1), so that the address
     /// space is the working set; a trace already renamed is left as it is.
     pub fn rename_densely(&mut self) {
-        // New names in blocks of 2^16 pages, each allocated when first touched: memory follows
-        // the pages written, not the largest address, and a lookup is two loads, no hashing.
+        // New names in blocks of 2^12 pages, each allocated when first touched: memory follows
+        // the pages written, not the largest address (a sparse trace touches few blocks, and
+        // small ones), and a lookup is two loads, no hashing.
         const UNNAMED: u32 = u32::MAX;
+        const SHIFT: usize = 12;
+        const MASK: usize = (1 << SHIFT) - 1;
         if self.meta.renamed {
             return;
         }
         let mut blocks: Vec<Option<Box<[u32]>>> = Vec::new();
-        blocks.resize_with((self.meta.address_pages as usize >> 16) + 1, || None);
+        blocks.resize_with((self.meta.address_pages as usize >> SHIFT) + 1, || None);
         let mut next = 0u32;
         for p in &mut self.pages {
-            let block = blocks[*p as usize >> 16]
-                .get_or_insert_with(|| vec![UNNAMED; 1 << 16].into_boxed_slice());
-            let name = &mut block[*p as usize & 0xffff];
+            let block = blocks[*p as usize >> SHIFT]
+                .get_or_insert_with(|| vec![UNNAMED; 1 << SHIFT].into_boxed_slice());
+            let name = &mut block[*p as usize & MASK];
             if *name == UNNAMED {
                 *name = next;
                 next += 1;
@@ -36,9 +39,9 @@ impl Trace {
             let mut run: Option<(u32, u32)> = None;
             for p in old.first[k]..old.first[k] + old.pages[k] {
                 let Some(&id) = blocks
-                    .get(p as usize >> 16)
+                    .get(p as usize >> SHIFT)
                     .and_then(Option::as_ref)
-                    .map(|b| &b[p as usize & 0xffff])
+                    .map(|b| &b[p as usize & MASK])
                     .filter(|&&id| id != UNNAMED)
                 else {
                     continue;
