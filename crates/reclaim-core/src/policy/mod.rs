@@ -183,7 +183,10 @@ macro_rules! registry {
                     $(Policy::$v(p) => p.prefetch(seg),)*
                 }
             }
-            #[inline]
+            // Always inlined, as `on_invalidate`: the user write's loop calls it once per write,
+            // and with several callers (the timed and untimed loops, `log`'s) a call stays.
+            #[allow(clippy::inline_always)]
+            #[inline(always)]
             fn prefetch_entry(&self, seg: u32, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.prefetch_entry(seg, store),)*
