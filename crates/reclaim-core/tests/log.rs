@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use reclaim_core::config::SimConfig;
-use reclaim_core::metrics::SimResult;
-use reclaim_core::sim::Simulator;
 use reclaim_core::trace::convert::{page_list_trace, write_binary};
+
+#[path = "support/json.rs"]
+mod json;
+use json::{error, run};
 
 /// A converted trace of `pages` written in requests of `requests` pages each (single pages when
 /// empty), under the build directory's scratch space.
@@ -31,26 +32,6 @@ fn trace(name: &str, pages: Vec<u32>, requests: Vec<u32>) -> PathBuf {
     }
     write_binary(&t, &p).unwrap();
     p
-}
-
-fn run(json: &str) -> SimResult {
-    Simulator::new(&SimConfig::from_json(json).unwrap())
-        .unwrap()
-        .run()
-        .unwrap()
-}
-
-fn error(json: &str) -> String {
-    match SimConfig::from_json(json) {
-        Err(e) => e.to_string(),
-        Ok(c) => match Simulator::new(&c) {
-            Err(e) => e.to_string(),
-            Ok(s) => match s.run() {
-                Err(e) => e.to_string(),
-                Ok(_) => panic!("{json} was accepted"),
-            },
-        },
-    }
 }
 
 /// The trace of `../shared/reference/sepbit-artifact.md`, "Measured: one trace for the issue":

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use reclaim_core::config::SimConfig;
-use reclaim_core::metrics::SimResult;
-use reclaim_core::sim::Simulator;
 use reclaim_core::trace::convert::{page_list_trace, write_binary};
+
+#[path = "support/json.rs"]
+mod json;
+use json::{error, run};
 
 /// A converted trace of single-page writes, under the build directory's scratch space.
 fn trace(name: &str, pages: Vec<u32>) -> PathBuf {
@@ -38,23 +39,6 @@ fn skewed(n: usize, pages: u32, hot: f64, stride: u32, seed: u64) -> Vec<u32> {
             p * stride
         })
         .collect()
-}
-
-fn run(json: &str) -> SimResult {
-    Simulator::new(&SimConfig::from_json(json).unwrap())
-        .unwrap()
-        .run()
-        .unwrap()
-}
-
-fn error(json: &str) -> String {
-    match SimConfig::from_json(json) {
-        Err(e) => e.to_string(),
-        Ok(c) => match Simulator::new(&c) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("{json} was accepted"),
-        },
-    }
 }
 
 #[test]

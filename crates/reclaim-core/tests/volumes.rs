@@ -13,6 +13,12 @@ use reclaim_core::trace::convert::{
 };
 use reclaim_core::trace::{Format, ReadOptions};
 
+// (Its `error` is for the tests of methods.)
+#[allow(dead_code)]
+#[path = "support/json.rs"]
+mod json;
+use json::run;
+
 fn scratch(name: &str) -> PathBuf {
     let dir =
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("volumes-{}", std::process::id()));
@@ -123,13 +129,6 @@ fn one_file_per_volume_with_writes() {
     let two = read_binary(&dir.join("2.rtr")).unwrap();
     assert_eq!(two.pages, [1, 2, 0]);
     assert_eq!(two.meta.device.as_deref(), Some("2"));
-}
-
-fn run(json: &str) -> reclaim_core::metrics::SimResult {
-    Simulator::new(&SimConfig::from_json(json).unwrap())
-        .unwrap()
-        .run()
-        .unwrap()
 }
 
 #[test]

@@ -736,8 +736,8 @@ impl SimConfig {
         let Some(method) = self.method() else {
             return Ok(());
         };
-        if let MethodSpec::Log(_) = method {
-            self.validate_log(method)?;
+        if let MethodSpec::Log(log) = method {
+            log.check(self)?;
         }
         if let MethodSpec::Precondition(p) = method {
             if let Some(w) = self.warmup.filter(|w| *w != WarmupSpec::NONE) {
@@ -764,50 +764,6 @@ impl SimConfig {
                     format!("one pass (`1p`, the default) with `{method}`, which reports the pass that settled; `measure=after` measures `writes` after it"),
                 ));
             }
-        }
-        Ok(())
-    }
-
-    /// `log` decides the warm-up (none), the trigger (the garbage proportion) and admission
-    /// (every page straight to its stream): the parameters that would change them are refused.
-    fn validate_log(&self, method: MethodSpec) -> Result<()> {
-        let refuse = |key: &str, value: String, why: &str| {
-            Err(Error::param(
-                key,
-                value,
-                format!("{why} with `method={method}`"),
-            ))
-        };
-        if let Some(w) = self.warmup.filter(|w| *w != WarmupSpec::NONE) {
-            return refuse(
-                "warmup",
-                w.to_string(),
-                "no warm-up: the log is replayed once from empty, as SepBIT's artifact does",
-            );
-        }
-        if self.gc != GcSpec::Frontier {
-            return refuse("gc", format!("`{}`", self.gc), "the default trigger: a log is cleaned by its garbage proportion (`gp`), not for space");
-        }
-        if let Some(c) = self.cache {
-            return refuse("cache", c.to_string(), "no write cache");
-        }
-        if let Some(z) = &self.sizes {
-            return refuse("sizes", format!("`{z}`"), "pages of one slot");
-        }
-        if self.streams != StreamMode::default() {
-            return refuse(
-                "streams",
-                format!("`{}`", self.streams),
-                "the default streams",
-            );
-        }
-        let placement = self.placement();
-        if matches!(
-            placement,
-            crate::placement::PlacementSpec::Regions(_)
-                | crate::placement::PlacementSpec::SortBuffer(_)
-        ) {
-            return refuse("placement", format!("`{placement}`"), "a placement whose pages take their slots as they are written (no regions, no sort buffer)");
         }
         Ok(())
     }

@@ -21,7 +21,9 @@ use std::fmt;
 
 use super::MethodSpec;
 use crate::config::grammar::{Args, Entry, Family, Info, Param};
+use crate::config::{GcSpec, SimConfig, StreamMode, WarmupSpec};
 use crate::error::{Error, Result};
+use crate::placement::PlacementSpec;
 
 /// The parameters of `log`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,6 +55,50 @@ impl Log {
     /// invalid page and a garbage proportion of at least `gp`.
     pub fn eligible(&self, valid: u32, pps: u32) -> bool {
         valid < pps && f64::from(pps - valid) / f64::from(pps) >= self.gp
+    }
+
+    /// `log` decides the warm-up (none), the trigger (the garbage proportion) and admission
+    /// (every page straight to its stream): the parameters that would change them are refused.
+    pub fn check(&self, config: &SimConfig) -> Result<()> {
+        let method = MethodSpec::Log(*self);
+        let refuse = |key: &str, value: String, why: &str| {
+            Err(Error::param(
+                key,
+                value,
+                format!("{why} with `method={method}`"),
+            ))
+        };
+        if let Some(w) = config.warmup.filter(|w| *w != WarmupSpec::NONE) {
+            return refuse(
+                "warmup",
+                w.to_string(),
+                "no warm-up: the log is replayed once from empty, as SepBIT's artifact does",
+            );
+        }
+        if config.gc != GcSpec::Frontier {
+            return refuse("gc", format!("`{}`", config.gc), "the default trigger: a log is cleaned by its garbage proportion (`gp`), not for space");
+        }
+        if let Some(c) = config.cache {
+            return refuse("cache", c.to_string(), "no write cache");
+        }
+        if let Some(z) = &config.sizes {
+            return refuse("sizes", format!("`{z}`"), "pages of one slot");
+        }
+        if config.streams != StreamMode::default() {
+            return refuse(
+                "streams",
+                format!("`{}`", config.streams),
+                "the default streams",
+            );
+        }
+        let placement = config.placement();
+        if matches!(
+            placement,
+            PlacementSpec::Regions(_) | PlacementSpec::SortBuffer(_)
+        ) {
+            return refuse("placement", format!("`{placement}`"), "a placement whose pages take their slots as they are written (no regions, no sort buffer)");
+        }
+        Ok(())
     }
 }
 
