@@ -236,8 +236,6 @@ def _table(g: _Group) -> str:
 def _trace_facts(workload: str, volume: Any, loaded: dict[Path, Any]) -> dict[str, Any] | None:
     """The lifetime statistics of the trace (or one volume of it) that ``workload`` replays;
     ``None`` when its file is not here. ``loaded`` caches the traces read."""
-    import numpy as np
-
     from reclaim import traces
 
     path = Path(workload[len("trace:"):])
@@ -246,11 +244,8 @@ def _trace_facts(workload: str, volume: Any, loaded: dict[Path, Any]) -> dict[st
     if path not in loaded:
         loaded[path] = traces.load(path)
     t = loaded[path]
-    pages = t.pages
     names = [str(v["name"]) for v in t.meta.get("volumes") or []]
-    if isinstance(volume, str) and volume in names and len(t.request_volumes):
-        per_page = np.repeat(t.request_volumes, t.request_pages)
-        pages = pages[per_page == names.index(volume)]
+    pages = traces.pages_of_volume(t, names.index(volume)) if isinstance(volume, str) and volume in names else t.pages
     return traces.lifetimes(pages)
 
 

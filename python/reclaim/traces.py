@@ -358,14 +358,21 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
     }
     if len(trace.request_volumes):
         # Each volume's lifetimes in its own writes, as a run of the volume alone sees them.
-        per_page = np.repeat(trace.request_volumes, trace.request_pages)
         for i, v in enumerate(out["volume_list"]):
-            lt = lifetimes(trace.pages[per_page == i])
+            lt = lifetimes(pages_of_volume(trace, i))
             v["median_lifetime"] = lt["lifetime_quantiles"]["0.5"]
             v["rewritten_within_working_set"] = lt["within"]["1"]
     if len(counts):
         out["fit"] = fit_locality(counts, thresholds, fa)
     return out
+
+
+def pages_of_volume(trace: Trace, index: int) -> np.ndarray:
+    """The page writes of volume ``index`` (of ``meta["volumes"]``), in order; every page write of a
+    trace of one volume."""
+    if not len(trace.request_volumes):
+        return trace.pages
+    return trace.pages[np.repeat(trace.request_volumes, trace.request_pages) == index]
 
 
 #: Shares of the working set at which ``lifetimes`` reports the share of writes rewritten within.

@@ -97,12 +97,7 @@ impl Simulator {
     pub(super) fn log_writes(&mut self, n: u64) -> Result<()> {
         self.source.prime(&self.dev.store.page_map);
         for _ in 0..n {
-            let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
-            if let Some(c) = &mut self.source.clock {
-                self.dev.clocks.trace_time = c.tick();
-            }
-            self.dev.prefetch_old_copy(half, false);
-            self.dev.prefetch_index_entry(quarter);
+            let w = self.next_drawn::<true>();
             let new = self.dev.store.page_map[w.page as usize] == NONE;
             self.user_write(w)?;
             let log = self.cleaning.log.as_mut().expect("the log method");

@@ -494,17 +494,27 @@ impl Simulator {
     fn drawn_writes<const TIMED: bool>(&mut self, n: u64) -> Result<()> {
         self.source.prime(&self.dev.store.page_map);
         for _ in 0..n {
-            let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
-            if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
-                self.dev.clocks.trace_time = c.tick();
-            }
-            // Second stage: a page whose page-map entry has arrived by now; third: the
-            // policy's entries found through what the second brought.
-            self.dev.prefetch_old_copy(half, false);
-            self.dev.prefetch_index_entry(quarter);
+            let w = self.next_drawn::<TIMED>();
             self.user_write(w)?;
         }
         Ok(())
+    }
+
+    /// The next write drawn ahead (the source primed), the trace's clock ticked with it where
+    /// `TIMED`, and the later stages of prefetching for the writes behind it: the loops of
+    /// [`Self::drawn_writes`] and `log_writes`. Always inlined: it is their body.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(super) fn next_drawn<const TIMED: bool>(&mut self) -> Write {
+        let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
+        if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
+            self.dev.clocks.trace_time = c.tick();
+        }
+        // Second stage: a page whose page-map entry has arrived by now; third: the policy's
+        // entries found through what the second brought.
+        self.dev.prefetch_old_copy(half, false);
+        self.dev.prefetch_index_entry(quarter);
+        w
     }
 
     /// [`Self::workload_writes`] through a write cache. The pages that reach the store are the
