@@ -61,7 +61,7 @@ def test_bad_placement_arguments_are_named():
 def test_stand_in_is_calibrated(tmp_path):
     # Stockmeyer §2.3: LRU hit ratios 0.223 (1 track) and 0.950 (320 tracks) over the working
     # trace, 36,607 tracks. A reduced run (1M writes, 5,000 tracks) keeps the two ratios.
-    meta = traces.stand_in(tmp_path / "s.rtr", seed=3, tracks=5_000, writes=1_000_000)
+    meta = traces.stand_in(tmp_path / "s.rtr", seed=3, model="stack", tracks=5_000, writes=1_000_000)
     assert meta["unique_pages"] == 5_000 and meta["pages_written"] == 1_000_000
     r = simulate(workload=f"trace:{tmp_path / 's.rtr'}", segments=400, pages_per_segment=20, cache=1,
                  method="stockmeyer", warmup="fill+1x+15%", policy="greedy")
@@ -70,7 +70,11 @@ def test_stand_in_is_calibrated(tmp_path):
                  method="stockmeyer", warmup="fill+1x+15%", policy="greedy")
     assert r.cache_hit_ratio == pytest.approx(0.950, abs=0.005)
     with pytest.raises(ValueError, match="p_near"):
-        traces.stand_in(tmp_path / "t.rtr", p_near=0.9999)
+        traces.stand_in(tmp_path / "t.rtr", model="stack", p_near=0.9999)
+    with pytest.raises(ValueError, match="skew"):
+        traces.stand_in(tmp_path / "t.rtr", skew=-1.0)
+    with pytest.raises(ValueError, match="invalid value for `model`"):
+        traces.stand_in(tmp_path / "t.rtr", model="zipf")
 
 
 def test_cli_stand_in(tmp_path):

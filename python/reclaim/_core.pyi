@@ -8,6 +8,7 @@ __all__ = [
     "write_page_trace",
     "check_trace",
     "request_sizes",
+    "stand_in_files_pages",
     "stand_in_pages",
     "canonical_config",
     "geometry",
@@ -68,6 +69,13 @@ def stand_in_pages(
     tracks: int, writes: int, p_repeat: float, p_near: float, near: int, alpha: float, beta: float, seed: int
 ) -> Any:
     """The stand-in for Stockmeyer's snake trace: a uint32 array of the track of each write."""
+
+def stand_in_files_pages(
+    tracks: int, writes: int, size_min: float, size_tail: float, size_max: int, frozen: float, skew: float,
+    p_stack: float, depth: int, p_whole: float, run: float, p_repeat: float, drift: float, seed: int
+) -> Any:
+    """The file-structured stand-in for Stockmeyer's snake trace: a uint32 array of the track of
+    each write."""
 
 def check_trace(path: str, data: bytes) -> tuple[str, int, int, int, int, int]:
     """Checks a converted trace's bytes; returns its header (JSON) and the arrays' byte offsets."""

@@ -176,19 +176,48 @@ SNAKE = {"tracks": 36_607, "writes": 6_760_000, "p_repeat": 0.223, "p_near": 0.9
          "alpha": 1.0, "beta": 1.0}
 
 
-def stand_in(out: str | Path, seed: int = 1, **model: Any) -> dict[str, Any]:
-    """Writes the stand-in for Stockmeyer's "snake" trace (not public) as a converted trace of
-    single-track writes: an LRU stack-distance generator calibrated to the report's figures
-    (:data:`SNAKE`; any of them may be overridden), documented in
-    ``crates/reclaim-core/src/trace/stand_in.rs``. Returns the trace's metadata.
+def files_model() -> dict[str, Any]:
+    """The file-structured stand-in's parameters: the snake's size and the values
+    ``scripts/calibrate_stand_in.py`` chose (``reproduce/data/stand_in_files.json``)."""
+    from importlib import resources
+
+    text = resources.files("reclaim.reproduce").joinpath("data", "stand_in_files.json").read_text()
+    return {"tracks": SNAKE["tracks"], "writes": SNAKE["writes"]} | json.loads(text)["parameters"]
+
+
+_INTS = {"tracks", "writes", "size_max", "depth", "near"}
+
+
+def stand_in(out: str | Path, seed: int = 1, model: str = "stack", **params: Any) -> dict[str, Any]:
+    """Writes a stand-in for Stockmeyer's "snake" trace (not public) as a converted trace of
+    single-track writes; returns its metadata. ``model``:
+
+    - ``stack`` (default): the LRU stack-distance model through the report's two hit ratios
+      (:data:`SNAKE`; ``crates/reclaim-core/src/trace/stand_in.rs``);
+    - ``files``: a generative model with file structure, its parameters calibrated on results
+      the report gives without age sorting (:func:`files_model`;
+      ``crates/reclaim-core/src/trace/stand_in_files.rs``).
+
+    Any parameter of the model may be overridden.
+
+    Raises:
+        ValueError: an unknown model or parameter, or a value out of its range.
     """
-    unknown = set(model) - set(SNAKE)
+    if model not in ("files", "stack"):
+        raise ValueError(f"invalid value for `model`: `{model}` (expected files or stack)")
+    base = files_model() if model == "files" else SNAKE
+    unknown = set(params) - set(base)
     if unknown:
-        raise ValueError(f"invalid stand-in parameter(s) {sorted(unknown)} (expected some of {sorted(SNAKE)})")
-    m = SNAKE | model
-    pages = _core.stand_in_pages(int(m["tracks"]), int(m["writes"]), float(m["p_repeat"]), float(m["p_near"]),
-                                 int(m["near"]), float(m["alpha"]), float(m["beta"]), int(seed))
-    src = "stand-in:snake " + ",".join(f"{k}={m[k]}" for k in SNAKE) + f",seed={seed}"
+        raise ValueError(f"invalid stand-in parameter(s) {sorted(unknown)} (expected some of {sorted(base)})")
+    m = {k: (int(v) if k in _INTS else float(v)) for k, v in (base | params).items()}
+    if model == "files":
+        pages = _core.stand_in_files_pages(int(m["tracks"]), int(m["writes"]), m["size_min"], m["size_tail"],
+                                           int(m["size_max"]), m["frozen"], m["skew"], m["p_stack"], int(m["depth"]),
+                                           m["p_whole"], m["run"], m["p_repeat"], m["drift"], int(seed))
+    else:
+        pages = _core.stand_in_pages(int(m["tracks"]), int(m["writes"]), float(m["p_repeat"]), float(m["p_near"]),
+                                     int(m["near"]), float(m["alpha"]), float(m["beta"]), int(seed))
+    src = f"stand-in:snake:{model} " + ",".join(f"{k}={m[k]}" for k in base) + f",seed={seed}"
     return write_pages(pages, out, source=src)
 
 

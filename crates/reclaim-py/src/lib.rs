@@ -338,6 +338,48 @@ fn stand_in_pages<'py>(
     Ok(PyArray1::from_vec(py, pages))
 }
 
+/// The file-structured stand-in for Stockmeyer's "snake" trace: the track of each write
+/// (`reclaim_core::trace::stand_in_files`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the model's parameters, each named as in the Rust struct
+fn stand_in_files_pages<'py>(
+    py: Python<'py>,
+    tracks: u32,
+    writes: u64,
+    size_min: f64,
+    size_tail: f64,
+    size_max: u32,
+    frozen: f64,
+    skew: f64,
+    p_stack: f64,
+    depth: u32,
+    p_whole: f64,
+    run: f64,
+    p_repeat: f64,
+    drift: f64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let model = reclaim_core::trace::stand_in_files::FileModel {
+        tracks,
+        writes,
+        size_min,
+        size_tail,
+        size_max,
+        frozen,
+        skew,
+        p_stack,
+        depth,
+        p_whole,
+        run,
+        p_repeat,
+        drift,
+    };
+    let pages = py
+        .allow_threads(|| reclaim_core::trace::stand_in_files::generate(&model, seed))
+        .map_err(map_err)?;
+    Ok(PyArray1::from_vec(py, pages))
+}
+
 /// Checks the bytes of a converted trace; returns its header as JSON and the byte offsets of
 /// its page ids, request sizes, times, request volumes and trims.
 #[pyfunction]
@@ -391,6 +433,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_trace, m)?)?;
     m.add_function(wrap_pyfunction!(request_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(stand_in_pages, m)?)?;
+    m.add_function(wrap_pyfunction!(stand_in_files_pages, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
     m.add_function(wrap_pyfunction!(parameters, m)?)?;

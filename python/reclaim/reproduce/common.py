@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,16 @@ def published(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(lines))
 
 
+@dataclass(frozen=True)
+class Choice:
+    """A reading of the paper a reproduction lets the user choose (``--set KEY=VALUE``): the
+    values it accepts, the default (the paper's literal reading), and one line of help."""
+
+    values: tuple[str, ...]
+    default: str
+    help: str
+
+
 @dataclass
 class Context:
     """What a reproduction's rows are computed with: the length, a progress display, and where
@@ -41,6 +51,8 @@ class Context:
     workers: int | None = None
     #: The trace to run on, for reproductions that take one (``stockmeyer``).
     trace: Path | None = None
+    #: The reproduction's choices (``--set``), every one present (defaults filled in).
+    options: dict[str, str] = field(default_factory=dict)
 
     def simulate(self, configs: Sequence[SimConfig], series: bool = False) -> list[Any]:
         """The metrics of each configuration (attributes named as in ``SimResult``), in order:
@@ -70,14 +82,37 @@ class Reproduction:
     render: Callable[[list[Row]], list[Table]] | None = None
     #: Its name on the command line (and in the results database).
     name: str = "reproduction"
+    #: The readings it lets the user choose (``--set KEY=VALUE``), by key.
+    choices: Mapping[str, Choice] = field(default_factory=dict)
 
     def run(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None, workers: int | None = None,
-            trace: str | Path | None = None) -> list[Row]:
+            trace: str | Path | None = None, options: Mapping[str, str] | None = None) -> list[Row]:
         """Computes every row; ``quick`` is the reduced length CI runs. With ``db``, the
         simulations are tasks in that results database: only the missing ones run. ``trace``:
-        the trace of a reproduction that takes one."""
+        the trace of a reproduction that takes one; ``options``: values of its ``choices``.
+
+        Raises:
+            ValueError: an option it does not have, or a value outside its choice.
+        """
         return self.compute(Context(self.name, quick, progress, Path(db) if db is not None else None, workers,
-                                    Path(trace) if trace is not None else None))
+                                    Path(trace) if trace is not None else None, self.options(options or {})))
+
+    def options(self, given: Mapping[str, str]) -> dict[str, str]:
+        """``given`` checked against the choices, with the defaults of the others.
+
+        Raises:
+            ValueError: an unknown key or a value outside its choice.
+
+        >>> Reproduction("t", "s", lambda c: [], [], choices={"split": Choice(("mean", "median"), "mean", "")}).options({})
+        {'split': 'mean'}
+        """
+        for key, value in given.items():
+            if key not in self.choices:
+                have = ", ".join(f"`{k}`" for k in self.choices) or "none"
+                raise ValueError(f"invalid option `{key}` for `{self.name}` (its options: {have})")
+            if value not in self.choices[key].values:
+                raise ValueError(f"invalid value for `{key}`: `{value}` (expected one of {', '.join(self.choices[key].values)})")
+        return {k: given.get(k, c.default) for k, c in self.choices.items()}
 
     def table(self, rows: list[Row]) -> Table | Group:
         """The rows as a printable table (or group of tables)."""

@@ -32,7 +32,9 @@ is the goal run's tenth pass.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,7 +44,7 @@ from typing import Any
 from rich.table import Table
 
 from reclaim.api import SimConfig
-from reclaim.reproduce.common import Context, Reproduction, Row, published
+from reclaim.reproduce.common import Choice, Context, Reproduction, Row, published
 
 #: Tracks per segment, average segment utilization, buckets (§2.3).
 SEG_TRK = 20
@@ -82,12 +84,13 @@ class Setting:
         return self.tracks / SNAKE_TRACKS
 
 
-def setting(trace: Path | None, quick: bool, cache_dir: Path | None) -> Setting:
+def setting(trace: Path | None, quick: bool, cache_dir: Path | None, model: str = "stack") -> Setting:
     """The trace: ``trace`` (a converted trace with renamed tracks), or the stand-in for the
-    snake, generated once into ``cache_dir`` (a fifth of its writes with ``quick``).
+    snake of ``model`` (``files`` or ``stack``, see :func:`reclaim.traces.stand_in`), generated
+    once into ``cache_dir`` (a fifth of its writes with ``quick``).
 
     Raises:
-        ValueError: ``trace`` is not a converted trace with renamed ids.
+        ValueError: ``trace`` is not a converted trace with renamed ids, or holds several volumes.
     """
     from reclaim import traces
 
@@ -96,12 +99,16 @@ def setting(trace: Path | None, quick: bool, cache_dir: Path | None) -> Setting:
         tracks, writes = SNAKE_TRACKS, round(SNAKE_WRITES * (QUICK_WRITES if quick else 1.0))
         folder = cache_dir if cache_dir is not None else Path(".")
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"stand-in-snake-{tracks}-{writes}-seed1.rtr"
+        # The file's name carries the model and its parameters, so that a recalibration or the
+        # other model never reads a stale trace.
+        params = traces.files_model() if model == "files" else traces.SNAKE
+        tag = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:8]
+        path = folder / f"stand-in-snake-{model}-{tag}-{tracks}-{writes}-seed1.rtr"
         if not path.is_file():
             tmp = path.with_suffix(".tmp")
-            traces.stand_in(tmp, seed=1, tracks=tracks, writes=writes)
+            traces.stand_in(tmp, seed=1, model=model, tracks=tracks, writes=writes)
             tmp.replace(path)
-        return Setting(path, tracks, writes, f"stand-in ({tracks:,} tracks, {writes:,} writes)", warm)
+        return Setting(path, tracks, writes, f"{model} stand-in ({tracks:,} tracks, {writes:,} writes)", warm)
     if not trace.is_file():
         raise ValueError(f"invalid value for `trace`: {trace} (no such file)")
     if not traces.is_converted(trace):
@@ -111,6 +118,12 @@ def setting(trace: Path | None, quick: bool, cache_dir: Path | None) -> Setting:
     if not meta.get("renamed"):
         raise ValueError(f"invalid value for `trace`: {trace} (its page ids are addresses; Stockmeyer §2.1 renames the "
                          "written tracks 0 … T − 1: convert it again with `--rename`)")
+    volumes = meta.get("volumes") or []
+    if len(volumes) > 1:
+        names = ", ".join(f"`{v['name']}`" for v in volumes[:8]) + (", …" if len(volumes) > 8 else "")
+        raise ValueError(f"invalid value for `trace`: {trace} (it holds {len(volumes)} volumes ({names}); the report replays "
+                         "one device: convert each volume to its own trace with `reclaim trace convert … --rename --volumes "
+                         "-o DIR` and run one)")
     return Setting(trace, int(meta["unique_pages"]), int(meta["pages_written"]), f"{trace.name}", warm)
 
 
@@ -125,6 +138,8 @@ class Case:
     fsc: int = 4
     exps: int = 4
     asu: float = ASU
+    #: The trees' split rule (§2.3): ``mean``, the report's words, or ``median``.
+    split: str = "mean"
     passes: int = 0  # 0: one pass after the trace warm-up; else this many whole passes
 
     def config(self, s: Setting) -> SimConfig:
@@ -136,7 +151,8 @@ class Case:
             pages_per_segment=SEG_TRK,
             segments=segments,
             policy=self.policy,
-            placement=f"age-sorted:dtg_exp={self.exps},fsc_exp={self.exps},dtg_sort={self.dtg},fsc_sort={self.fsc}",
+            placement=f"age-sorted:dtg_exp={self.exps},fsc_exp={self.exps},dtg_sort={self.dtg},fsc_sort={self.fsc},"
+                      f"split={self.split}",
             streams="cache",
             free_empty=True,
             cache=self.cache,
@@ -164,34 +180,36 @@ def age_threshold(nat: float | None = None, at: int | None = None) -> str:
     return f"age-threshold:{t},buckets={BUCKETS},sort=fifo"
 
 
-#: Figure 1's greedy: the head of the lowest non-empty bucket, no threshold.
+#: Figure 1's greedy (§3: "Selection = Greedy, Threshold = 0, and DtgSortExp = FscSortExp = 0"):
+#: the head of the lowest non-empty bucket, no threshold, 2⁴ + 2⁴ streams that do not sort.
 GREEDY = age_threshold(at=0)
 
 
-def cases(s: Setting) -> dict[str, Case]:
-    """Every simulation, by a readable name (``fit/N/1/fifo/2,3``)."""
+def cases(s: Setting, split: str = "mean") -> dict[str, Case]:
+    """Every simulation, by a readable name (``fit/N/1/fifo/2,3``); ``split`` is the trees'
+    split rule."""
     out: dict[str, Case] = {}
     for u, c, d, f in itertools.product((False, True), CACHES, EXPS, EXPS):
         un = "Y" if u else "N"
         for sort in ("fifo", "tree"):
-            out[f"fit/{un}/{c}/{sort}/{d},{f}"] = Case(fitness(sort), c, u, d, f)
-            out[f"fitage/{un}/{c}/{sort}/{d},{f}"] = Case(fitness(sort, 0.1), c, u, d, f)
+            out[f"fit/{un}/{c}/{sort}/{d},{f}"] = Case(fitness(sort), c, u, d, f, split=split)
+            out[f"fitage/{un}/{c}/{sort}/{d},{f}"] = Case(fitness(sort, 0.1), c, u, d, f, split=split)
         for nat in NATS:
-            out[f"at/{un}/{c}/{nat}/{d},{f}"] = Case(age_threshold(nat), c, u, d, f)
+            out[f"at/{un}/{c}/{nat}/{d},{f}"] = Case(age_threshold(nat), c, u, d, f, split=split)
     for u, c in itertools.product((False, True), CACHES):
-        out[f"greedy/{'Y' if u else 'N'}/{c}"] = Case(GREEDY, c, u)
+        out[f"greedy/{'Y' if u else 'N'}/{c}"] = Case(GREEDY, c, u, dtg=0, fsc=0, split=split)
     for c in CACHES:
         for sort in ("fifo", "tree"):
-            out[f"one/fit/{c}/{sort}"] = Case(fitness(sort), c, exps=0, dtg=0, fsc=0)
+            out[f"one/fit/{c}/{sort}"] = Case(fitness(sort), c, exps=0, dtg=0, fsc=0, split=split)
         for nat in NATS:
-            out[f"one/at/{c}/{nat}"] = Case(age_threshold(nat), c, exps=0, dtg=0, fsc=0)
+            out[f"one/at/{c}/{nat}"] = Case(age_threshold(nat), c, exps=0, dtg=0, fsc=0, split=split)
     at = max(1, round(TEN_PASS_AT * s.scale))
     for c, e in itertools.product(CACHES, (0, 4)):
-        out[f"ten/fitness/Y/{c}/{e}"] = Case(fitness("fifo"), c, True, e, e, passes=10)
-        out[f"ten/age-thr/Y/{c}/{e}"] = Case(age_threshold(at=at), c, True, e, e, passes=10)
-        out[f"ten/fitness/N/{c}/{e}"] = Case(fitness("fifo"), c, False, e, e, passes=10)
-        out[f"goal/fitness/{c}/{e}"] = Case(fitness("fifo"), c, False, e, e, asu=4 / 7, passes=10)
-        out[f"goal/age-thr/{c}/{e}"] = Case(age_threshold(at=at), c, False, e, e, asu=4 / 7, passes=10)
+        out[f"ten/fitness/Y/{c}/{e}"] = Case(fitness("fifo"), c, True, e, e, passes=10, split=split)
+        out[f"ten/age-thr/Y/{c}/{e}"] = Case(age_threshold(at=at), c, True, e, e, passes=10, split=split)
+        out[f"ten/fitness/N/{c}/{e}"] = Case(fitness("fifo"), c, False, e, e, passes=10, split=split)
+        out[f"goal/fitness/{c}/{e}"] = Case(fitness("fifo"), c, False, e, e, asu=4 / 7, passes=10, split=split)
+        out[f"goal/age-thr/{c}/{e}"] = Case(age_threshold(at=at), c, False, e, e, asu=4 / 7, passes=10, split=split)
     return out
 
 
@@ -347,13 +365,13 @@ def _ten_pass_rows(res: Results) -> list[Row]:
 
 
 def compute(ctx: Context) -> list[Row]:
-    s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None)
-    named = cases(s)
+    s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "stack"))
+    named = cases(s, ctx.options.get("split", "mean"))
     names = list(named)
     runs = ctx.simulate([named[n].config(s) for n in names], series=True)
     res = Results(s, dict(zip(names, runs)))
     hit = {c: _num(res.runs[f"fit/N/{c}/fifo/4,4"].cache_hit_ratio) for c in CACHES}
-    rows: list[Row] = [{"table": "trace", "trace": s.label, "tracks": s.tracks, "writes": s.writes,
+    rows: list[Row] = [{"table": "trace", "trace": s.label, "tracks": s.tracks, "writes": s.writes, "split": named["greedy/N/1"].split,
                         "hit_ratio_1": hit[1], "hit_ratio_320": hit[320], "paper_hit_ratio_1": 0.223,
                         "paper_hit_ratio_320": 0.950}]
     rows += _summary_rows(res)
@@ -382,7 +400,7 @@ def _by(rows: Iterable[Row], table: str) -> list[Row]:
 def render(rows: list[Row]) -> list[Table]:
     out: list[Table] = []
     tr = _by(rows, "trace")[0]
-    head = Table(title=f"Stockmeyer (seed 000) on the {tr['trace']}")
+    head = Table(title=f"Stockmeyer (seed 000) on the {tr['trace']}, split={tr.get('split', 'mean')}")
     for h in ("LRU hit ratio", "Cache = 1", "Cache = 320"):
         head.add_column(h, justify="right")
     head.add_row("ours", _f(tr["hit_ratio_1"], ".3f"), _f(tr["hit_ratio_320"], ".3f"))
@@ -521,4 +539,9 @@ STOCKMEYER = Reproduction(
     compute=compute,
     columns=[],
     render=render,
+    choices={"split": Choice(("mean", "median"), "mean",
+                             "the trees' split: the running average of ages (§2.3's words) or a running median"),
+             "stand-in": Choice(("stack", "files"), "stack",
+                                "the snake's stand-in: the file-structured model calibrated on the unsorted results, "
+                                "or the stack-distance model through the two hit ratios")},
 )

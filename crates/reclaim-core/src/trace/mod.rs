@@ -20,6 +20,7 @@ pub mod pages;
 pub mod spc;
 mod spill;
 pub mod stand_in;
+pub mod stand_in_files;
 mod volume;
 
 use std::collections::BTreeMap;

@@ -104,7 +104,7 @@ impl StackModel {
 }
 
 /// A distance in `lo ..= hi` drawn ∝ d^−`exp` (continuous inverse transform, floored).
-fn power_draw(lo: u64, hi: u64, exp: f64, rng: &mut SimRng) -> u64 {
+pub(super) fn power_draw(lo: u64, hi: u64, exp: f64, rng: &mut SimRng) -> u64 {
     let u: f64 = rng.random();
     let (a, b) = (lo as f64, (hi + 1) as f64);
     let x = if (exp - 1.0).abs() < 1e-12 {
@@ -117,20 +117,20 @@ fn power_draw(lo: u64, hi: u64, exp: f64, rng: &mut SimRng) -> u64 {
 }
 
 /// Marks over write times; finds the k-th mark.
-struct Fenwick {
+pub(super) struct Fenwick {
     tree: Vec<u32>,
     top: usize,
 }
 
 impl Fenwick {
-    fn new(n: usize) -> Self {
+    pub(super) fn new(n: usize) -> Self {
         Fenwick {
             tree: vec![0; n + 1],
             top: (n + 1).next_power_of_two() / 2,
         }
     }
 
-    fn add(&mut self, i: usize, delta: i32) {
+    pub(super) fn add(&mut self, i: usize, delta: i32) {
         let mut i = i + 1;
         while i < self.tree.len() {
             self.tree[i] = self.tree[i].wrapping_add_signed(delta);
@@ -139,7 +139,7 @@ impl Fenwick {
     }
 
     /// The position of the k-th mark (1-based k).
-    fn kth(&self, mut k: u32) -> usize {
+    pub(super) fn kth(&self, mut k: u32) -> usize {
         let mut pos = 0usize;
         let mut step = self.top.max(1);
         while step > 0 {
