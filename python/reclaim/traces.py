@@ -188,15 +188,15 @@ def files_model() -> dict[str, Any]:
 _INTS = {"tracks", "writes", "size_max", "depth", "near"}
 
 
-def stand_in(out: str | Path, seed: int = 1, model: str = "stack", **params: Any) -> dict[str, Any]:
+def stand_in(out: str | Path, seed: int = 1, model: str = "files", **params: Any) -> dict[str, Any]:
     """Writes a stand-in for Stockmeyer's "snake" trace (not public) as a converted trace of
     single-track writes; returns its metadata. ``model``:
 
-    - ``stack`` (default): the LRU stack-distance model through the report's two hit ratios
-      (:data:`SNAKE`; ``crates/reclaim-core/src/trace/stand_in.rs``);
-    - ``files``: a generative model with file structure, its parameters calibrated on results
-      the report gives without age sorting (:func:`files_model`;
-      ``crates/reclaim-core/src/trace/stand_in_files.rs``).
+    - ``files`` (default): a generative model with file structure, its parameters calibrated on
+      results the report gives without age sorting (:func:`files_model`;
+      ``crates/reclaim-core/src/trace/stand_in_files.rs``);
+    - ``stack``: the LRU stack-distance model through the report's two hit ratios
+      (:data:`SNAKE`; ``crates/reclaim-core/src/trace/stand_in.rs``).
 
     Any parameter of the model may be overridden.
 

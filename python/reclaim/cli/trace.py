@@ -80,13 +80,13 @@ def trace_stand_in(
     tracks: Annotated[int, typer.Option(min=1, help="Distinct tracks written (the snake: 36,607).")] = 36_607,
     writes: Annotated[int, typer.Option(min=1, help="Track writes (the snake: 6.76M).")] = 6_760_000,
     model: Annotated[str, typer.Option(help="`files`: the file-structured model calibrated on the report's unsorted results; "
-                                       "`stack`: the LRU stack-distance model through its two hit ratios.")] = "stack",
+                                       "`stack`: the LRU stack-distance model through its two hit ratios.")] = "files",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Write a stand-in for Stockmeyer's "snake" trace (not public), as docs/validation.md
-    describes: by default the stack-distance model through its hit ratios 0.223 and 0.950;
-    `--model files`, the file-structured model calibrated on the report's results without age
-    sorting."""
+    describes: by default the file-structured model calibrated on the report's results without
+    age sorting; `--model stack`, the stack-distance model through its hit ratios 0.223 and
+    0.950."""
     from reclaim import traces
 
     try:

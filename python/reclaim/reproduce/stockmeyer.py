@@ -84,7 +84,7 @@ class Setting:
         return self.tracks / SNAKE_TRACKS
 
 
-def setting(trace: Path | None, quick: bool, cache_dir: Path | None, model: str = "stack") -> Setting:
+def setting(trace: Path | None, quick: bool, cache_dir: Path | None, model: str = "files") -> Setting:
     """The trace: ``trace`` (a converted trace with renamed tracks), or the stand-in for the
     snake of ``model`` (``files`` or ``stack``, see :func:`reclaim.traces.stand_in`), generated
     once into ``cache_dir`` (a fifth of its writes with ``quick``).
@@ -365,7 +365,7 @@ def _ten_pass_rows(res: Results) -> list[Row]:
 
 
 def compute(ctx: Context) -> list[Row]:
-    s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "stack"))
+    s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "files"))
     named = cases(s, ctx.options.get("split", "mean"))
     names = list(named)
     runs = ctx.simulate([named[n].config(s) for n in names], series=True)
@@ -541,7 +541,7 @@ STOCKMEYER = Reproduction(
     render=render,
     choices={"split": Choice(("mean", "median"), "mean",
                              "the trees' split: the running average of ages (§2.3's words) or a running median"),
-             "stand-in": Choice(("stack", "files"), "stack",
+             "stand-in": Choice(("files", "stack"), "files",
                                 "the snake's stand-in: the file-structured model calibrated on the unsorted results, "
                                 "or the stack-distance model through the two hit ratios")},
 )
