@@ -62,20 +62,7 @@ impl StackModel {
 
     fn check(&self) -> Result<()> {
         let bad = |param: &str, value: String, range: &str| Err(Error::param(param, value, range));
-        if self.tracks == 0 || self.tracks >= u32::MAX - 1 {
-            return bad(
-                "tracks",
-                self.tracks.to_string(),
-                "a whole number in [1, 2³² − 2)",
-            );
-        }
-        if self.writes < u64::from(self.tracks) || self.writes > 1 << 32 {
-            return bad(
-                "writes",
-                self.writes.to_string(),
-                "a whole number in [tracks, 2³²]",
-            );
-        }
+        check_size(self.tracks, self.writes)?;
         if !(0.0..1.0).contains(&self.p_repeat) {
             return bad(
                 "p_repeat",
@@ -101,6 +88,25 @@ impl StackModel {
         }
         Ok(())
     }
+}
+
+/// A stand-in's size: `tracks` in [1, 2³² − 2), `writes` in [tracks, 2³²].
+pub(super) fn check_size(tracks: u32, writes: u64) -> Result<()> {
+    if tracks == 0 || tracks >= u32::MAX - 1 {
+        return Err(Error::param(
+            "tracks",
+            tracks.to_string(),
+            "a whole number in [1, 2³² − 2)",
+        ));
+    }
+    if writes < u64::from(tracks) || writes > 1 << 32 {
+        return Err(Error::param(
+            "writes",
+            writes.to_string(),
+            "a whole number in [tracks, 2³²]",
+        ));
+    }
+    Ok(())
 }
 
 /// A distance in `lo ..= hi` drawn ∝ d^−`exp` (continuous inverse transform, floored).

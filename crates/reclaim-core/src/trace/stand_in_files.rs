@@ -90,20 +90,7 @@ impl FileModel {
 
     fn check(&self) -> Result<()> {
         let bad = |param: &str, value: String, range: &str| Err(Error::param(param, value, range));
-        if self.tracks == 0 || self.tracks >= u32::MAX - 1 {
-            return bad(
-                "tracks",
-                self.tracks.to_string(),
-                "a whole number in [1, 2³² − 2)",
-            );
-        }
-        if self.writes < u64::from(self.tracks) || self.writes > 1 << 32 {
-            return bad(
-                "writes",
-                self.writes.to_string(),
-                "a whole number in [tracks, 2³²]",
-            );
-        }
+        super::stand_in::check_size(self.tracks, self.writes)?;
         if !(self.size_min.is_finite() && self.size_min >= 1.0) {
             return bad("size_min", self.size_min.to_string(), "a number ≥ 1");
         }
