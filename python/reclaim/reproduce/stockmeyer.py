@@ -32,6 +32,7 @@ is the goal run's tenth pass.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -189,27 +190,28 @@ def cases(s: Setting, split: str = "mean") -> dict[str, Case]:
     """Every simulation, by a readable name (``fit/N/1/fifo/2,3``); ``split`` is the trees'
     split rule."""
     out: dict[str, Case] = {}
+    case = functools.partial(Case, split=split)
     for u, c, d, f in itertools.product((False, True), CACHES, EXPS, EXPS):
         un = "Y" if u else "N"
         for sort in ("fifo", "tree"):
-            out[f"fit/{un}/{c}/{sort}/{d},{f}"] = Case(fitness(sort), c, u, d, f, split=split)
-            out[f"fitage/{un}/{c}/{sort}/{d},{f}"] = Case(fitness(sort, 0.1), c, u, d, f, split=split)
+            out[f"fit/{un}/{c}/{sort}/{d},{f}"] = case(fitness(sort), c, u, d, f)
+            out[f"fitage/{un}/{c}/{sort}/{d},{f}"] = case(fitness(sort, 0.1), c, u, d, f)
         for nat in NATS:
-            out[f"at/{un}/{c}/{nat}/{d},{f}"] = Case(age_threshold(nat), c, u, d, f, split=split)
+            out[f"at/{un}/{c}/{nat}/{d},{f}"] = case(age_threshold(nat), c, u, d, f)
     for u, c in itertools.product((False, True), CACHES):
-        out[f"greedy/{'Y' if u else 'N'}/{c}"] = Case(GREEDY, c, u, dtg=0, fsc=0, split=split)
+        out[f"greedy/{'Y' if u else 'N'}/{c}"] = case(GREEDY, c, u, dtg=0, fsc=0)
     for c in CACHES:
         for sort in ("fifo", "tree"):
-            out[f"one/fit/{c}/{sort}"] = Case(fitness(sort), c, exps=0, dtg=0, fsc=0, split=split)
+            out[f"one/fit/{c}/{sort}"] = case(fitness(sort), c, exps=0, dtg=0, fsc=0)
         for nat in NATS:
-            out[f"one/at/{c}/{nat}"] = Case(age_threshold(nat), c, exps=0, dtg=0, fsc=0, split=split)
+            out[f"one/at/{c}/{nat}"] = case(age_threshold(nat), c, exps=0, dtg=0, fsc=0)
     at = max(1, round(TEN_PASS_AT * s.scale))
     for c, e in itertools.product(CACHES, (0, 4)):
-        out[f"ten/fitness/Y/{c}/{e}"] = Case(fitness("fifo"), c, True, e, e, passes=10, split=split)
-        out[f"ten/age-thr/Y/{c}/{e}"] = Case(age_threshold(at=at), c, True, e, e, passes=10, split=split)
-        out[f"ten/fitness/N/{c}/{e}"] = Case(fitness("fifo"), c, False, e, e, passes=10, split=split)
-        out[f"goal/fitness/{c}/{e}"] = Case(fitness("fifo"), c, False, e, e, asu=4 / 7, passes=10, split=split)
-        out[f"goal/age-thr/{c}/{e}"] = Case(age_threshold(at=at), c, False, e, e, asu=4 / 7, passes=10, split=split)
+        out[f"ten/fitness/Y/{c}/{e}"] = case(fitness("fifo"), c, True, e, e, passes=10)
+        out[f"ten/age-thr/Y/{c}/{e}"] = case(age_threshold(at=at), c, True, e, e, passes=10)
+        out[f"ten/fitness/N/{c}/{e}"] = case(fitness("fifo"), c, False, e, e, passes=10)
+        out[f"goal/fitness/{c}/{e}"] = case(fitness("fifo"), c, False, e, e, asu=4 / 7, passes=10)
+        out[f"goal/age-thr/{c}/{e}"] = case(age_threshold(at=at), c, False, e, e, asu=4 / 7, passes=10)
     return out
 
 
