@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from reclaim.bench import (
+    _INSTRUCTIONS,
     FITNESS_TREE,
     MDC,
     PLACEMENTS,
     SCALING,
+    compare_instructions,
     compare_revisions,
     measure_placements,
     measure_scaling,
@@ -35,6 +39,16 @@ def test_compare_names_a_bad_revision():
         compare_revisions("no-such-revision-anywhere", runs=1, show=False)
     with pytest.raises(ValueError, match="`runs`"):
         compare_revisions("HEAD", runs=0, show=False)
+
+
+def test_the_instruction_comparison_names_a_bad_revision_and_its_count_parser_reads_cachegrind():
+    if shutil.which("valgrind") is not None:
+        with pytest.raises(ValueError, match="`compare`"):
+            compare_instructions("no-such-revision-anywhere", show=False)
+    # The summary line cachegrind prints on stderr (valgrind 3.x), read as one integer.
+    line = "==12832== I   refs:      1,804,228,092"
+    m = _INSTRUCTIONS.search(line)
+    assert m is not None and int(m.group(1).replace(",", "")) == 1_804_228_092
 
 
 def test_the_share_of_greedy_names_its_row_and_bounds_its_median():

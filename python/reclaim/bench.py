@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -392,6 +393,43 @@ def _compare_config(name: str, writes: str, seed: int) -> dict[str, Any]:
         raise ValueError(f"invalid value for `policies`: {name!r} (expected `row:` and the start of one placement row's "
                          f"name, such as row:fitness-tree or row:mdc; {len(rows)} rows match)")
     return {**speed_config("greedy", writes, seed).to_dict(), **rows[0][1]}
+
+
+_INSTRUCTIONS = re.compile(r"I\s+refs:\s+([0-9,]+)")
+
+
+def _count_instructions(binary: Path, config: dict[str, Any]) -> int:
+    """Instructions one run of ``binary`` executes, counted by valgrind's cachegrind (without
+    its cache simulation): the same on every run, whatever else the machine is doing."""
+    proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                           str(binary), json.dumps(config)], capture_output=True, text=True, check=False)
+    m = _INSTRUCTIONS.search(proc.stderr)
+    if proc.returncode != 0 or m is None:
+        raise RuntimeError(f"{binary} under cachegrind: exit {proc.returncode}, no instruction count in "
+                           f"{proc.stderr[-500:]!r}")
+    return int(m.group(1).replace(",", ""))
+
+
+def compare_instructions(base: str, writes: str = "2x", policies: Sequence[str] = ("greedy", "fifo"),
+                         show: bool = True) -> dict[str, Any]:
+    """Instructions executed by the working tree's engine against revision ``base``'s, per policy.
+
+    One run of each under valgrind's cachegrind (about 50 times slower than a plain run, hence
+    the shorter default length). The count does not move with a shared machine's load, where
+    wall-clock medians can move by 5-10% between runs of the same binary; it does not see cache
+    misses or branch prediction, so it complements the timed comparison, it does not replace it.
+    """
+    if shutil.which("valgrind") is None:
+        raise ValueError("`--instructions` needs valgrind on the PATH (Debian: apt install valgrind)")
+    commit, old, new = _build_pair(base)
+    report: dict[str, Any] = {"base": commit, "writes": writes, "policies": {}}
+    for policy in policies:
+        config = _compare_config(policy, writes, 1)
+        a, b = _count_instructions(old, config), _count_instructions(new, config)
+        report["policies"][policy] = {"base_instructions": a, "new_instructions": b, "ratio": b / a}
+        if show:
+            Console().print(f"{policy}: base {a:,} instructions, new {b:,}, new/base {b / a:.4f} ({(b / a - 1) * 100:+.2f}%)")
+    return report
 
 
 def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: Sequence[str] = ("greedy", "fifo"),

@@ -238,7 +238,7 @@ def demo(
 def bench(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     runs: Annotated[int, typer.Option(min=1, max=1000, help="Runs per policy; the median is reported.")] = 5,
-    writes: Annotated[str, typer.Option(help="Measured user writes per run.")] = "10x",
+    writes: Annotated[str | None, typer.Option(help="Measured user writes per run (default 10x; 2x with --instructions).")] = None,
     memory: Annotated[bool, typer.Option(help="Also measure peak memory of a 1 TB geometry.")] = True,
     models: Annotated[bool, typer.Option(help="Also time the mean-field model (double frontier, b = 32 and 64).")] = True,
     trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
@@ -252,9 +252,11 @@ def bench(
                                         "of 64 pages (2.4 GiB to 1 TiB), with peak memory; with --compare, beside that revision. "
                                         "About 30 minutes at 5 runs.")] = False,
     segments: Annotated[str | None, typer.Option(help="With --sizes: the segment counts, comma-separated.")] = None,
+    instructions: Annotated[bool, typer.Option("--instructions", help="With --compare: count the instructions of one run of each "
+                                               "under valgrind's cachegrind instead of timing them (unmoved by the machine's load).")] = False,
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
-    from reclaim.bench import SCALING_POLICIES, compare_revisions, measure_scaling, run_bench
+    from reclaim.bench import SCALING_POLICIES, compare_instructions, compare_revisions, measure_scaling, run_bench
 
     chosen = None if policies is None else [p.strip() for p in policies.split(",") if p.strip()]
     if segments is not None and not sizes:
@@ -265,11 +267,19 @@ def bench(
                                      compare=compare, show=not as_json)
         except ValueError as e:
             fail(str(e))
+    elif instructions:
+        if compare is None:
+            fail("`--instructions` is for `--compare` only")
+        try:
+            report = compare_instructions(compare, writes=writes or "2x", show=not as_json,
+                                          policies=chosen or ["greedy", "fifo"])
+        except ValueError as e:
+            fail(str(e))
     elif compare is not None:
-        report = compare_revisions(compare, runs=runs, writes=writes, show=not as_json,
+        report = compare_revisions(compare, runs=runs, writes=writes or "10x", show=not as_json,
                                    policies=chosen or ["greedy", "fifo"])
     else:
-        report = run_bench(runs=runs, writes=writes, memory=memory, show=not as_json, models=models, trace=trace,
+        report = run_bench(runs=runs, writes=writes or "10x", memory=memory, show=not as_json, models=models, trace=trace,
                            placements=placements)
     if as_json:
         print_json(report)

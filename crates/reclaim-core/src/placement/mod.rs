@@ -155,6 +155,11 @@ pub trait Scheme {
     /// The stream of a user write; `age` is the age of the copy it replaces on the destage
     /// clock where the placement reads ages ([`Placement::needs_ages`]), else 0.
     fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize;
+    /// The stream of every user write, when the scheme sends them all to one stream without
+    /// reading the write, an age or the generator: the run loop then asks no more.
+    fn one_user_stream(&self) -> Option<usize> {
+        None
+    }
     /// The stream of a relocated page.
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize;
     /// The streams of `n` relocated pages of `victim`, in order, into `out`, when the scheme
@@ -199,6 +204,9 @@ pub struct Placement {
     pub seals: Vec<u64>,
     /// Whether the scheme reads ages ([`Need::Ages`]), read once here: a user write asks.
     ages: bool,
+    /// [`Scheme::one_user_stream`], read once here: a user write asks (a byte, so that the
+    /// placement's layout stays as it was without it).
+    pub one_user: Option<u8>,
 }
 
 /// What a placement is built on.
@@ -401,6 +409,7 @@ macro_rules! registry {
                 };
                 let placement = Placement {
                     ages: scheme.info().needs(Need::Ages),
+                    one_user: scheme.one_user_stream().and_then(|s| u8::try_from(s).ok()),
                     scheme,
                     seals: vec![0; built.streams.len()],
                     streams: built.streams,
@@ -424,6 +433,11 @@ macro_rules! registry {
             fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize {
                 match self {
                     $(Schemes::$v(s) => s.user_stream(write, age, rng),)*
+                }
+            }
+            fn one_user_stream(&self) -> Option<usize> {
+                match self {
+                    $(Schemes::$v(s) => s.one_user_stream(),)*
                 }
             }
             #[inline]

@@ -19,6 +19,10 @@ impl Scheme for Single {
         0
     }
 
+    fn one_user_stream(&self) -> Option<usize> {
+        Some(0)
+    }
+
     #[inline]
     fn gc_stream(&mut self, _r: Relocation<'_>) -> usize {
         0

@@ -56,12 +56,16 @@ impl Simulator {
         } else {
             1
         };
-        let s = self.dev.route_user(
-            write,
-            self.dev.store.page_map[page as usize],
-            self.admission.base,
-            &mut self.rng,
-        );
+        // A scheme of one user stream is not asked (Scheme::one_user_stream).
+        let s = match self.dev.placement.one_user {
+            Some(s) => usize::from(s),
+            None => self.dev.route_user(
+                write,
+                self.dev.store.page_map[page as usize],
+                self.admission.base,
+                &mut self.rng,
+            ),
+        };
         let (slot, next) = self.user_slot::<SIZED>(s, size)?;
         let pps = self.dev.store.pps;
         let full = next == pps;
