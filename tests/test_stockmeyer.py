@@ -231,3 +231,17 @@ def test_reproduction_options_are_checked():
     assert res.exit_code == 2 and "invalid option `--set split=…` for `lomet`" in " ".join(res.output.split())
     res = CliRunner().invoke(app, ["reproduce", "stockmeyer", "--set", "help="])
     assert res.exit_code == 0 and "split = mean | median (default mean)" in res.output
+
+
+def test_requeue_reading_reaches_every_bucketed_selection(tmp_path):
+    # `--set requeue=every` gives each age-threshold and fitness case the reading, and nothing else.
+    from reclaim.reproduce import stockmeyer as sm
+
+    s = sm.Setting(trace=tmp_path / "t.rtr", tracks=1000, writes=10_000, label="test")
+    plain, every = sm.cases(s), sm.cases(s, requeue="every")
+    assert plain.keys() == every.keys()
+    for name, case in every.items():
+        assert case.policy == plain[name].policy + ",requeue=every", name
+        assert case.policy.startswith(("fitness:", "age-threshold:")), name
+    res = CliRunner().invoke(app, ["reproduce", "stockmeyer", "--set", "help="])
+    assert "requeue = bucket | every (default bucket)" in res.output

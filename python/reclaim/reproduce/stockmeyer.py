@@ -32,6 +32,7 @@ is the goal run's tenth pass.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import itertools
@@ -186,9 +187,10 @@ def age_threshold(nat: float | None = None, at: int | None = None) -> str:
 GREEDY = age_threshold(at=0)
 
 
-def cases(s: Setting, split: str = "mean") -> dict[str, Case]:
+def cases(s: Setting, split: str = "mean", requeue: str = "bucket") -> dict[str, Case]:
     """Every simulation, by a readable name (``fit/N/1/fifo/2,3``); ``split`` is the trees'
-    split rule."""
+    split rule, ``requeue`` when a bucket's candidate goes to its back (``bucket``: when it
+    changes bucket; ``every``: at every page it loses)."""
     out: dict[str, Case] = {}
     case = functools.partial(Case, split=split)
     for u, c, d, f in itertools.product((False, True), CACHES, EXPS, EXPS):
@@ -212,6 +214,8 @@ def cases(s: Setting, split: str = "mean") -> dict[str, Case]:
         out[f"ten/fitness/N/{c}/{e}"] = case(fitness("fifo"), c, False, e, e, passes=10)
         out[f"goal/fitness/{c}/{e}"] = case(fitness("fifo"), c, False, e, e, asu=4 / 7, passes=10)
         out[f"goal/age-thr/{c}/{e}"] = case(age_threshold(at=at), c, False, e, e, asu=4 / 7, passes=10)
+    if requeue != "bucket":
+        out = {n: dataclasses.replace(k, policy=f"{k.policy},requeue={requeue}") for n, k in out.items()}
     return out
 
 
@@ -368,7 +372,7 @@ def _ten_pass_rows(res: Results) -> list[Row]:
 
 def compute(ctx: Context) -> list[Row]:
     s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "files"))
-    named = cases(s, ctx.options.get("split", "mean"))
+    named = cases(s, ctx.options.get("split", "mean"), ctx.options.get("requeue", "bucket"))
     names = list(named)
     runs = ctx.simulate([named[n].config(s) for n in names], series=True)
     res = Results(s, dict(zip(names, runs)))
@@ -543,6 +547,9 @@ STOCKMEYER = Reproduction(
     render=render,
     choices={"split": Choice(("mean", "median"), "mean",
                              "the trees' split: the running average of ages (§2.3's words) or a running median"),
+             "requeue": Choice(("bucket", "every"), "bucket",
+                               "a bucket's candidate goes to its back when it changes bucket, or at every page it loses "
+                               "(a reading of §2.3's FIFO queue)"),
              "stand-in": Choice(("files", "stack"), "files",
                                 "the snake's stand-in: the file-structured model calibrated on the unsorted results, "
                                 "or the stack-distance model through the two hit ratios")},

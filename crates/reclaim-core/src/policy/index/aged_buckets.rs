@@ -21,7 +21,11 @@
 //! - **Order** inside a bucket: Fifo, a queue a segment joins at the tail when it enters the
 //!   bucket (becoming a candidate, or losing a page that takes it below the bucket's range;
 //!   a page lost within the range leaves it in place); Tree, sorted by age, oldest at the head
-//!   (ties of equal destage number in the order they entered).
+//!   (ties of equal destage number in the order they entered). The report says only "each
+//!   bucket is maintained as a FIFO queue"; whether a segment that loses a page but stays in its
+//!   bucket keeps its place is a reading, so `requeue=every` selects the other: every lost page
+//!   sends the segment to the back of its (possibly new) bucket (Tree: behind the segments of
+//!   equal age).
 //!
 //! One choice the report does not spell out: when the cleaner needs a victim and every sealed
 //! segment is still younger than AT (a threshold larger than the store's free space allows),
@@ -77,6 +81,8 @@ pub struct AgedBuckets {
     order: BucketOrder,
     threshold: u64,
     tw_age: bool,
+    /// `requeue=every`: a candidate that loses a page re-enters its bucket.
+    requeue_every: bool,
     /// The destage sequence counter, as last told.
     now: u64,
     /// Per segment: its bucket, [`WAITING`], or `NONE` when not a candidate.
@@ -127,6 +133,7 @@ impl AgedBuckets {
             order,
             threshold,
             tw_age: age == AgeRule::Tw,
+            requeue_every: false,
             now: 0,
             where_: vec![NONE; n],
             entry: vec![0; n],
@@ -253,7 +260,7 @@ impl AgedBuckets {
     }
 
     /// `seg` lost a valid page: it moves to the tail of a lower bucket when its utilization
-    /// leaves its bucket's range.
+    /// leaves its bucket's range (with `requeue=every`, to the tail of its bucket in any case).
     #[inline]
     pub fn on_invalidate(&mut self, seg: u32, store: &Store) {
         let s = seg as usize;
@@ -261,7 +268,7 @@ impl AgedBuckets {
         if w >= WAITING {
             return;
         }
-        if self.bucket_of[store.valid[s] as usize] != w {
+        if self.bucket_of[store.valid[s] as usize] != w || self.requeue_every {
             self.leave(seg);
             self.enter(seg, store);
         }
@@ -439,6 +446,26 @@ pub struct LsaSelection {
     pub sort: BucketOrder,
     /// All-age or TW-age.
     pub age: AgeRule,
+    /// When a candidate re-enters its bucket.
+    pub requeue: Requeue,
+}
+
+/// When a candidate that loses a page goes to the back of a bucket (see the module note).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requeue {
+    /// `bucket`: only when it leaves its bucket's range.
+    Bucket,
+    /// `every`: at every page it loses.
+    Every,
+}
+
+impl fmt::Display for Requeue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Requeue::Bucket => "bucket",
+            Requeue::Every => "every",
+        })
+    }
 }
 
 impl LsaSelection {
@@ -491,11 +518,23 @@ impl LsaSelection {
                 ))
             }
         };
+        let requeue = match spec.get("requeue") {
+            None | Some("bucket") => Requeue::Bucket,
+            Some("every") => Requeue::Every,
+            Some(v) => {
+                return Err(Error::param(
+                    &format!("{}.requeue", spec.param),
+                    format!("`{v}`"),
+                    "`bucket` or `every`",
+                ))
+            }
+        };
         Ok(LsaSelection {
             threshold,
             buckets,
             sort,
             age,
+            requeue,
         })
     }
 }
@@ -506,7 +545,12 @@ impl fmt::Display for LsaSelection {
             f,
             "{},buckets={},sort={},age={}",
             self.threshold, self.buckets, self.sort, self.age
-        )
+        )?;
+        // Named only when it is not the default, so that the texts of existing runs stay theirs.
+        if self.requeue == Requeue::Every {
+            f.write_str(",requeue=every")?;
+        }
+        Ok(())
     }
 }
 
@@ -516,7 +560,7 @@ pub const fn lsa_params(
     at_default: &'static str,
     nat_default: &'static str,
     sort_default: &'static str,
-) -> [Param; 5] {
+) -> [Param; 6] {
     [
         Param {
             key: "at",
@@ -558,20 +602,30 @@ pub const fn lsa_params(
             default: Some("all"),
             help: "Which segments wait for the threshold: all (all-age) or those of destage streams (TW-age), Note 1.",
         },
+        Param {
+            key: "requeue",
+            values: "bucket|every",
+            unit: "",
+            range: "`bucket` or `every`",
+            default: Some("bucket"),
+            help: "A candidate that loses a page goes to the back of a bucket only when it changes bucket, or every time (a reading of §2.3's FIFO queue).",
+        },
     ]
 }
 
 impl AgedBuckets {
     /// The index of a selection for a store of `geometry`.
     pub fn of(b: &LsaSelection, geometry: &Geometry) -> Self {
-        AgedBuckets::new(
+        let mut index = AgedBuckets::new(
             geometry.segments,
             geometry.pages_per_segment,
             b.buckets,
             b.sort,
             b.threshold.resolve(geometry),
             b.age,
-        )
+        );
+        index.requeue_every = b.requeue == Requeue::Every;
+        index
     }
 }
 
@@ -654,6 +708,41 @@ mod tests {
                 BucketOrder::Tree => [(5, 2), (9, 1)],
             };
             assert_eq!(heads, expect, "{order:?}");
+            st.valid[0] = 19;
+        }
+    }
+
+    /// `requeue=every`: segment 0 (the Fifo head of bucket 9, 19 of 20 valid) loses a page and
+    /// stays in bucket 9, but goes behind segment 1, which entered the bucket after it.
+    #[test]
+    fn requeue_every_sends_a_segment_that_lost_a_page_to_the_back() {
+        let mut st = store(4, 20);
+        for (seg, valid) in [19, 18].into_iter().enumerate() {
+            st.dseq[seg] = 1;
+            st.valid[seg] = valid;
+        }
+        let mut heads = Vec::new();
+        for (requeue, head) in [(Requeue::Bucket, 0), (Requeue::Every, 1)] {
+            let selection = LsaSelection {
+                threshold: Threshold::At(0),
+                buckets: BucketCount::Count(10),
+                sort: BucketOrder::Fifo,
+                age: AgeRule::All,
+                requeue,
+            };
+            let geometry = Geometry {
+                segments: 4,
+                pages_per_segment: 20,
+                logical_pages: 40,
+            };
+            let mut b = AgedBuckets::of(&selection, &geometry);
+            b.on_destage(10, &st);
+            b.on_seal(0, true, &st);
+            b.on_seal(1, true, &st);
+            st.valid[0] = 18;
+            b.on_invalidate(0, &st);
+            b.heads(&st, &mut heads);
+            assert_eq!(heads, [(9, head)], "{requeue}");
             st.valid[0] = 19;
         }
     }
