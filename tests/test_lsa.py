@@ -45,6 +45,7 @@ def test_age_sorted_streams_beat_one_stream_under_hot_cold_writes():
     ("age-threshold:nat=1.5", "policy.nat"),
     ("age-threshold:at=3,nat=0.1", "policy"),
     ("fitness:sort=heap", "policy.sort"),
+    ("age-threshold:requeue=never", "policy.requeue"),
 ])
 def test_bad_policy_arguments_are_named(spec, param):
     with pytest.raises(ValueError, match=param.replace(".", r"\.")):

@@ -513,28 +513,16 @@ impl AgeSortedSpec {
             check_range(&format!("{}.{key}", spec.param), d, 0.0, 1e6, true, false)?;
             Ok(d)
         };
-        let decay_rule = match spec.get("decay_rule") {
-            None | Some("exp2") => DecayRule::Exp2,
-            Some("reciprocal") => DecayRule::Reciprocal,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.decay_rule", spec.param),
-                    format!("`{v}`"),
-                    "`exp2` or `reciprocal`",
-                ))
-            }
-        };
-        let split = match spec.get("split") {
-            None | Some("median") => SplitRule::Median,
-            Some("mean") => SplitRule::Mean,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.split", spec.param),
-                    format!("`{v}`"),
-                    "`median` or `mean`",
-                ))
-            }
-        };
+        let decay_rule = spec.choice(
+            "decay_rule",
+            &[("exp2", DecayRule::Exp2), ("reciprocal", DecayRule::Reciprocal)],
+            DecayRule::Exp2,
+        )?;
+        let split = spec.choice(
+            "split",
+            &[("median", SplitRule::Median), ("mean", SplitRule::Mean)],
+            SplitRule::Median,
+        )?;
         let a = AgeSortedSpec {
             split,
             dtg_exp,

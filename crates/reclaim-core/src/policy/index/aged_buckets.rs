@@ -495,40 +495,21 @@ impl LsaSelection {
                 BucketCount::Count(b)
             }
         };
-        let sort = match spec.get("sort") {
-            None => sort,
-            Some("fifo") => BucketOrder::Fifo,
-            Some("tree") => BucketOrder::Tree,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.sort", spec.param),
-                    format!("`{v}`"),
-                    "`fifo` or `tree`",
-                ))
-            }
-        };
-        let age = match spec.get("age") {
-            None | Some("all") => AgeRule::All,
-            Some("tw") => AgeRule::Tw,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.age", spec.param),
-                    format!("`{v}`"),
-                    "`all` or `tw`",
-                ))
-            }
-        };
-        let requeue = match spec.get("requeue") {
-            None | Some("bucket") => Requeue::Bucket,
-            Some("every") => Requeue::Every,
-            Some(v) => {
-                return Err(Error::param(
-                    &format!("{}.requeue", spec.param),
-                    format!("`{v}`"),
-                    "`bucket` or `every`",
-                ))
-            }
-        };
+        let sort = spec.choice(
+            "sort",
+            &[("fifo", BucketOrder::Fifo), ("tree", BucketOrder::Tree)],
+            sort,
+        )?;
+        let age = spec.choice(
+            "age",
+            &[("all", AgeRule::All), ("tw", AgeRule::Tw)],
+            AgeRule::All,
+        )?;
+        let requeue = spec.choice(
+            "requeue",
+            &[("bucket", Requeue::Bucket), ("every", Requeue::Every)],
+            Requeue::Bucket,
+        )?;
         Ok(LsaSelection {
             threshold,
             buckets,
