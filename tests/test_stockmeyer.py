@@ -233,15 +233,30 @@ def test_reproduction_options_are_checked():
     assert res.exit_code == 0 and "split = mean | median (default mean)" in res.output
 
 
-def test_requeue_reading_reaches_every_bucketed_selection(tmp_path):
-    # `--set requeue=every` gives each age-threshold and fitness case the reading, and nothing else.
+def test_conventions_reach_the_runs_they_concern(tmp_path):
+    # `--set requeue=every` gives each age-threshold and fitness case the reading; `ties=last`
+    # only those in Tree order; the clock's conventions go to every case's age-sorted streams.
     from reclaim.reproduce import stockmeyer as sm
 
     s = sm.Setting(trace=tmp_path / "t.rtr", tracks=1000, writes=10_000, label="test")
-    plain, every = sm.cases(s), sm.cases(s, requeue="every")
+    plain = sm.cases(s)
+    every = sm.cases(s, conventions={"requeue": "every"})
     assert plain.keys() == every.keys()
     for name, case in every.items():
         assert case.policy == plain[name].policy + ",requeue=every", name
         assert case.policy.startswith(("fitness:", "age-threshold:")), name
+        assert case.config(s).placement == plain[name].config(s).placement
+    last = sm.cases(s, conventions={"ties": "last", "fsc_number": "min", "first_age": "oldest"})
+    trees = 0
+    for name, case in last.items():
+        tree = "sort=tree" in plain[name].policy
+        trees += tree
+        assert case.policy == plain[name].policy + (",ties=last" if tree else ""), name
+        assert case.config(s).placement == plain[name].config(s).placement + ",fsc_number=min", name
+    assert trees == 2 * 2 * 25 * 2 + 2  # fit and fit-age × (N, Y) × 25 SortExp points × 2 caches; one-stream
+    assert sm.cases(s, conventions={"ties": "first", "open_age": "closing"}) == plain
     res = CliRunner().invoke(app, ["reproduce", "stockmeyer", "--set", "help="])
-    assert "requeue = bucket | every (default bucket)" in res.output
+    for text in ("requeue = bucket | every (default bucket)", "ties = first | last (default first)",
+                 "fsc_number = max | min | mean (default max)", "open_age = closing | zero (default closing)",
+                 "first_age = oldest | zero (default oldest)"):
+        assert text in " ".join(res.output.split()), text

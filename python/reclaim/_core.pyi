@@ -38,11 +38,11 @@ def schemes() -> list[dict[str, Any]]:
     - policies: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``, ``d-choices:d=D``,
       ``gra:d=D``, ``windowed:w=W[,tie=random|oldest|fifo]``, ``cost-benefit[:form=lfs|lomet]``,
       ``mdc[:freq=estimate|exact,decline=paper|pages]``, ``multi-log``,
-      ``age-threshold[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every]``,
-      ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every]``
+      ``age-threshold[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``,
+      ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``
     - placements: ``single``, ``double[:copy=random|oldest]``, ``oracle``,
       ``regions:spare=B1/B2/…|optimal``,
-      ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean]``,
+      ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean,fsc_number=max|min|mean,open_age=closing|zero,first_age=oldest|zero]``,
       ``sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]``,
       ``multi-log[:logs=L,freq=estimate|exact]``, ``dac[:levels=L]``
     - triggers: ``frontier``, ``one-free``,

@@ -29,6 +29,7 @@ const POLICIES: &[&str] = &[
     STALLING_AGE_THRESHOLD,
     "fitness",
     "fitness:buckets=3,sort=fifo,at=2",
+    "fitness:sort=tree,ties=last,requeue=every",
     "multi-log",
 ];
 /// Age-threshold with coarse buckets in Tree order: may stop without progress on a small device
@@ -50,6 +51,11 @@ const LISTED: &[(&str, &str)] = &[
         "age-sorted:dtg_exp=2,fsc_exp=1,dtg_sort=1,split=mean",
         "cache",
     ),
+    (
+        "age-sorted:dtg_exp=2,fsc_exp=2,fsc_number=mean,open_age=zero,first_age=zero",
+        "cache",
+    ),
+    ("age-sorted:dtg_exp=1,fsc_exp=2,fsc_number=min", "hole"),
     ("multi-log:logs=3", "hole"),
     ("multi-log:logs=3,freq=exact", "hole"),
 ];

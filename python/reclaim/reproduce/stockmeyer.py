@@ -142,6 +142,8 @@ class Case:
     asu: float = ASU
     #: The trees' split rule (§2.3): ``mean``, the report's words, or ``median``.
     split: str = "mean"
+    #: The destage clock's conventions beyond the report's (``,fsc_number=min`` …), or "".
+    clock: str = ""
     passes: int = 0  # 0: one pass after the trace warm-up; else this many whole passes
 
     def config(self, s: Setting) -> SimConfig:
@@ -154,7 +156,7 @@ class Case:
             segments=segments,
             policy=self.policy,
             placement=f"age-sorted:dtg_exp={self.exps},fsc_exp={self.exps},dtg_sort={self.dtg},fsc_sort={self.fsc},"
-                      f"split={self.split}",
+                      f"split={self.split}{self.clock}",
             streams="cache",
             free_empty=True,
             cache=self.cache,
@@ -187,10 +189,27 @@ def age_threshold(nat: float | None = None, at: int | None = None) -> str:
 GREEDY = age_threshold(at=0)
 
 
-def cases(s: Setting, split: str = "mean", requeue: str = "bucket") -> dict[str, Case]:
+#: Conventions the report leaves open, each selectable (``--set KEY=VALUE``); the first value is
+#: the default, the report's words where it speaks. Policy keys go to every policy (``ties``
+#: only to those in Tree order), placement keys to the age-sorted streams.
+CONVENTIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "requeue": ("policy", ("bucket", "every"),
+                "a bucket's candidate goes to its back when it changes bucket, or at every page it loses "
+                "(a reading of §2.3's FIFO queue)"),
+    "ties": ("policy", ("first", "last"),
+             "Tree order among segments of equal age: the first to enter a bucket at its head, or the last"),
+    "fsc_number": ("placement", ("max", "min", "mean"),
+                   "an FSC segment's destage number: its contributors' largest (§2.3), smallest, or mean"),
+    "open_age": ("placement", ("closing", "zero"),
+                 "a track rewritten in an open stream: aged as if its segment closed now, or 0"),
+    "first_age": ("placement", ("oldest", "zero"),
+                  "a first write's age: the destage counter, or 0"),
+}
+
+
+def cases(s: Setting, split: str = "mean", conventions: dict[str, str] | None = None) -> dict[str, Case]:
     """Every simulation, by a readable name (``fit/N/1/fifo/2,3``); ``split`` is the trees'
-    split rule, ``requeue`` when a bucket's candidate goes to its back (``bucket``: when it
-    changes bucket; ``every``: at every page it loses)."""
+    split rule, ``conventions`` the values of :data:`CONVENTIONS` that are not the default."""
     out: dict[str, Case] = {}
     case = functools.partial(Case, split=split)
     for u, c, d, f in itertools.product((False, True), CACHES, EXPS, EXPS):
@@ -214,8 +233,13 @@ def cases(s: Setting, split: str = "mean", requeue: str = "bucket") -> dict[str,
         out[f"ten/fitness/N/{c}/{e}"] = case(fitness("fifo"), c, False, e, e, passes=10)
         out[f"goal/fitness/{c}/{e}"] = case(fitness("fifo"), c, False, e, e, asu=4 / 7, passes=10)
         out[f"goal/age-thr/{c}/{e}"] = case(age_threshold(at=at), c, False, e, e, asu=4 / 7, passes=10)
-    if requeue != "bucket":
-        out = {n: dataclasses.replace(k, policy=f"{k.policy},requeue={requeue}") for n, k in out.items()}
+    chosen = {k: v for k, v in (conventions or {}).items() if v != CONVENTIONS[k][1][0]}
+    policy = "".join(f",{k}={v}" for k, v in chosen.items() if CONVENTIONS[k][0] == "policy" and k != "ties")
+    clock = "".join(f",{k}={v}" for k, v in chosen.items() if CONVENTIONS[k][0] == "placement")
+    ties = f",ties={chosen['ties']}" if "ties" in chosen else ""
+    if chosen:
+        out = {n: dataclasses.replace(k, policy=k.policy + policy + (ties if "sort=tree" in k.policy else ""),
+                                      clock=clock) for n, k in out.items()}
     return out
 
 
@@ -372,7 +396,7 @@ def _ten_pass_rows(res: Results) -> list[Row]:
 
 def compute(ctx: Context) -> list[Row]:
     s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "files"))
-    named = cases(s, ctx.options.get("split", "mean"), ctx.options.get("requeue", "bucket"))
+    named = cases(s, ctx.options.get("split", "mean"), {k: ctx.options[k] for k in CONVENTIONS if k in ctx.options})
     names = list(named)
     runs = ctx.simulate([named[n].config(s) for n in names], series=True)
     res = Results(s, dict(zip(names, runs)))
@@ -547,9 +571,7 @@ STOCKMEYER = Reproduction(
     render=render,
     choices={"split": Choice(("mean", "median"), "mean",
                              "the trees' split: the running average of ages (§2.3's words) or a running median"),
-             "requeue": Choice(("bucket", "every"), "bucket",
-                               "a bucket's candidate goes to its back when it changes bucket, or at every page it loses "
-                               "(a reading of §2.3's FIFO queue)"),
+             **{k: Choice(values, values[0], text) for k, (_, values, text) in CONVENTIONS.items()},
              "stand-in": Choice(("files", "stack"), "files",
                                 "the snake's stand-in: the file-structured model calibrated on the unsorted results, "
                                 "or the stack-distance model through the two hit ratios")},

@@ -20,6 +20,8 @@ fn specs_round_trip() {
         "mdc:decline=pages",
         "mdc:freq=exact,decline=paper",
         "multi-log",
+        "fitness:sort=tree,ties=last",
+        "age-threshold:sort=tree,ties=last,requeue=every",
     ] {
         let p: PolicySpec = s.parse().unwrap();
         assert_eq!(p.to_string().parse::<PolicySpec>().unwrap(), p);
@@ -31,6 +33,8 @@ fn specs_round_trip() {
         "regions:spare=0.4/0.6",
         "age-sorted",
         "age-sorted:dtg_exp=2,fsc_exp=3,dtg_sort=1,fsc_sort=0,dtg_decay=5,decay_rule=reciprocal,split=mean",
+        "age-sorted:fsc_number=mean,open_age=zero,first_age=zero",
+        "age-sorted:fsc_number=min",
         "sort-buffer",
         "sort-buffer:segments=4,sort=none,rewrite=absorb",
         "multi-log",

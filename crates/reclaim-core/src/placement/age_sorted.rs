@@ -12,6 +12,13 @@
 //!   the number that segment would take if closed now: the counter for a destage stream (age 0),
 //!   the largest number of its contributors for an FSC stream. A first write (a page with no
 //!   copy) has age equal to the counter, as if it left a segment numbered 0.
+//! - Three conventions of that clock are readings, and each is selectable to measure what it
+//!   does: an FSC segment's number is the largest of its contributors' (the report's words;
+//!   `fsc_number=min|mean` the smallest or the page-weighted mean, rounded); a track rewritten in
+//!   an open stream as above (`open_age=closing`) or of age 0 in any stream (`open_age=zero`);
+//!   a first write of the counter's age (`first_age=oldest`) or of age 0 (`first_age=zero`).
+//!   The report places every track before its warm-up (§2.3), so a first write happens only
+//!   while a run fills the store.
 //! - Each tree has `StreamExp` levels. A node of the top `SortExp` levels keeps a sort boundary and
 //!   sends a track right (the older side) when its age is above the boundary, left otherwise;
 //!   the track's age then moves the boundary. The lower levels send a track left or right at
@@ -36,7 +43,7 @@
 use rand::Rng;
 
 use super::{Build, Built, Declare};
-use super::{Scheme, Victim, Relocation};
+use super::{AgeClock, FscNumber, Scheme, Victim, Relocation};
 use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::Write;
@@ -385,12 +392,17 @@ impl DecisionTree {
 pub struct AgeSorted {
     dtg: DecisionTree,
     fsc: DecisionTree,
+    clock: AgeClock,
 }
 
 impl AgeSorted {
-    /// With the given trees.
+    /// With the given trees and the destage clock's default conventions.
     pub fn new(dtg: DecisionTree, fsc: DecisionTree) -> Self {
-        AgeSorted { dtg, fsc }
+        AgeSorted {
+            dtg,
+            fsc,
+            clock: AgeClock::default(),
+        }
     }
 
     /// Destage streams.
@@ -413,6 +425,10 @@ impl Scheme for AgeSorted {
     #[inline]
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
         self.dtg.leaves() + self.fsc.route(r.age, r.rng)
+    }
+
+    fn age_clock(&self) -> AgeClock {
+        self.clock
     }
 
     /// A victim's pages share its age: the FSC tree routes them one after the other, and the
@@ -487,6 +503,8 @@ pub struct AgeSortedSpec {
     pub decay_rule: DecayRule,
     /// How a sorting node moves its boundary.
     pub split: SplitRule,
+    /// The destage clock's conventions (`fsc_number`, `open_age`, `first_age`).
+    pub clock: AgeClock,
 }
 
 impl AgeSortedSpec {
@@ -523,7 +541,17 @@ impl AgeSortedSpec {
             &[("median", SplitRule::Median), ("mean", SplitRule::Mean)],
             SplitRule::Median,
         )?;
+        let clock = AgeClock {
+            fsc_number: spec.choice(
+                "fsc_number",
+                &[("max", FscNumber::Max), ("min", FscNumber::Min), ("mean", FscNumber::Mean)],
+                FscNumber::Max,
+            )?,
+            open_zero: spec.choice("open_age", &[("closing", false), ("zero", true)], false)?,
+            first_zero: spec.choice("first_age", &[("oldest", false), ("zero", true)], false)?,
+        };
         let a = AgeSortedSpec {
+            clock,
             split,
             dtg_exp,
             fsc_exp,
@@ -548,11 +576,22 @@ impl AgeSortedSpec {
             f,
             "age-sorted:dtg_exp={},fsc_exp={},dtg_sort={},fsc_sort={},dtg_decay={},fsc_decay={},decay_rule={},split={}",
             self.dtg_exp, self.fsc_exp, self.dtg_sort, self.fsc_sort, self.dtg_decay, self.fsc_decay, self.decay_rule, self.split
-        )
+        )?;
+        // Named only when not the default, so that the texts of existing runs stay theirs.
+        if self.clock.fsc_number != FscNumber::Max {
+            write!(f, ",fsc_number={}", self.clock.fsc_number)?;
+        }
+        if self.clock.open_zero {
+            f.write_str(",open_age=zero")?;
+        }
+        if self.clock.first_zero {
+            f.write_str(",first_age=zero")?;
+        }
+        Ok(())
     }
 }
 
-const PARAMS: [Param; 8] = [
+const PARAMS: [Param; 11] = [
     Param {
         key: "dtg_exp",
         values: "E",
@@ -617,6 +656,30 @@ const PARAMS: [Param; 8] = [
         default: Some("median"),
         help: "A node's boundary: the median of recent ages (equal stream rates) or their long-term mean (§2.3's words).",
     },
+    Param {
+        key: "fsc_number",
+        values: "max|min|mean",
+        unit: "",
+        range: "`max`, `min` or `mean`",
+        default: Some("max"),
+        help: "An FSC segment's destage number: the largest of its contributors' (§2.3), the smallest, or their page-weighted mean.",
+    },
+    Param {
+        key: "open_age",
+        values: "closing|zero",
+        unit: "",
+        range: "`closing` or `zero`",
+        default: Some("closing"),
+        help: "A track rewritten in an open stream: aged as if its segment closed now, or 0.",
+    },
+    Param {
+        key: "first_age",
+        values: "oldest|zero",
+        unit: "",
+        range: "`oldest` or `zero`",
+        default: Some("oldest"),
+        help: "A first write's age: the destage counter (from a segment numbered 0), or 0.",
+    },
 ];
 
 impl Declare for AgeSorted {
@@ -646,7 +709,8 @@ impl Declare for AgeSorted {
     fn build(a: &AgeSortedSpec, b: &Build<'_>) -> Result<Built<Self>> {
         let dtg = DecisionTree::new(a.dtg_exp, a.dtg_sort, a.dtg_decay, a.decay_rule, a.split);
         let fsc = DecisionTree::new(a.fsc_exp, a.fsc_sort, a.fsc_decay, a.decay_rule, a.split);
-        let scheme = AgeSorted::new(dtg, fsc);
+        let mut scheme = AgeSorted::new(dtg, fsc);
+        scheme.clock = a.clock;
         let (d, f) = (scheme.destage_streams(), scheme.fsc_streams());
         let user: Vec<bool> = (0..d).map(|_| true).chain((0..f).map(|_| false)).collect();
         Ok(Built::whole(scheme, user, f as u32, b))

@@ -29,9 +29,11 @@ pub struct Stream {
     pub next: u32,
     /// Age stamp of the youngest data written to `seg` [user-write clock].
     pub stamp: u64,
-    /// Largest destage sequence number among the victims whose pages `seg` received
-    /// (Stockmeyer §2.3); used when a GC stream's segment is sealed.
+    /// The destage sequence numbers of the victims whose pages `seg` received, gathered by the
+    /// run's [`FscNumber`] (Stockmeyer §2.3: their largest); read by [`Self::fsc_number`].
     pub dseq: u64,
+    /// Relocated pages counted in `dseq`.
+    pub contributors: u32,
     /// A user (destage) stream: sealing one of its segments ticks the destage clock.
     pub user: bool,
     /// The region that owns the stream's segments.
@@ -50,6 +52,7 @@ impl Stream {
             next: 0,
             stamp: 0,
             dseq: 0,
+            contributors: 0,
             user,
             region,
             up2_sum: 0.0,
@@ -74,6 +77,31 @@ impl Stream {
         self.up2_pages += pages.len() as u32;
     }
 
+    /// `n` relocated pages of a victim numbered `dseq` join the segment.
+    #[inline]
+    pub fn contribute(&mut self, dseq: u64, n: u32, rule: FscNumber) {
+        self.dseq = match rule {
+            FscNumber::Max => self.dseq.max(dseq),
+            FscNumber::Min if self.contributors == 0 => dseq,
+            FscNumber::Min => self.dseq.min(dseq),
+            FscNumber::Mean => self.dseq + dseq * u64::from(n),
+        };
+        self.contributors += n;
+    }
+
+    /// The destage number the segment takes when sealed from an FSC stream (0 before any
+    /// relocated page).
+    #[inline]
+    pub fn fsc_number(&self, rule: FscNumber) -> u64 {
+        match rule {
+            FscNumber::Mean if self.contributors > 0 => {
+                let c = u64::from(self.contributors);
+                (self.dseq + c / 2) / c
+            }
+            _ => self.dseq,
+        }
+    }
+
     /// A page of u_p2 `key` joins the segment's mean.
     #[inline]
     pub fn add_key(&mut self, key: f64) {
@@ -86,6 +114,45 @@ impl Stream {
     pub fn mean_up2(&self) -> Option<f64> {
         (self.up2_pages > 0).then(|| self.up2_sum / f64::from(self.up2_pages))
     }
+}
+
+/// The destage number of a segment closed from an FSC stream, from those of the victims that
+/// contributed its pages. Stockmeyer §2.3: "set to the maximum of the destage sequence numbers
+/// of the segments that contributed tracks"; the others are there to measure what that choice
+/// does (`age-sorted:fsc_number=…`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FscNumber {
+    /// `max`: the largest (the report's rule).
+    #[default]
+    Max,
+    /// `min`: the smallest.
+    Min,
+    /// `mean`: their mean, each victim weighed by the pages it gave, rounded.
+    Mean,
+}
+
+impl fmt::Display for FscNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FscNumber::Max => "max",
+            FscNumber::Min => "min",
+            FscNumber::Mean => "mean",
+        })
+    }
+}
+
+/// How the destage clock gives ages where Stockmeyer §2.3 leaves a choice; only a placement
+/// that reads ages ([`Need::Ages`]) chooses other than the default (`age-sorted`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AgeClock {
+    /// An FSC segment's destage number.
+    pub fsc_number: FscNumber,
+    /// A track rewritten in an open stream has age 0 whatever the stream (else the age it
+    /// would have were its segment closed now: 0 in a destage stream, the counter less the
+    /// contributors' number in an FSC stream).
+    pub open_zero: bool,
+    /// A first write (no copy) has age 0 (else the counter: as if it left a segment numbered 0).
+    pub first_zero: bool,
 }
 
 /// A region: segments owned by one class (or the whole device), with a quota of segments.
@@ -180,6 +247,10 @@ pub trait Scheme {
     fn victim_stream(&self, _victim: &Victim) -> Option<usize> {
         None
     }
+    /// The destage clock's conventions the scheme chooses.
+    fn age_clock(&self) -> AgeClock {
+        AgeClock::default()
+    }
     /// Reorders a gathered batch before it is routed; `streams` as they are now.
     fn arrange(
         &mut self,
@@ -207,6 +278,8 @@ pub struct Placement {
     /// [`Scheme::one_user_stream`], read once here: a user write asks (a byte, so that the
     /// placement's layout stays as it was without it).
     pub one_user: Option<u8>,
+    /// [`Scheme::age_clock`], read once here.
+    pub clock: AgeClock,
 }
 
 /// What a placement is built on.
@@ -410,6 +483,7 @@ macro_rules! registry {
                 let placement = Placement {
                     ages: scheme.info().needs(Need::Ages),
                     one_user: scheme.one_user_stream().and_then(|s| u8::try_from(s).ok()),
+                    clock: scheme.age_clock(),
                     scheme,
                     seals: vec![0; built.streams.len()],
                     streams: built.streams,
@@ -463,6 +537,11 @@ macro_rules! registry {
             fn victim_stream(&self, victim: &Victim) -> Option<usize> {
                 match self {
                     $(Schemes::$v(s) => s.victim_stream(victim),)*
+                }
+            }
+            fn age_clock(&self) -> AgeClock {
+                match self {
+                    $(Schemes::$v(s) => s.age_clock(),)*
                 }
             }
             #[inline]
@@ -550,18 +629,18 @@ impl Placement {
 
     /// The age on the destage clock, now `now`, of the copy of a page at `old` that a write
     /// replaces (Stockmeyer §2.3; see `age_sorted` for a copy in an open stream and a first
-    /// write): a sealed segment's age; 0 in a user stream; a GC stream's, from the largest
-    /// destage number among its contributors. Page-map entries from `base` up name a page
+    /// write, and [`AgeClock`] for the conventions): a sealed segment's age; 0 in a user stream;
+    /// a GC stream's, from its contributors' destage numbers. Page-map entries from `base` up name a page
     /// waiting in stream (entry − base) / pages per segment.
     pub fn age_of(&self, store: &Store, base: u32, now: u64, old: u32) -> u64 {
         if old == NONE {
-            return now;
+            return if self.clock.first_zero { 0 } else { now };
         }
         let stream_age = |st: &Stream| {
-            if st.user {
+            if st.user || self.clock.open_zero {
                 0
             } else {
-                now.saturating_sub(st.dseq)
+                now.saturating_sub(st.fsc_number(self.clock.fsc_number))
             }
         };
         if old >= base {
@@ -610,4 +689,74 @@ registry! {
     SortBuffer(sort_buffer::SortBuffered),
     MultiLog(multi_log::MultiLog),
     Dac(dac::Dac),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Geometry;
+
+    /// Victims numbered 10 (one page) and 5 (one page), then 7 (two pages): the largest 10, the
+    /// smallest 5, the page-weighted mean (10 + 5 + 14) / 4 = 7.25 → 7; after the first two the
+    /// mean is 7.5, rounded up to 8.
+    #[test]
+    fn an_fsc_segment_numbered_from_its_contributors() {
+        for (rule, two, all) in [
+            (FscNumber::Max, 10, 10),
+            (FscNumber::Min, 5, 5),
+            (FscNumber::Mean, 8, 7),
+        ] {
+            let mut st = Stream::closed(false, 0);
+            st.contribute(10, 1, rule);
+            st.contribute(5, 1, rule);
+            assert_eq!(st.fsc_number(rule), two, "{rule}");
+            st.contribute(7, 2, rule);
+            assert_eq!(st.fsc_number(rule), all, "{rule}");
+        }
+    }
+
+    /// The ages the destage clock gives, counter 9: a first write 9 (`first_age=oldest`) or 0;
+    /// a copy in the open destage stream 0; a copy in the open FSC stream, whose contributors
+    /// are numbered 5 and 2, 9 − 5 = 4 (`max`), 9 − 2 = 7 (`min`), or 0 (`open_age=zero`); a
+    /// copy in a sealed segment numbered 3, 6 in every case.
+    #[test]
+    fn ages_of_first_writes_and_open_streams() {
+        let g = Geometry {
+            segments: 8,
+            pages_per_segment: 4,
+            logical_pages: 8,
+        };
+        for (spec, first, fsc) in [
+            ("age-sorted:dtg_exp=0,fsc_exp=0", 9, 4),
+            ("age-sorted:dtg_exp=0,fsc_exp=0,fsc_number=min", 9, 7),
+            (
+                "age-sorted:dtg_exp=0,fsc_exp=0,first_age=zero,open_age=zero",
+                0,
+                0,
+            ),
+        ] {
+            let mut store = Store::new(&g);
+            store.keep_destage_numbers();
+            let spec: PlacementSpec = spec.parse().unwrap();
+            let (mut p, _) = Placement::new(&spec, 8, 4, &[], 1).unwrap();
+            let (user, gc, sealed) = (
+                store.open().unwrap(),
+                store.open().unwrap(),
+                store.open().unwrap(),
+            );
+            p.streams[0].seg = user;
+            p.streams[1].seg = gc;
+            let rule = p.clock.fsc_number;
+            p.streams[1].contribute(5, 1, rule);
+            p.streams[1].contribute(2, 1, rule);
+            store.seal(sealed, 0);
+            store.dseq[sealed as usize] = 3;
+            let base = u32::MAX / 2;
+            let age = |slot: u32| p.age_of(&store, base, 9, slot);
+            assert_eq!(age(NONE), first, "{spec}");
+            assert_eq!(age(user * 4), 0, "{spec}");
+            assert_eq!(age(gc * 4 + 1), fsc, "{spec}");
+            assert_eq!(age(sealed * 4 + 2), 6, "{spec}");
+        }
+    }
 }

@@ -44,7 +44,7 @@ impl VictimPolicy for AgeThreshold {
     }
 }
 
-const PARAMS: [Param; 6] = lsa_params("unset: nat decides", "heuristic", "fifo");
+const PARAMS: [Param; 7] = lsa_params("unset: nat decides", "heuristic", "fifo");
 
 impl Declare for AgeThreshold {
     type Params = LsaSelection;

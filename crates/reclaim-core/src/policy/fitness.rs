@@ -72,7 +72,7 @@ impl VictimPolicy for Fitness {
 
 // The brute force computes the very same expression, so the scores must be equal to the bit.
 
-const PARAMS: [Param; 6] = lsa_params("0", "unset: at decides", "tree");
+const PARAMS: [Param; 7] = lsa_params("0", "unset: at decides", "tree");
 
 impl Declare for Fitness {
     type Params = LsaSelection;

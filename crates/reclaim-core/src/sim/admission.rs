@@ -307,9 +307,10 @@ impl Simulator {
         if self.admission.waiting[s].len() == self.dev.store.pps as usize {
             self.dev.flush_gc(s, &mut self.admission.waiting[s])?;
         }
+        let rule = self.dev.placement.clock.fsc_number;
         let f = &mut self.dev.placement.streams[s];
         f.stamp = f.stamp.max(victim.stamp);
-        f.dseq = f.dseq.max(victim.dseq);
+        f.contribute(victim.dseq, 1, rule);
         self.admission.pend(s, page, &mut self.dev.store);
         Ok(())
     }

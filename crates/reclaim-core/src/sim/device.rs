@@ -129,7 +129,7 @@ impl Device {
 
     /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
     /// destage stream takes the destage counter, one closed from an FSC stream the largest
-    /// number among its contributors (Stockmeyer §2.3); its u_p2 is the mean of its pages'
+    /// number among its contributors (Stockmeyer §2.3; see [`crate::placement::FscNumber`]); its u_p2 is the mean of its pages'
     /// (Lomet & Luo §5.2.2), the user-write clock when it has none.
     pub(super) fn seal(&mut self, s: usize) {
         let st = self.placement.streams[s];
@@ -142,7 +142,7 @@ impl Device {
         let dseq = if st.user {
             self.clocks.destage
         } else {
-            st.dseq
+            st.fsc_number(self.placement.clock.fsc_number)
         };
         let up2 = st.mean_up2().unwrap_or(self.clocks.user_writes as f64);
         self.store.note_seal(st.seg, dseq, s as u16, up2);
@@ -201,9 +201,10 @@ impl Device {
             if !self.store.up2.is_empty() {
                 self.placement.streams[t].key_pages(&pages[done..done + n], victim, rate);
             }
+            let rule = self.placement.clock.fsc_number;
             let f = &mut self.placement.streams[t];
             f.stamp = f.stamp.max(victim.stamp);
-            f.dseq = f.dseq.max(victim.dseq);
+            f.contribute(victim.dseq, n as u32, rule);
             let (seg, start) = (f.seg, f.next);
             let taken = self.store.place_run::<SIZED>(
                 seg,
@@ -280,7 +281,8 @@ impl Device {
         let st = self.placement.streams[t];
         self.take_segment(t);
         let f = &mut self.placement.streams[t];
-        (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
+        (f.stamp, f.dseq, f.contributors, f.next) =
+            (st.stamp, st.dseq, st.contributors, self.store.pps);
         let seg = f.seg;
         self.store.place_run::<false>(seg, 0, waiting.drain(..));
         self.seal(t);

@@ -26,6 +26,11 @@
 //!   bucket keeps its place is a reading, so `requeue=every` selects the other: every lost page
 //!   sends the segment to the back of its (possibly new) bucket (Tree: behind the segments of
 //!   equal age).
+//! - **Ties** in Tree order: segments of equal age are common (an FSC segment takes the largest
+//!   destage number of its contributors, so the segments cleaned from one set of victims share
+//!   it). The report does not say how a bucket sorted by age orders them; the default,
+//!   `ties=first`, puts the first to enter at the head (a search tree that inserts an equal key
+//!   to the right), `ties=last` the last (one that inserts it to the left).
 //!
 //! One choice the report does not spell out: when the cleaner needs a victim and every sealed
 //! segment is still younger than AT (a threshold larger than the store's free space allows),
@@ -83,6 +88,9 @@ pub struct AgedBuckets {
     tw_age: bool,
     /// `requeue=every`: a candidate that loses a page re-enters its bucket.
     requeue_every: bool,
+    /// Tree order's tie key is the entry number XOR this: 0 (`ties=first`, the earliest entry
+    /// first) or all ones (`ties=last`, the latest first).
+    tie_mask: u64,
     /// The destage sequence counter, as last told.
     now: u64,
     /// Per segment: its bucket, [`WAITING`], or `NONE` when not a candidate.
@@ -134,6 +142,7 @@ impl AgedBuckets {
             threshold,
             tw_age: age == AgeRule::Tw,
             requeue_every: false,
+            tie_mask: 0,
             now: 0,
             where_: vec![NONE; n],
             entry: vec![0; n],
@@ -183,7 +192,7 @@ impl AgedBuckets {
                 self.tail[bi] = seg;
             }
             BucketOrder::Tree => {
-                self.trees[bi].push(Reverse((store.dseq[s], self.entries, seg)));
+                self.trees[bi].push(Reverse((store.dseq[s], self.entries ^ self.tie_mask, seg)));
                 if self.trees[bi].len() > 2 * self.count[bi] + 64 {
                     self.compact(bi);
                 }
@@ -196,12 +205,12 @@ impl AgedBuckets {
 
     /// Drops the stale entries of tree `b`.
     fn compact(&mut self, b: usize) {
-        let (where_, entry) = (&self.where_, &self.entry);
+        let (where_, entry, mask) = (&self.where_, &self.entry, self.tie_mask);
         let live = std::mem::take(&mut self.trees[b])
             .into_vec()
             .into_iter()
             .filter(|Reverse((_, e, s))| {
-                where_[*s as usize] == b as u32 && entry[*s as usize] == *e
+                where_[*s as usize] == b as u32 && entry[*s as usize] == *e ^ mask
             })
             .collect::<Vec<_>>();
         self.trees[b] = BinaryHeap::from(live);
@@ -290,7 +299,9 @@ impl AgedBuckets {
             BucketOrder::Fifo => self.head[b],
             BucketOrder::Tree => loop {
                 let &Reverse((_, e, seg)) = self.trees[b].peek().expect("a non-empty bucket");
-                if self.where_[seg as usize] == b as u32 && self.entry[seg as usize] == e {
+                if self.where_[seg as usize] == b as u32
+                    && self.entry[seg as usize] == e ^ self.tie_mask
+                {
                     return seg;
                 }
                 self.trees[b].pop();
@@ -448,6 +459,27 @@ pub struct LsaSelection {
     pub age: AgeRule,
     /// When a candidate re-enters its bucket.
     pub requeue: Requeue,
+    /// Tree order among segments of equal age.
+    pub ties: Ties,
+}
+
+/// Which of the segments of equal age is at the head of a Tree-ordered bucket (see the module
+/// note).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ties {
+    /// `first`: the first to enter the bucket.
+    First,
+    /// `last`: the last to enter it.
+    Last,
+}
+
+impl fmt::Display for Ties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ties::First => "first",
+            Ties::Last => "last",
+        })
+    }
 }
 
 /// When a candidate that loses a page goes to the back of a bucket (see the module note).
@@ -510,12 +542,23 @@ impl LsaSelection {
             &[("bucket", Requeue::Bucket), ("every", Requeue::Every)],
             Requeue::Bucket,
         )?;
+        let ties = spec.choice(
+            "ties",
+            &[("first", Ties::First), ("last", Ties::Last)],
+            Ties::First,
+        )?;
+        if ties == Ties::Last && sort != BucketOrder::Tree {
+            return Err(spec.bad(
+                "`ties=last` with `sort=tree` (it orders segments of equal age in Tree buckets)",
+            ));
+        }
         Ok(LsaSelection {
             threshold,
             buckets,
             sort,
             age,
             requeue,
+            ties,
         })
     }
 }
@@ -531,6 +574,9 @@ impl fmt::Display for LsaSelection {
         if self.requeue == Requeue::Every {
             f.write_str(",requeue=every")?;
         }
+        if self.ties == Ties::Last {
+            f.write_str(",ties=last")?;
+        }
         Ok(())
     }
 }
@@ -541,7 +587,7 @@ pub const fn lsa_params(
     at_default: &'static str,
     nat_default: &'static str,
     sort_default: &'static str,
-) -> [Param; 6] {
+) -> [Param; 7] {
     [
         Param {
             key: "at",
@@ -591,6 +637,14 @@ pub const fn lsa_params(
             default: Some("bucket"),
             help: "A candidate that loses a page goes to the back of a bucket only when it changes bucket, or every time (a reading of §2.3's FIFO queue).",
         },
+        Param {
+            key: "ties",
+            values: "first|last",
+            unit: "",
+            range: "`first` or `last`",
+            default: Some("first"),
+            help: "Tree order among segments of equal age: the first to enter the bucket at its head, or the last.",
+        },
     ]
 }
 
@@ -606,6 +660,7 @@ impl AgedBuckets {
             b.age,
         );
         index.requeue_every = b.requeue == Requeue::Every;
+        index.tie_mask = if b.ties == Ties::Last { u64::MAX } else { 0 };
         index
     }
 }
@@ -710,6 +765,7 @@ mod tests {
                 sort: BucketOrder::Fifo,
                 age: AgeRule::All,
                 requeue,
+                ties: Ties::First,
             };
             let geometry = Geometry {
                 segments: 4,
@@ -725,6 +781,56 @@ mod tests {
             b.heads(&st, &mut heads);
             assert_eq!(heads, [(9, head)], "{requeue}");
             st.valid[0] = 19;
+        }
+    }
+
+    /// Tree order with ties: segments 0, 1 and 2 of bucket 9 share destage number 4 (entered in
+    /// that order), segment 3 is older (3). The oldest leads either way; once it is gone,
+    /// `ties=first` gives the first of them to enter, `ties=last` the last — also after a
+    /// compaction of the heap (stale entries of a segment that moved out and back in).
+    #[test]
+    fn tree_ties_first_or_last() {
+        let mut st = store(4, 20);
+        for (seg, dseq) in [4, 4, 4, 3].into_iter().enumerate() {
+            st.dseq[seg] = dseq;
+            st.valid[seg] = 19;
+        }
+        let geometry = Geometry {
+            segments: 4,
+            pages_per_segment: 20,
+            logical_pages: 40,
+        };
+        let mut heads = Vec::new();
+        for (ties, tie, expect) in [(Ties::First, 0, 0), (Ties::Last, 2, 1)] {
+            let selection = LsaSelection {
+                threshold: Threshold::At(0),
+                buckets: BucketCount::Count(10),
+                sort: BucketOrder::Tree,
+                age: AgeRule::All,
+                requeue: Requeue::Bucket,
+                ties,
+            };
+            let mut b = AgedBuckets::of(&selection, &geometry);
+            b.on_destage(10, &st);
+            for seg in 0..4 {
+                b.on_seal(seg, true, &st);
+            }
+            b.heads(&st, &mut heads);
+            assert_eq!(heads, [(9, 3)], "{ties}");
+            b.on_remove(3);
+            b.heads(&st, &mut heads);
+            assert_eq!(heads, [(9, tie)], "{ties}");
+            // Many stale entries for segment 1 (in and out of bucket 8), then a compaction.
+            for _ in 0..100 {
+                st.valid[1] = 17;
+                b.on_invalidate(1, &st);
+                st.valid[1] = 19;
+                b.on_remove(1);
+                b.on_seal(1, true, &st);
+            }
+            b.heads(&st, &mut heads);
+            // Segment 1 re-entered last: under `last` it now leads the tie.
+            assert_eq!(heads, [(9, expect)], "{ties}");
         }
     }
 }
