@@ -42,7 +42,7 @@ def schemes() -> list[dict[str, Any]]:
       ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``
     - placements: ``single``, ``double[:copy=random|oldest]``, ``oracle``,
       ``regions:spare=B1/B2/…|optimal``,
-      ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean,fsc_number=max|min|mean,open_age=closing|zero,first_age=oldest|zero]``,
+      ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean,fsc_number=max|min,open_age=closing|zero,first_age=oldest|zero]``,
       ``sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]``,
       ``multi-log[:logs=L,freq=estimate|exact]``, ``dac[:levels=L]``
     - triggers: ``frontier``, ``one-free``,

@@ -52,7 +52,7 @@ const LISTED: &[(&str, &str)] = &[
         "cache",
     ),
     (
-        "age-sorted:dtg_exp=2,fsc_exp=2,fsc_number=mean,open_age=zero,first_age=zero",
+        "age-sorted:dtg_exp=2,fsc_exp=2,fsc_number=min,open_age=zero,first_age=zero",
         "cache",
     ),
     ("age-sorted:dtg_exp=1,fsc_exp=2,fsc_number=min", "hole"),

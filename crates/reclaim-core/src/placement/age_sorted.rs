@@ -14,7 +14,7 @@
 //!   copy) has age equal to the counter, as if it left a segment numbered 0.
 //! - Three conventions of that clock are readings, and each is selectable to measure what it
 //!   does: an FSC segment's number is the largest of its contributors' (the report's words;
-//!   `fsc_number=min|mean` the smallest or the page-weighted mean, rounded); a track rewritten in
+//!   `fsc_number=min` the smallest); a track rewritten in
 //!   an open stream as above (`open_age=closing`) or of age 0 in any stream (`open_age=zero`);
 //!   a first write of the counter's age (`first_age=oldest`) or of age 0 (`first_age=zero`).
 //!   The report places every track before its warm-up (§2.3), so a first write happens only
@@ -544,7 +544,7 @@ impl AgeSortedSpec {
         let clock = AgeClock {
             fsc_number: spec.choice(
                 "fsc_number",
-                &[("max", FscNumber::Max), ("min", FscNumber::Min), ("mean", FscNumber::Mean)],
+                &[("max", FscNumber::Max), ("min", FscNumber::Min)],
                 FscNumber::Max,
             )?,
             open_zero: spec.choice("open_age", &[("closing", false), ("zero", true)], false)?,
@@ -658,11 +658,11 @@ const PARAMS: [Param; 11] = [
     },
     Param {
         key: "fsc_number",
-        values: "max|min|mean",
+        values: "max|min",
         unit: "",
-        range: "`max`, `min` or `mean`",
+        range: "`max` or `min`",
         default: Some("max"),
-        help: "An FSC segment's destage number: the largest of its contributors' (§2.3), the smallest, or their page-weighted mean.",
+        help: "An FSC segment's destage number: the largest of its contributors' (§2.3), or the smallest.",
     },
     Param {
         key: "open_age",

@@ -30,10 +30,9 @@ pub struct Stream {
     /// Age stamp of the youngest data written to `seg` [user-write clock].
     pub stamp: u64,
     /// The destage sequence numbers of the victims whose pages `seg` received, gathered by the
-    /// run's [`FscNumber`] (Stockmeyer §2.3: their largest); read by [`Self::fsc_number`].
+    /// run's [`FscNumber`] (Stockmeyer §2.3: their largest; 0 before any); read by
+    /// [`Self::fsc_number`].
     pub dseq: u64,
-    /// Relocated pages counted in `dseq`.
-    pub contributors: u32,
     /// A user (destage) stream: sealing one of its segments ticks the destage clock.
     pub user: bool,
     /// The region that owns the stream's segments.
@@ -52,7 +51,6 @@ impl Stream {
             next: 0,
             stamp: 0,
             dseq: 0,
-            contributors: 0,
             user,
             region,
             up2_sum: 0.0,
@@ -77,28 +75,20 @@ impl Stream {
         self.up2_pages += pages.len() as u32;
     }
 
-    /// `n` relocated pages of a victim numbered `dseq` join the segment.
+    /// Pages of a victim whose [`FscNumber::key`] is `key` join the segment.
     #[inline]
-    pub fn contribute(&mut self, dseq: u64, n: u32, rule: FscNumber) {
-        self.dseq = match rule {
-            FscNumber::Max => self.dseq.max(dseq),
-            FscNumber::Min if self.contributors == 0 => dseq,
-            FscNumber::Min => self.dseq.min(dseq),
-            FscNumber::Mean => self.dseq + dseq * u64::from(n),
-        };
-        self.contributors += n;
+    pub fn contribute(&mut self, key: u64) {
+        self.dseq = self.dseq.max(key);
     }
 
-    /// The destage number the segment takes when sealed from an FSC stream (0 before any
-    /// relocated page).
+    /// The destage number the segment takes when sealed from an FSC stream under `rule` (0
+    /// before any relocated page).
     #[inline]
     pub fn fsc_number(&self, rule: FscNumber) -> u64 {
-        match rule {
-            FscNumber::Mean if self.contributors > 0 => {
-                let c = u64::from(self.contributors);
-                (self.dseq + c / 2) / c
-            }
-            _ => self.dseq,
+        if self.dseq == 0 {
+            0
+        } else {
+            self.dseq ^ rule.mask()
         }
     }
 
@@ -118,8 +108,8 @@ impl Stream {
 
 /// The destage number of a segment closed from an FSC stream, from those of the victims that
 /// contributed its pages. Stockmeyer §2.3: "set to the maximum of the destage sequence numbers
-/// of the segments that contributed tracks"; the others are there to measure what that choice
-/// does (`age-sorted:fsc_number=…`).
+/// of the segments that contributed tracks"; the other extreme is there to measure what that
+/// choice does (`age-sorted:fsc_number=min`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FscNumber {
     /// `max`: the largest (the report's rule).
@@ -127,8 +117,27 @@ pub enum FscNumber {
     Max,
     /// `min`: the smallest.
     Min,
-    /// `mean`: their mean, each victim weighed by the pages it gave, rounded.
-    Mean,
+}
+
+impl FscNumber {
+    /// The exclusive or a destage number is taken with: 0 for `max`, all ones for `min`. The
+    /// smallest of some numbers is the complement of the largest of their complements, so both
+    /// rules gather a stream's number with one `max` ([`Stream::contribute`]), and it stays 0
+    /// until the first contributor.
+    #[inline]
+    fn mask(self) -> u64 {
+        match self {
+            FscNumber::Max => 0,
+            FscNumber::Min => u64::MAX,
+        }
+    }
+
+    /// A victim's destage number as [`Stream::contribute`] takes it (computed once per
+    /// victim: the default costs what it did before there was a choice).
+    #[inline]
+    pub fn key(self, dseq: u64) -> u64 {
+        dseq ^ self.mask()
+    }
 }
 
 impl fmt::Display for FscNumber {
@@ -136,7 +145,6 @@ impl fmt::Display for FscNumber {
         f.write_str(match self {
             FscNumber::Max => "max",
             FscNumber::Min => "min",
-            FscNumber::Mean => "mean",
         })
     }
 }
@@ -632,25 +640,36 @@ impl Placement {
     /// write, and [`AgeClock`] for the conventions): a sealed segment's age; 0 in a user stream;
     /// a GC stream's, from its contributors' destage numbers. Page-map entries from `base` up name a page
     /// waiting in stream (entry − base) / pages per segment.
+    // Once per user write where ages are read; measured: inlined, it pushed its caller out of
+    // line.
+    #[inline(never)]
     pub fn age_of(&self, store: &Store, base: u32, now: u64, old: u32) -> u64 {
+        // The copy of nearly every rewrite is in a sealed segment; the rest, apart.
+        if old < base {
+            let seg = store.segment_of(old) as usize;
+            if store.state[seg] == SegState::Sealed {
+                return now.saturating_sub(store.dseq[seg]);
+            }
+        }
+        self.age_of_unsealed(store, base, now, old)
+    }
+
+    /// [`Self::age_of`] a first write, or a copy in an open stream or waiting for a slot.
+    #[cold]
+    #[inline(never)]
+    fn age_of_unsealed(&self, store: &Store, base: u32, now: u64, old: u32) -> u64 {
         if old == NONE {
             return if self.clock.first_zero { 0 } else { now };
         }
-        let stream_age = |st: &Stream| {
-            if st.user || self.clock.open_zero {
-                0
-            } else {
-                now.saturating_sub(st.fsc_number(self.clock.fsc_number))
-            }
-        };
-        if old >= base {
-            return stream_age(&self.streams[((old - base) / store.pps) as usize]);
-        }
-        let seg = store.segment_of(old);
-        if store.state[seg as usize] == SegState::Sealed {
-            now.saturating_sub(store.dseq[seg as usize])
+        let st = if old >= base {
+            &self.streams[((old - base) / store.pps) as usize]
         } else {
-            stream_age(self.stream_of(seg))
+            self.stream_of(store.segment_of(old))
+        };
+        if st.user || self.clock.open_zero {
+            0
+        } else {
+            now.saturating_sub(st.fsc_number(self.clock.fsc_number))
         }
     }
 
@@ -696,21 +715,18 @@ mod tests {
     use super::*;
     use crate::geometry::Geometry;
 
-    /// Victims numbered 10 (one page) and 5 (one page), then 7 (two pages): the largest 10, the
-    /// smallest 5, the page-weighted mean (10 + 5 + 14) / 4 = 7.25 → 7; after the first two the
-    /// mean is 7.5, rounded up to 8.
+    /// Victims numbered 7, 10, 0 and 5: the largest 7 after the first, then 10; the smallest 7,
+    /// then 0 (a victim numbered 0 counts); 0 before any.
     #[test]
     fn an_fsc_segment_numbered_from_its_contributors() {
-        for (rule, two, all) in [
-            (FscNumber::Max, 10, 10),
-            (FscNumber::Min, 5, 5),
-            (FscNumber::Mean, 8, 7),
-        ] {
+        for (rule, first, all) in [(FscNumber::Max, 7, 10), (FscNumber::Min, 7, 0)] {
             let mut st = Stream::closed(false, 0);
-            st.contribute(10, 1, rule);
-            st.contribute(5, 1, rule);
-            assert_eq!(st.fsc_number(rule), two, "{rule}");
-            st.contribute(7, 2, rule);
+            assert_eq!(st.fsc_number(rule), 0, "{rule}");
+            st.contribute(rule.key(7));
+            assert_eq!(st.fsc_number(rule), first, "{rule}");
+            for d in [10, 0, 5] {
+                st.contribute(rule.key(d));
+            }
             assert_eq!(st.fsc_number(rule), all, "{rule}");
         }
     }
@@ -747,8 +763,8 @@ mod tests {
             p.streams[0].seg = user;
             p.streams[1].seg = gc;
             let rule = p.clock.fsc_number;
-            p.streams[1].contribute(5, 1, rule);
-            p.streams[1].contribute(2, 1, rule);
+            p.streams[1].contribute(rule.key(5));
+            p.streams[1].contribute(rule.key(2));
             store.seal(sealed, 0);
             store.dseq[sealed as usize] = 3;
             let base = u32::MAX / 2;

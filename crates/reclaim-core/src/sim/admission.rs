@@ -298,19 +298,25 @@ impl Simulator {
         self.open_with(s, room, flush)
     }
 
-    /// `streams = cache`: a relocated page of `victim` waits in stream `s`. A stream is written
-    /// out when a page arrives and finds it full, not as it fills: a full victim's pages,
-    /// moved whole, then need one segment, the victim's own.
+    /// `streams = cache`: a relocated page of `victim` (whose destage number's
+    /// [`FscNumber::key`](crate::placement::FscNumber::key) is `key`) waits in stream `s`. A
+    /// stream is written out when a page arrives and finds it full, not as it fills: a full
+    /// victim's pages, moved whole, then need one segment, the victim's own.
     #[allow(clippy::inline_always)] // measured: once per relocated page
     #[inline(always)]
-    pub(super) fn pend_relocated(&mut self, s: usize, page: u32, victim: &Victim) -> Result<()> {
+    pub(super) fn pend_relocated(
+        &mut self,
+        s: usize,
+        page: u32,
+        victim: &Victim,
+        key: u64,
+    ) -> Result<()> {
         if self.admission.waiting[s].len() == self.dev.store.pps as usize {
             self.dev.flush_gc(s, &mut self.admission.waiting[s])?;
         }
-        let rule = self.dev.placement.clock.fsc_number;
         let f = &mut self.dev.placement.streams[s];
         f.stamp = f.stamp.max(victim.stamp);
-        f.contribute(victim.dseq, 1, rule);
+        f.contribute(key);
         self.admission.pend(s, page, &mut self.dev.store);
         Ok(())
     }

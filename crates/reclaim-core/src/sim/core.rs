@@ -162,9 +162,10 @@ impl Simulator {
         victim: &Victim,
     ) -> Result<()> {
         if self.admission.way == Way::CacheStreams {
+            let key = self.dev.placement.clock.fsc_number.key(victim.dseq);
             return pages
                 .iter()
-                .try_for_each(|g| self.pend_relocated(s, g.page, victim));
+                .try_for_each(|g| self.pend_relocated(s, g.page, victim, key));
         }
         if self.dev.store.sized() {
             self.dev.append::<true>(s, pages, victim, &self.notes.rate)
@@ -364,7 +365,8 @@ impl Simulator {
         // dispatch on the way: this loop runs once per relocated page.
         let mut pages = pages.iter().zip(&streams);
         let result = if self.admission.way == Way::CacheStreams {
-            pages.try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim))
+            let key = self.dev.placement.clock.fsc_number.key(victim.dseq);
+            pages.try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim, key))
         } else {
             pages.try_for_each(|(g, &s)| {
                 self.append_run(s as usize, std::slice::from_ref(g), victim)

@@ -201,10 +201,10 @@ impl Device {
             if !self.store.up2.is_empty() {
                 self.placement.streams[t].key_pages(&pages[done..done + n], victim, rate);
             }
-            let rule = self.placement.clock.fsc_number;
+            let key = self.placement.clock.fsc_number.key(victim.dseq);
             let f = &mut self.placement.streams[t];
             f.stamp = f.stamp.max(victim.stamp);
-            f.contribute(victim.dseq, n as u32, rule);
+            f.contribute(key);
             let (seg, start) = (f.seg, f.next);
             let taken = self.store.place_run::<SIZED>(
                 seg,
@@ -281,8 +281,7 @@ impl Device {
         let st = self.placement.streams[t];
         self.take_segment(t);
         let f = &mut self.placement.streams[t];
-        (f.stamp, f.dseq, f.contributors, f.next) =
-            (st.stamp, st.dseq, st.contributors, self.store.pps);
+        (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
         let seg = f.seg;
         self.store.place_run::<false>(seg, 0, waiting.drain(..));
         self.seal(t);
