@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test test-browser test-newest lint build reproduce validate bench fuzz msrv clean
+.PHONY: run test test-browser test-newest lint build reproduce validate validation-tables bench fuzz msrv clean
 
 $(STAMP): requirements.lock
 	@echo "setting up $(VENV) from requirements.lock"
@@ -74,6 +74,12 @@ reproduce: build
 # Every analytical model against the simulator (full length), with a figure.
 validate: build
 	$(BIN)/reclaim validate --plot validation.png
+
+# The tables of docs/validation.md rebuilt by the current engine (full length: hours; ONLY=text
+# limits it to the blocks whose command contains the text, CHECK=1 rewrites nothing and fails
+# when a table differs).
+validation-tables: build
+	$(BIN)/python scripts/validation-tables.py $(if $(ONLY),--only $(ONLY)) $(if $(CHECK),--check)
 
 bench: build
 	$(BIN)/reclaim bench
