@@ -129,8 +129,9 @@ impl Device {
 
     /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
     /// destage stream takes the destage counter, one closed from an FSC stream the largest
-    /// number among its contributors (Stockmeyer §2.3; see [`crate::placement::FscNumber`]); its u_p2 is the mean of its pages'
-    /// (Lomet & Luo §5.2.2), the user-write clock when it has none.
+    /// number among its contributors (Stockmeyer §2.3; see [`crate::placement::FscNumber`]);
+    /// its u_p2 is the mean of its pages' (Lomet & Luo §5.2.2), the user-write clock when it
+    /// has none.
     pub(super) fn seal(&mut self, s: usize) {
         let st = self.placement.streams[s];
         self.placement.streams[s] = Stream::closed(st.user, st.region);
