@@ -65,7 +65,9 @@ def _compare(policy: str, segments: int, writes: int, warmup: str, seed: int) ->
             model = share * c / (k - c)
             total_alone += alone.gc_writes
             total_model += model
-            rows[f"{name} region {i + 1}"] = {"spare": region["spare"], "model": model, "sim": alone.gc_writes}
+            rows[f"{name} region {i + 1}"] = {
+                "segments": region["segments"], "spare": region["spare"], "model": model, "sim": alone.gc_writes
+            }
             print(
                 f"{name} region {i + 1}: {region['segments']:>5} segments, S_i = {region['spare']:.4f}, "
                 f"Corollary 1 {model:>10,.0f}, alone {alone.gc_writes:>10,}, rel {alone.gc_writes / model - 1:+.2%}"

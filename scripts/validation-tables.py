@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Rebuild the tables of ``docs/validation.md`` with the current engine.
 
-A table the document quotes from a command is a fenced block right after a marker line::
+A table the document quotes from a command comes right after a marker line::
 
     <!-- table: reclaim reproduce vanhoudt-table1 #1 -->
 
 naming the command (run from the repository's root, with ``--db`` so that a rerun reads its
-simulations back) and which of the tables it prints the block holds (1 for the first). Each
-command runs once; its tables' header and row lines (the borders dropped, as the document shows
-them) replace the blocks' text. Numbers quoted in the prose are not touched: a block that
-changes says which paragraphs to reread.
+simulations back) and which of the tables it prints the block holds (1 for the first). The
+command is a reproduction or ``reclaim validate``, whose tables the document quotes as a fenced
+block of their header and row lines (the borders dropped), or
+``python scripts/validation-markdown.py NAME``, which prints the document's Markdown tables that
+no one reproduction prints; a Markdown block is the table's lines (``| … |``) themselves. Each
+command runs once; its tables replace the blocks' text. Numbers quoted in the prose are not
+touched: a block that changes says which paragraphs to reread.
 
     scripts/validation-tables.py                 # rebuild every block (full length: long)
     scripts/validation-tables.py --only vanhoudt # the blocks whose command contains this
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MARKER = re.compile(r"^<!-- table: (?P<command>reclaim [^#]+?) #(?P<index>\d+) -->$")
+MARKER = re.compile(r"^<!-- table: (?P<command>(?:reclaim|python scripts/[\w.-]+\.py) [^#]+?) #(?P<index>\d+) -->$")
 #: Wide enough that no table of a reproduction wraps.
 WIDTH = "250"
 
@@ -43,19 +46,32 @@ class Block:
 
     command: str
     index: int
-    start: int  # the first line inside the fence
-    end: int  # the closing fence
+    start: int  # the first line of the table (inside the fence)
+    end: int  # the line after the table (the closing fence)
+    markdown: bool = False  # a Markdown table (`| … |` lines), not a fenced block
+
+    @property
+    def line(self) -> int:
+        """The marker's line number (from 1)."""
+        return self.start if self.markdown else self.start - 1
 
 
 def blocks(lines: list[str], doc: Path) -> list[Block]:
-    """The marked blocks of a document, each checked to be followed by a fenced block."""
+    """The marked blocks of a document, each checked to be followed by a fenced block or (for
+    ``scripts/validation-markdown.py``) a Markdown table."""
     out = []
     for i, line in enumerate(lines):
         m = MARKER.match(line)
         if m is None:
             if line.startswith("<!-- table:"):
                 raise ValueError(f"{doc}:{i + 1}: a malformed marker: {line!r} "
-                                 "(expected `<!-- table: reclaim … #N -->`)")
+                                 "(expected `<!-- table: reclaim … #N -->` or `<!-- table: python scripts/….py … #N -->`)")
+            continue
+        if m["command"].startswith("python "):
+            if i + 1 >= len(lines) or not lines[i + 1].startswith("|"):
+                raise ValueError(f"{doc}:{i + 1}: the marker is not followed by a Markdown table (| … |)")
+            last = next((j for j in range(i + 1, len(lines)) if not lines[j].startswith("|")), len(lines))
+            out.append(Block(m["command"].strip(), int(m["index"]), i + 1, last, markdown=True))
             continue
         if i + 1 >= len(lines) or lines[i + 1] != "```":
             raise ValueError(f"{doc}:{i + 1}: the marker is not followed by a fenced block (```)")
@@ -82,16 +98,31 @@ def tables(output: str) -> list[list[str]]:
     return found
 
 
+def markdown_tables(output: str) -> list[list[str]]:
+    """The Markdown tables of a command's output: each one's lines (`| … |`), in order."""
+    found: list[list[str]] = []
+    previous = False
+    for line in output.splitlines():
+        is_row = line.startswith("|")
+        if is_row and not previous:
+            found.append([])
+        if is_row:
+            found[-1].append(line.rstrip())
+        previous = is_row
+    return found
+
+
 def run(command: str, db: Path) -> str:
-    """The output of a reproduction or validation command, run with the project's environment."""
+    """The output of a reproduction, validation or table command, run with the project's
+    environment (its messages and progress go to this script's standard error)."""
     argv = shlex.split(command)
-    exe = ROOT / ".venv" / "bin" / argv[0]
+    exe = ROOT / ".venv" / "bin" / argv[0]  # reclaim, or python with the project installed
     argv[0] = str(exe) if exe.exists() else argv[0]
     env = dict(os.environ, COLUMNS=WIDTH, NO_COLOR="1")
     print(f"running: {command}", file=sys.stderr, flush=True)
-    proc = subprocess.run([*argv, "--db", str(db)], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run([*argv, "--db", str(db)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(f"`{command}` failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+        raise RuntimeError(f"`{command}` failed (exit {proc.returncode}; its messages are above)")
     return proc.stdout
 
 
@@ -100,15 +131,15 @@ def rebuild(text: str, doc: Path, runner: Callable[[str], str], only: str | None
     for each block that changed."""
     lines = text.split("\n")
     marked = [b for b in blocks(lines, doc) if only is None or only in b.command]
-    outputs = {c: tables(runner(c)) for c in dict.fromkeys(b.command for b in marked)}
+    outputs = {c: runner(c) for c in dict.fromkeys(b.command for b in marked)}
     changed = []
     for b in reversed(marked):  # from the end, so that earlier spans stay valid
-        found = outputs[b.command]
+        found = (markdown_tables if b.markdown else tables)(outputs[b.command])
         if not 1 <= b.index <= len(found):
-            raise ValueError(f"{doc}:{b.start - 1}: `{b.command}` printed {len(found)} tables, not #{b.index}")
+            raise ValueError(f"{doc}:{b.line}: `{b.command}` printed {len(found)} tables, not #{b.index}")
         new = found[b.index - 1]
         if lines[b.start:b.end] != new:
-            changed.append(f"{doc}:{b.start - 1}: `{b.command}` #{b.index} changed")
+            changed.append(f"{doc}:{b.line}: `{b.command}` #{b.index} changed")
             lines[b.start:b.end] = new
     return "\n".join(lines), list(reversed(changed))
 
@@ -125,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     text = args.doc.read_text()
     if args.list:
         for b in blocks(text.split("\n"), args.doc):
-            print(f"{args.doc}:{b.start - 1}: {b.command} #{b.index}")
+            print(f"{args.doc}:{b.line}: {b.command} #{b.index}")
         return 0
     args.db.parent.mkdir(parents=True, exist_ok=True)
     new, changed = rebuild(text, args.doc, lambda c: run(c, args.db), args.only)

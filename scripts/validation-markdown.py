@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""The Markdown tables of ``docs/validation.md`` that no single reproduction prints, each
+computed here from the engine and printed as the document shows it.
+
+    scripts/validation-markdown.py NAME [--db PATH] [--quick]
+
+NAME is one of the tables below (``--list`` names them). Each is marked in the document with
+``<!-- table: python scripts/validation-markdown.py NAME #1 -->``, so that
+``scripts/validation-tables.py`` rebuilds it with the others. The Stockmeyer tables run the
+reproduction once per stand-in, trace and reading (1,142 simulations each, kept in ``--db`` so that
+the tables sharing a run read it back); the sample traces for them come from ``../shared``
+(``data/traces/``), which only this document's regeneration needs. ``--quick`` runs everything at
+the reduced length of CI (to try the script; the document quotes full length).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import math
+import runpy
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import reclaim
+from reclaim.models import li
+from reclaim.reproduce import REPRODUCTIONS
+from reclaim.reproduce.stockmeyer import CONVENTIONS
+from reclaim.validate import LI_BLOCKS, LI_K, LI_SPARE, LI_WORKLOADS
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_TRACES = ROOT.parent / "shared" / "data" / "traces"
+
+Row = dict[str, Any]
+
+
+def markdown(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A Markdown table, as the document writes them (``|---|`` under the header).
+
+    >>> print(markdown(["a", "b"], [["1", "2"]]))
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def pct(x: float, digits: int = 2) -> str:
+    """A relative difference in percent with its sign (−, the minus sign, as the document writes)."""
+    s = f"{100 * x:+.{digits}f}%"
+    return s.replace("-", "−")
+
+
+def quietly(f: Callable[[], Any]) -> Any:
+    """``f()`` with what it prints kept off this script's output (the tables)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return f()
+
+
+# ----------------------------------------------------------------------------------------------
+# Li et al. §5.1: mechanisms of their simulator that would raise greedy's cost
+
+
+def li_mechanisms(args: argparse.Namespace) -> str:
+    """GRA(1) (greedy) on §5.1's device and workloads, simulated as reclaim does (one pool,
+    ``one-free``) and as their simulator might have (a free-block threshold; cleaning per plane),
+    relative to Theorem 1; ``validate --quick``'s length (1M writes), seed 1."""
+    writes = 1_000_000
+    planes = 8
+
+    def run(w: li.Workload, *, low: int | None = None, per_plane: bool = False) -> float:
+        r = "/".join(str(x) for x in w.r)
+        f = "/".join(str(x) for x in w.f)
+        blocks = LI_BLOCKS // planes if per_plane else LI_BLOCKS
+        n = writes // planes if per_plane else writes
+        gc = "one-free" if low is None else f"batch:low={low},victims=1"
+        res = reclaim.simulate(segments=blocks, pages_per_segment=LI_K, spare=LI_SPARE, policy="gra:d=1", gc=gc,
+                               workload=f"locality:fa={w.fa},r={r},f={f}", warmup="fill+1x", writes=n, seed=1)
+        return float(res.cleaning_cost) * (planes if per_plane else 1)
+
+    settings: list[tuple[str, dict[str, Any]]] = [
+        (f"one pool of {LI_BLOCKS:,} blocks, clean when none is free (reclaim's `one-free`)", {}),
+        ("clean below 2 free blocks (`batch:low=2,victims=1`)", {"low": 2}),
+        ("below 8 free blocks", {"low": 8}),
+        (f"below 32 free blocks ({32 / LI_BLOCKS:.1%} of the device)", {"low": 32}),
+        (f"per plane: {LI_BLOCKS // planes:,} blocks with an eighth of the writes, cost × {planes}", {"per_plane": True}),
+        ("per plane and below 8 free blocks", {"per_plane": True, "low": 8}),
+    ]
+    model = {name: float(li.cleaning_cost(writes, li.cost_per_gc(LI_K, LI_SPARE, w, d=1, blocks=LI_BLOCKS), LI_K))
+             for name, w in LI_WORKLOADS.items()}
+    rows = [[label, *(pct(run(w, **kw) / model[name] - 1) for name, w in LI_WORKLOADS.items())] for label, kw in settings]
+    return markdown(["simulated as", *LI_WORKLOADS], rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Li et al. §5.3: regions against Theorem 5 (examples/regions_vs_theorem5.py)
+
+#: Theorem 5's values as §5.3 prints them, by allocation.
+THEOREM5_PAPER = {"b_c*": 0.531e6, "b_w*": 2.31e6}
+ALLOCATIONS = {"b_c*": "b_c* = (0.4318, 0.5682) (`regions:spare=optimal`)", "b_w*": "b_w* = (0.862, 0.138)"}
+
+
+def _regions(seed: int, args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    main = runpy.run_path(str(ROOT / "examples" / "regions_vs_theorem5.py"))["main"]
+    kw = {"segments": 2048, "writes": 1_000_000} if args.quick else {}
+    return dict(quietly(lambda: main(seed=seed, **kw)))
+
+
+def _theorem5(allocation: str) -> float:
+    w = LI_WORKLOADS["skewed"]
+    if allocation == "b_c*":
+        return float(li.optimal_allocation(5_000_000, LI_K, LI_SPARE, w)[1])
+    return float(li.grouping_cost(5_000_000, LI_K, LI_SPARE, w, (0.862, 0.138)))
+
+
+def regions_theorem5(args: argparse.Namespace) -> str:
+    """The whole device with exact greedy in each region against Theorem 5 as the paper prints it."""
+    rows = _regions(1, args)
+    return markdown(["allocation", "Theorem 5 (paper)", "reclaim", "rel"],
+                    [[ALLOCATIONS[a], f"{THEOREM5_PAPER[a] / 1e6:.3g} × 10⁶", f"{rows[a]['sim']:,.0f}",
+                      pct(rows[a]["sim"] / THEOREM5_PAPER[a] - 1)] for a in ALLOCATIONS])
+
+
+def _region_names(rows: dict[str, dict[str, float]], allocation: str, prefix: str = "") -> list[str]:
+    return sorted(k for k in rows if k.startswith(f"{prefix}{allocation} region "))
+
+
+def regions_alone(args: argparse.Namespace) -> str:
+    """Each written region alone (exact greedy) beside Corollary 1 at its actual spare factor."""
+    rows = _regions(1, args)
+    out = []
+    for a in ALLOCATIONS:
+        for name in _region_names(rows, a):
+            r = rows[name]
+            i = int(name.rsplit(" ", 1)[1])
+            label = f"{i} ({'hot' if i == 1 else 'cold'}{', r = 0.8' if (i, a) == (1, 'b_c*') else ''}" \
+                    f"{', r = 0.2' if (i, a) == (2, 'b_c*') else ''})"
+            out.append([a, label, f"{r['segments']:,.0f}", f"{r['spare']:.4f}", f"{r['model']:,.0f}", f"{r['sim']:,.0f}",
+                        pct(r["sim"] / r["model"] - 1)])
+    return markdown(["allocation", "region", "segments", "Sᵢ", "Corollary 1", "alone", "rel"], out)
+
+
+def regions_fifo(args: argparse.Namespace) -> str:
+    """The same regions with FIFO cleaning in every one (seed 1; seed 2 in parentheses)."""
+    runs = {seed: _regions(seed, args) for seed in (1, 2)}
+    out = []
+    for a in ALLOCATIONS:
+        for j, name in enumerate(_region_names(runs[1], a, "fifo ")):
+            r1, r2 = runs[1][name], runs[2][name]
+            i = int(name.rsplit(" ", 1)[1])
+            whole = ["", "", ""]
+            if j == 0:
+                w1, w2 = runs[1][f"fifo {a}"]["sim"], runs[2][f"fifo {a}"]["sim"]
+                t5 = _theorem5(a)
+                whole = [f"{w1:,.0f}", f"{pct(w1 / t5 - 1)} ({pct(w2 / t5 - 1)})", pct(w1 / THEOREM5_PAPER[a] - 1)]
+            out.append([a, f"{i} ({'hot' if i == 1 else 'cold'})", f"{r1['model']:,.0f}", f"{r1['sim']:,.0f}",
+                        f"{pct(r1['sim'] / r1['model'] - 1)} ({pct(r2['sim'] / r2['model'] - 1)})", *whole])
+    return markdown(["allocation", "region", "Corollary 1", "FIFO alone", "rel", "whole device, FIFO", "vs Theorem 5",
+                     "vs paper"], out)
+
+
+def roomy(args: argparse.Namespace) -> str:
+    """Pages moved per GC by exact greedy under uniform writes against Corollary 1, by spare factor
+    and size: 64 pages per segment, ``one-free``, 20 logical capacities measured after ``fill+5x``."""
+    k = 64
+    sizes = (100, 400) if args.quick else (500, 4000)
+    out = []
+    for s in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+        c = float(li.uniform_cost(k, s))
+        moved = []
+        wamp = math.nan
+        for n in sizes:
+            r = reclaim.simulate(segments=n, pages_per_segment=k, spare=s, policy="greedy", gc="one-free",
+                                 workload="uniform", warmup="fill+5x", writes="20x", seed=1)
+            moved.append(r.gc_writes / r.collected)
+            wamp = r.gc_writes / r.user_writes
+        out.append([f"{s:.1f}", f"{c:.3f}", *(f"{m:.3f}" for m in moved), pct(wamp / (c / (k - c)) - 1)])
+    return markdown(["S", "C, Corollary 1", *(f"C, exact greedy (N = {n})" for n in sizes), f"Wamp rel (N = {sizes[-1]})"],
+                    out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Stockmeyer: the reproduction on the stand-ins, the sample traces, and each open convention
+
+
+def _progress() -> Any:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    return Progress(console=Console(stderr=True), transient=True)
+
+
+def _sample(name: str, args: argparse.Namespace) -> Path:
+    """A sample trace of ``../shared/data/traces`` converted as the document says (32 KiB tracks,
+    renamed in first-write order), kept beside the results database."""
+    src = SHARED_TRACES / name
+    if not src.is_file():
+        raise SystemExit(f"{src}: no such file (the sample traces come from ../shared/data/traces)")
+    out = args.db.parent / "traces" / f"{src.stem}-32k.rtr"
+    if not out.is_file():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        reclaim.traces.convert(src, "biotracer", out, page_size=32768, rename=True)
+    return out
+
+
+def stockmeyer(args: argparse.Namespace, trace: str | None = None, **options: str) -> list[Row]:
+    """The reproduction's rows for one trace (None: the stand-in) and reading."""
+    path = None if trace is None else _sample(trace, args)
+    label = ", ".join([trace or options.get("stand-in", "files")] + [f"{k}={v}" for k, v in options.items()])
+    print(f"stockmeyer: {label}", file=sys.stderr, flush=True)
+    with _progress() as progress:
+        return REPRODUCTIONS["stockmeyer"].run(quick=args.quick, progress=progress, db=args.db, trace=path, options=options)
+
+
+def _by(rows: list[Row], table: str, **match: Any) -> list[Row]:
+    return [r for r in rows if r["table"] == table and all(r.get(k) == v for k, v in match.items())]
+
+
+def _one(rows: list[Row], table: str, **match: Any) -> Row:
+    found = _by(rows, table, **match)
+    if len(found) != 1:
+        raise ValueError(f"expected one `{table}` row with {match}, found {len(found)}")
+    return found[0]
+
+
+def stockmeyer_calibration(args: argparse.Namespace) -> str:
+    """The calibration's targets (results without age sorting) on the report and both stand-ins."""
+    runs = {m: stockmeyer(args, **{"stand-in": m}) for m in ("files", "stack")}
+
+    def hit(rows: list[Row], p: str) -> dict[int, float]:
+        t = _one(rows, "trace")
+        return {1: t[f"{p}hit_ratio_1"], 320: t[f"{p}hit_ratio_320"]}
+
+    def fig2(alg: str, sort: str, key: str) -> Callable[[list[Row], str], dict[int, float]]:
+        return lambda rows, p: {c: _one(rows, "figure2", algorithm=alg, sorting=sort, cache=c, unwritten="N")[p + key]
+                                for c in (1, 320)}
+
+    def cltd(rows: list[Row], p: str) -> dict[int, float]:
+        return {c: _one(rows, "figure5", unwritten="N", cache=c, variant="fifo", dtg=0, fsc=0)[p + "cltd_k"] for c in (1, 320)}
+
+    def greedy(rows: list[Row], p: str) -> dict[int, float]:
+        return {c: _one(rows, "figure1", unwritten="N", algorithm="greedy", cache=c)[p + "gcu"] for c in (1, 320)}
+
+    targets: list[tuple[str, Callable[[list[Row], str], dict[int, float]], str]] = [
+        ("LRU hit ratio, 1 / 320 tracks", hit, ".3f"),
+        ("Figure 2, fitness-fifo GCU, Cache 1 / 320", fig2("fitness", "fifo", "gcu"), ".3f"),
+        ("Figure 2, fitness-fifo EmptyCount (K)", fig2("fitness", "fifo", "empty_k"), ".1f"),
+        ("Figure 2, age-threshold GCU", fig2("age-threshold", "fifo", "gcu"), ".3f"),
+        ("Figure 2, age-threshold EmptyCount (K)", fig2("age-threshold", "fifo", "empty_k"), ".1f"),
+        ("Figure 5, CltdCount (K) at (0, 0)", cltd, ".1f"),
+        ("greedy at (0, 0), GCU", greedy, ".3f"),
+    ]
+    out = []
+    for label, get, fmt in targets:
+        report = get(runs["files"], "paper_")
+        cells = [" / ".join(f"{report[c]:g}" for c in (1, 320))]  # as the report prints it
+        cells += [" / ".join(format(v[c], fmt) for c in (1, 320)) for v in (get(runs["files"], ""), get(runs["stack"], ""))]
+        out.append([label, *cells])
+    return markdown(["target (no age sorting)", "report", "`files`", "`stack`"], out)
+
+
+def _k(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+#: Figure 1's rows the document shows: (Unwritten, algorithm, Cache), fitness in Fifo order.
+FIGURE1_ROWS = [("N", "fitness", 1), ("N", "age-threshold", 1), ("N", "greedy", 1), ("Y", "fitness", 1),
+                ("N", "fitness", 320), ("N", "age-threshold", 320), ("N", "greedy", 320)]
+
+
+def stockmeyer_figure1(args: argparse.Namespace) -> str:
+    """Figure 1 on the ``files`` stand-in, ours and the report's (in parentheses)."""
+    rows = stockmeyer(args)
+
+    def empty(x: float) -> str:
+        return "0" if x == 0 else f"{x:.1f}"
+
+    out = []
+    for un, alg, cache in FIGURE1_ROWS:
+        r = _one(rows, "figure1", unwritten=un, algorithm=alg, cache=cache, sorting="fifo")
+        name = {"fitness": "fitness-fifo", "greedy": "greedy, (0, 0)"}.get(alg, alg)
+        out.append([un, name, str(cache), f"{r['gcu']:.3f} ({r['paper_gcu']:.3f})",
+                    f"{_k(r['wrl_k'])} ({_k(r['paper_wrl_k'])})", f"{_k(r['wra_k'])} ({_k(r['paper_wra_k'])})",
+                    f"{empty(r['empty_k'])} ({empty(r['paper_empty_k'])})"])
+    return markdown(["", "algorithm", "cache", "GCU", "WorkRdLive", "WorkRdAll", "EmptyCount"], out)
+
+
+def _cell(r: Row) -> str:
+    return f"{'yes' if r['holds'] else 'no'} ({r['detail']})" if r["detail"] else ("yes" if r["holds"] else "no")
+
+
+def _observations(columns: list[list[Row]], report: list[Row] | None = None) -> list[list[str]]:
+    first = _by(columns[0], "observation")
+    out = []
+    for i, ob in enumerate(first):
+        cells = [_cell(_by(c, "observation")[i]) for c in columns]
+        out.append([ob["item"], ob["statement"], *([_cell(_by(report, "observation")[i])] if report else []), *cells])
+    return out
+
+
+def stockmeyer_observations(args: argparse.Namespace) -> str:
+    """The report's observations on the report's own numbers, both stand-ins under both splits, and
+    the two sample traces."""
+    from reclaim.reproduce.stockmeyer_observations import observations
+
+    columns = [stockmeyer(args), stockmeyer(args, split="median"), stockmeyer(args, **{"stand-in": "stack"}),
+               stockmeyer(args, **{"stand-in": "stack", "split": "median"}),
+               stockmeyer(args, "Booting_log176.txt"), stockmeyer(args, "Installing_log181.txt")]
+    report = observations(columns[0], paper=True)
+    return markdown(["§", "observation", "report", "`files`", "`files`, median", "`stack`", "`stack`, median", "Booting",
+                     "Installing"], _observations(columns, report))
+
+
+def stockmeyer_conventions(args: argparse.Namespace) -> str:
+    """Each open convention's other reading, one at a time, on the ``files`` stand-in."""
+    readings = [(k, v[1][1]) for k, v in CONVENTIONS.items()]
+    columns = [stockmeyer(args)] + [stockmeyer(args, **{k: value}) for k, value in readings]
+    rows = [[r[0], *r[2:]] for r in _observations(columns)]
+    return markdown(["§", "default", *(f"`{k}={v}`" for k, v in readings)], rows)
+
+
+TABLES: dict[str, Callable[[argparse.Namespace], str]] = {
+    "li-mechanisms": li_mechanisms,
+    "regions-theorem5": regions_theorem5,
+    "regions-alone": regions_alone,
+    "roomy": roomy,
+    "regions-fifo": regions_fifo,
+    "stockmeyer-calibration": stockmeyer_calibration,
+    "stockmeyer-figure1": stockmeyer_figure1,
+    "stockmeyer-observations": stockmeyer_observations,
+    "stockmeyer-conventions": stockmeyer_conventions,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    ap.add_argument("name", nargs="?", choices=sorted(TABLES), metavar="NAME")
+    ap.add_argument("--db", type=Path, default=ROOT / "results" / "validation.duckdb",
+                    help="results database the reproductions keep their simulations in")
+    ap.add_argument("--quick", action="store_true", help="the reduced length of CI (to try it; the document is full length)")
+    ap.add_argument("--list", action="store_true", help="name the tables and what each holds")
+    args = ap.parse_args(argv)
+    if args.list or args.name is None:
+        for name, f in TABLES.items():
+            print(f"{name}: {(f.__doc__ or '').split(chr(10))[0]}")
+        return 0
+    args.db.parent.mkdir(parents=True, exist_ok=True)
+    print(TABLES[args.name](args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
