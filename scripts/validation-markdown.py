@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.list or args.name is None:
         for name, f in TABLES.items():
-            print(f"{name}: {(f.__doc__ or '').split(chr(10))[0]}")
+            print(f"{name}: {' '.join((f.__doc__ or '').split(chr(10) * 2)[0].split())}")
         return 0
     args.db.parent.mkdir(parents=True, exist_ok=True)
     print(TABLES[args.name](args))
