@@ -258,8 +258,8 @@ def stockmeyer_calibration(args: argparse.Namespace) -> str:
     out = []
     for label, get, fmt in targets:
         report = get(runs["files"], "paper_")
-        cells = [" / ".join(f"{report[c]:g}" for c in (1, 320))]  # as the report prints it
-        cells += [" / ".join(format(v[c], fmt) for c in (1, 320)) for v in (get(runs["files"], ""), get(runs["stack"], ""))]
+        cells = [" / ".join(format(v[c], fmt) for c in (1, 320))
+                 for v in (report, get(runs["files"], ""), get(runs["stack"], ""))]
         out.append([label, *cells])
     return markdown(["target (no age sorting)", "report", "`files`", "`stack`"], out)
 
