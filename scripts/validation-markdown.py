@@ -209,7 +209,7 @@ def _sample(name: str, args: argparse.Namespace) -> Path:
 def stockmeyer(args: argparse.Namespace, trace: str | None = None, **options: str) -> list[Row]:
     """The reproduction's rows for one trace (None: the stand-in) and reading."""
     path = None if trace is None else _sample(trace, args)
-    label = ", ".join([trace or options.get("stand-in", "files")] + [f"{k}={v}" for k, v in options.items()])
+    label = ", ".join([trace or options.get("stand-in", "files")] + [f"{k}={v}" for k, v in options.items() if k != "stand-in"])
     print(f"stockmeyer: {label}", file=sys.stderr, flush=True)
     with _progress() as progress:
         return REPRODUCTIONS["stockmeyer"].run(quick=args.quick, progress=progress, db=args.db, trace=path, options=options)
