@@ -345,3 +345,28 @@ fn huge_requests_are_refused_up_front() {
     );
     assert_eq!(line, Some(2));
 }
+
+/// A vSCSI trace whose first timestamp starts with gzip's two magic bytes (1F 8B, little-endian
+/// 1,184,729,887) is read as records: the input proptest once shrank to, kept as a plain test.
+#[test]
+fn a_binary_trace_starting_like_gzip_is_read_as_records() {
+    let mut bytes = Vec::new();
+    for t in [1_184_729_887u32, 1_184_729_888] {
+        bytes.extend(t.to_le_bytes());
+        bytes.extend(40u32.to_le_bytes()); // length, bytes
+        bytes.extend(1u32.to_le_bytes());
+        bytes.extend(0x2au16.to_le_bytes()); // WRITE(10)
+        bytes.extend(0x100u16.to_le_bytes()); // version 1
+        bytes.extend(0u64.to_le_bytes());
+        bytes.extend(u64::from(t).to_le_bytes());
+    }
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b]);
+    assert!(!reclaim_core::trace::is_gzip(&bytes));
+    assert_eq!(trace_fuzz::text(Format::Vscsi, &bytes, false), None);
+    let path = std::path::Path::new(trace_fuzz::LABEL);
+    let input = decode(path, std::io::Cursor::new(bytes)).expect("a cursor reads");
+    let trace = Converter::with_input(path, Format::Vscsi, ConvertOptions::default(), input)
+        .and_then(Converter::finish)
+        .expect("two write records");
+    assert_eq!(trace.meta.writes, 2);
+}

@@ -312,8 +312,8 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     decode(path, f)
 }
 
-/// Wraps `input` in a buffer, and in a gzip or zstd decoder when it starts with the gzip magic
-/// bytes (1F 8B, RFC 1952 §2.3.1) or a zstd frame's (28 B5 2F FD, RFC 8878 §3.1.1); several
+/// Wraps `input` in a buffer, and in a gzip or zstd decoder when it starts with a gzip member's
+/// header (see [`is_gzip`]) or a zstd frame's magic (28 B5 2F FD, RFC 8878 §3.1.1); several
 /// concatenated members or frames are read as one stream.
 pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn BufRead + Send>> {
     let mut buffered = BufReader::with_capacity(1 << 20, input);
@@ -322,7 +322,7 @@ pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn 
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if is_gzip(head) {
         Ok(Box::new(BufReader::with_capacity(
             1 << 20,
             flate2::read::MultiGzDecoder::new(buffered),
@@ -337,6 +337,15 @@ pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn 
     } else {
         Ok(Box::new(buffered))
     }
+}
+
+/// True when `head` starts as a gzip member does (RFC 1952 §2.3.1): ID1 ID2 = 1F 8B, CM = 8
+/// (deflate, the only method defined) and FLG with its reserved bits 5–7 clear. The two magic
+/// bytes alone are not enough: a binary trace's first timestamp starts with them once in 65,536
+/// files, and such a file must be read as records, not refused as a bad gzip stream. With the
+/// method and flags checked, a false match is one in 2^27.
+pub fn is_gzip(head: &[u8]) -> bool {
+    head.len() >= 4 && head[..3] == [0x1f, 0x8b, 0x08] && head[3] & 0xe0 == 0
 }
 
 /// A streaming reader of one trace file.
@@ -491,7 +500,8 @@ impl TraceReader {
             let path = || self.path.display().to_string();
             let head = self.input.fill_buf().map_err(|e| Error::Io {
                 path: path(),
-                message: e.to_string(),
+                // A damaged gzip or zstd stream can fail on its first bytes.
+                message: format!("{e} (after record 0)"),
             })?;
             if head.is_empty() {
                 return Ok(None);

@@ -9,7 +9,7 @@ use std::io::Cursor;
 use std::path::Path;
 
 use reclaim_core::trace::convert::{encode_binary, parse_binary, ConvertOptions, Converter, Trace};
-use reclaim_core::trace::{decode, Format, ReadOptions};
+use reclaim_core::trace::{decode, is_gzip, Format, ReadOptions};
 use reclaim_core::Error;
 
 /// The name the inputs are read under; every error must carry it.
@@ -35,14 +35,12 @@ pub fn text(format: Format, bytes: &[u8], skip_bad_lines: bool) -> Option<u64> {
     let result = Converter::with_input(path, format, options, input).and_then(Converter::finish);
     // Line numbers of a gzip or zstd input count its decompressed lines; a binary format's
     // "lines" are its records.
-    let lines = if format.is_binary()
-        || bytes.starts_with(&[0x1f, 0x8b])
-        || bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
-    {
-        u64::MAX
-    } else {
-        line_count(bytes)
-    };
+    let lines =
+        if format.is_binary() || is_gzip(bytes) || bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            u64::MAX
+        } else {
+            line_count(bytes)
+        };
     match result {
         Ok(trace) => {
             consistent(&trace);
