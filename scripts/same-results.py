@@ -37,7 +37,7 @@ POLICIES = [
 
 
 def configurations() -> dict[str, dict[str, Any]]:
-    """The named configurations (44 general ones, 54 age-sorted ones)."""
+    """The named configurations (45 general ones, 54 age-sorted ones)."""
     out: dict[str, dict[str, Any]] = {}
     for policy, placement in itertools.product(POLICIES, ["single", "double:copy=random"]):
         out[f"{policy} {placement}"] = {**BASE, "policy": policy, "placement": placement, "workload": HOTCOLD}
@@ -52,6 +52,8 @@ def configurations() -> dict[str, dict[str, Any]]:
                               "gc": "batch:low=4,victims=8,gather=all,sort=up2"}
     out["mdc exact oracle"] = {**BASE, "policy": "mdc:freq=exact", "placement": "oracle", "workload": HOTCOLD,
                                "gc": "batch:low=4,victims=8"}
+    out["mdc-opt zipf"] = {**BASE, "policy": "mdc:freq=exact", "placement": "sort-buffer", "workload": "zipf:theta=0.99",
+                           "gc": "batch:low=4,victims=8,gather=all,sort=up2"}
     out["mdc absorb unsorted"] = {**BASE, "policy": "mdc", "placement": "sort-buffer:segments=4,sort=none,rewrite=absorb",
                                   "workload": "shifting:r=0.9,f=0.1"}
     out["mdc sizes"] = {**BASE, "spare": 0.25, "policy": "mdc:decline=pages", "placement": "sort-buffer", "workload": HOTCOLD,

@@ -1,5 +1,5 @@
 """Shared fixtures: where the project's shared data lives, if it is beside the checkout; the
-browser the report tests open pages in, if there is one."""
+session's results database; the browser the report tests open pages in, if there is one."""
 
 from __future__ import annotations
 
@@ -21,6 +21,14 @@ def shared_dir() -> Path:
             pytest.fail(f"{SHARED} is missing and RECLAIM_REQUIRE_SHARED=1")
         pytest.skip("../shared is not beside this checkout")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One results database for the session's reduced-length reproductions: a simulation that
+    two of them share (`reclaim validate --quick` runs Van Houdt's and Lomet & Luo's Table 1
+    configurations) runs once, and is read back, bit for bit, by the other."""
+    return tmp_path_factory.mktemp("results") / "reclaim.duckdb"
 
 
 @pytest.fixture(scope="session")

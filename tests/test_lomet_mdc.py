@@ -8,8 +8,8 @@ from reclaim.reproduce import REPRODUCTIONS
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return REPRODUCTIONS["lomet"].run(quick=True)
+def rows(results_db):
+    return REPRODUCTIONS["lomet"].run(quick=True, db=results_db)
 
 
 def _table(rows, name):

@@ -10,13 +10,13 @@ from typer.testing import CliRunner
 
 
 @pytest.mark.slow
-def test_validate_quick_all_within_tolerance_and_plot_written(tmp_path: Path):
+def test_validate_quick_all_within_tolerance_and_plot_written(tmp_path: Path, results_db: Path):
     # Tolerances: Van Houdt 0.2% (model vs simulation); Li et al. 7% (their §5.1 claim);
     # Theorem 5 vs FIFO in each region 2% (Corollary 1 is eq. 4's age-order formula);
     # Lomet & Luo FIFO 0.005 absolute in E (eq. 4). Greedy under Lomet's setting and in Li et
     # al.'s regions is shown, not held.
     plot = tmp_path / "validation.png"
-    res = CliRunner().invoke(app, ["validate", "--quick", "--plot", str(plot), "--json", "--db", str(plot.parent / "r.duckdb")])
+    res = CliRunner().invoke(app, ["validate", "--quick", "--plot", str(plot), "--json", "--db", str(results_db)])
     assert res.exit_code == 0, res.output
     import json
 

@@ -9,13 +9,13 @@ from reclaim.reproduce.lomet import emptiness_eq4
 
 
 @pytest.fixture(scope="module")
-def table1():
-    return REPRODUCTIONS["vanhoudt-table1"].run(quick=True)
+def table1(results_db):
+    return REPRODUCTIONS["vanhoudt-table1"].run(quick=True, db=results_db)
 
 
 @pytest.fixture(scope="module")
-def table2():
-    return REPRODUCTIONS["vanhoudt-table2"].run(quick=True)
+def table2(results_db):
+    return REPRODUCTIONS["vanhoudt-table2"].run(quick=True, db=results_db)
 
 
 def test_vanhoudt_table1_all_rows_within_half_a_percent(table1):
@@ -55,9 +55,9 @@ def test_lomet_printed_e_differs_from_eq4_in_three_cells():
     assert emptiness_eq4(0.80) == pytest.approx(0.3714, abs=1e-4)  # printed .375
 
 
-def test_lomet_table1_fifo_emptiness_matches_eq4():
+def test_lomet_table1_fifo_emptiness_matches_eq4(results_db):
     # Lomet & Luo Table 1: FIFO under uniform writes, 512 pages per segment, F = .50 … .95.
-    rows = REPRODUCTIONS["lomet-table1"].run(quick=True)
+    rows = REPRODUCTIONS["lomet-table1"].run(quick=True, db=results_db)
     assert [r["fill"] for r in rows] == [0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.95]
     for r in rows:
         assert r["ours"] == pytest.approx(r["eq4"], abs=0.005), r

@@ -66,6 +66,11 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("mdc, sort-buffer 16, sizes 1-8 slots, 1,250 x 512-slot segments", {
         "segments": 1250, "pages_per_segment": 512, "sizes": "uniform:min=1,max=8", "policy": "mdc",
         "placement": "sort-buffer:segments=16", "gc": "batch:low=32,victims=64,gather=all,sort=up2"}),
+    # MDC-opt (§6.1.1, Table 2): exact frequencies keyed by each page's rate, in the sort
+    # buffer and in the sorted batch.
+    ("mdc-opt: mdc:freq=exact, sort-buffer 16, batch 32/64 sort=up2 (hot/cold 80/20)", {
+        "policy": "mdc:freq=exact", "placement": "sort-buffer:segments=16",
+        "gc": "batch:low=32,victims=64,gather=all,sort=up2", "workload": "hotcold:r=0.8,f=0.2"}),
     ("mdc:freq=exact, oracle (hot/cold 90/10)", {
         "policy": "mdc:freq=exact", "placement": "oracle", "workload": "hotcold:r=0.9,f=0.1"}),
     # Stockmeyer's fitness-tree configuration (§2.3): 16 + 16 age-sorted streams acting as a

@@ -88,7 +88,7 @@ pub struct SortBuffer {
 /// sort, each skipped when every key has the same byte there (u_p2 keys of one batch share
 /// their high bytes). A comparison sort of a buffer's random keys mispredicts about half its
 /// branches; this has none that depend on the keys. Short inputs take `sort_unstable`.
-fn radix_sort(v: &mut Vec<(u64, u32)>, tmp: &mut Vec<(u64, u32)>) {
+pub(crate) fn radix_sort(v: &mut Vec<(u64, u32)>, tmp: &mut Vec<(u64, u32)>) {
     let n = v.len();
     if n < 256 {
         v.sort_unstable();
@@ -376,12 +376,65 @@ impl Declare for SortBuffered {
 /// u_p2 with u_now taken as 0 (see `policy::mdc`), by which MDC-opt sorts and averages where u_p2 would be used.
 #[inline]
 pub fn exact_key(rate: Rate) -> f64 {
-    -2.0 / rate.probability()
+    EXACT_KEYS[usize::from(rate.code())]
+}
+
+/// [`exact_key`] of every code, computed once: a table read in place of an exp2 for each
+/// relocated page and each buffered write (512 KiB, of which a workload reads the entries of
+/// its few rates).
+static EXACT_KEYS: std::sync::LazyLock<Box<[f64]>> = std::sync::LazyLock::new(|| {
+    (0..=u16::MAX)
+        .map(|c| -2.0 / Rate::from_code(c).probability())
+        .collect()
+});
+
+/// A rank that orders pages as [`exact_key`] does, ties included, without its exp2: the key
+/// −2 · 2^(code/1024) falls strictly as the rate's stored logarithm [`Rate::code`] grows (and
+/// the unknown rate, the largest code, has key −∞), so ascending key is descending code.
+#[inline]
+pub fn exact_rank(rate: Rate) -> u64 {
+    u64::from(u16::MAX - rate.code())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `exact_rank` orders every pair of rates as `exact_key` does: the key is strictly
+    /// monotone over all 65,536 codes (checked between neighbours, so for every pair).
+    #[test]
+    fn exact_rank_orders_as_exact_key() {
+        let rates: Vec<Rate> = (0..=u16::MAX)
+            .map(|c| {
+                if c == u16::MAX {
+                    Rate::UNKNOWN
+                } else {
+                    Rate::from_probability((-f64::from(c) / 1024.0).exp2())
+                }
+            })
+            .collect();
+        for (c, r) in rates.iter().enumerate() {
+            assert_eq!(usize::from(r.code()), c);
+        }
+        for w in rates.windows(2) {
+            assert_eq!(
+                exact_key(w[0]).total_cmp(&exact_key(w[1])),
+                exact_rank(w[0]).cmp(&exact_rank(w[1]))
+            );
+            assert_eq!(
+                exact_rank(w[0]).cmp(&exact_rank(w[1])),
+                std::cmp::Ordering::Greater
+            );
+        }
+        assert_eq!(exact_key(Rate::UNKNOWN).to_bits(), f64::NEG_INFINITY.to_bits());
+        // The table holds −2/p for every code: 2^(c/1024) exactly at whole powers of two.
+        assert_eq!(exact_key(rates[0]).to_bits(), (-2.0f64).to_bits());
+        assert_eq!(exact_key(rates[1024]).to_bits(), (-4.0f64).to_bits());
+        assert_eq!(exact_key(rates[10 * 1024]).to_bits(), (-2048.0f64).to_bits());
+        for r in &rates {
+            assert_eq!(exact_key(*r).to_bits(), (-2.0 / r.probability()).to_bits());
+        }
+    }
 
     /// The radix sort orders as `sort_unstable` does, on keys that share high bytes (as a
     /// batch's u_p2 do), on keys with ties, and on short and empty inputs.

@@ -4,7 +4,7 @@
 use crate::config::{GcSpec, SortKey};
 use crate::error::Error;
 use crate::geometry::Geometry;
-use crate::placement::sort_buffer::exact_key;
+use crate::placement::sort_buffer::{exact_key, exact_rank, radix_sort};
 use crate::placement::{Gathered, Placement, Stream, Victim};
 use crate::policy::PolicySpec;
 use crate::workload::Rate;
@@ -16,6 +16,10 @@ pub(super) struct Cleaning {
     pub(super) batch: Vec<Gathered>,
     /// Scratch: the batch sorted by its victims' u_p2.
     sorted: Vec<Gathered>,
+    /// Scratch for a sort by each page's exact key: (rank, position) and the radix sort's
+    /// second buffer.
+    ranked: Vec<(u64, u32)>,
+    ranked_tmp: Vec<(u64, u32)>,
     /// Scratch: the streams of a victim's run of pages (`route_pages`).
     pub(super) run_streams: Vec<u32>,
     pub(super) victims: Vec<Victim>,
@@ -65,6 +69,8 @@ impl Cleaning {
             gc,
             batch: Vec::with_capacity(pps as usize),
             sorted: Vec::new(),
+            ranked: Vec::new(),
+            ranked_tmp: Vec::new(),
             run_streams: Vec::with_capacity(pps as usize),
             victims: Vec::new(),
             streak: 0,
@@ -121,9 +127,20 @@ impl Cleaning {
                 runs_in_order(batch, &order, &mut self.sorted);
                 std::mem::swap(batch, &mut self.sorted);
             }
-            SortKey::Up2 => batch.sort_by(|a, b| {
-                exact_key(rate[a.page as usize]).total_cmp(&exact_key(rate[b.page as usize]))
-            }),
+            SortKey::Up2 => {
+                // A stable sort by each page's exact key, through its rank: one read of the
+                // page's rate and no exp2 per page, no comparison of random keys.
+                self.ranked.clear();
+                self.ranked.extend(
+                    (batch.iter().enumerate())
+                        .map(|(i, g)| (exact_rank(rate[g.page as usize]), i as u32)),
+                );
+                radix_sort(&mut self.ranked, &mut self.ranked_tmp);
+                self.sorted.clear();
+                self.sorted
+                    .extend(self.ranked.iter().map(|&(_, i)| batch[i as usize]));
+                std::mem::swap(batch, &mut self.sorted);
+            }
         }
         if sort != SortKey::Up2 {
             return;

@@ -296,9 +296,17 @@ impl Simulator {
                 page,
                 victim: index,
             };
+            let first = batch.len();
             self.dev
                 .store
                 .erase_with(victim, |page| batch.push(gathered(page)));
+            // Where rates are kept, the batch's sort and the GC stream's mean read each
+            // gathered page's, from an array as large as the logical space: fetch them now.
+            if !self.notes.rate.is_empty() {
+                for g in &batch[first..] {
+                    crate::store::prefetch(&self.notes.rate[g.page as usize]);
+                }
+            }
             self.dev.ownership.give_back(r);
         }
         Ok(())

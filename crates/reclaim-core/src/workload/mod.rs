@@ -186,6 +186,18 @@ impl Rate {
         }
     }
 
+    /// The rate whose stored logarithm is `code` (`u16::MAX`: unknown).
+    #[inline]
+    pub fn from_code(code: u16) -> Rate {
+        Rate(code)
+    }
+
+    /// The stored logarithm, round(−log₂ p · 1024) (`u16::MAX` when unknown): larger is rarer.
+    #[inline]
+    pub fn code(self) -> u16 {
+        self.0
+    }
+
     /// The probability per write (0 when unknown).
     #[inline]
     pub fn probability(self) -> f64 {

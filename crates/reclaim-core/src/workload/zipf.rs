@@ -16,9 +16,11 @@ pub struct ZipfPages {
     dist: Zipf<f64>,
     perm: Vec<u32>,
     theta: f64,
-    /// With rates kept ([`Self::keep_rates`]): each page's rank, and the normalizing sum
+    /// With rates kept ([`Self::keep_rates`]): each page's rank, the rate of each rank (index
+    /// rank − 1; a table read in place of a powf and a log2 per write), and the normalizing sum
     /// H = Σₖ k^−θ over the n ranks; empty and 0 otherwise.
     rank_of: Vec<u32>,
+    rate_at: Vec<Rate>,
     harmonic: f64,
 }
 
@@ -39,11 +41,12 @@ impl ZipfPages {
             perm,
             theta,
             rank_of: Vec::new(),
+            rate_at: Vec::new(),
             harmonic: 0.0,
         })
     }
 
-    /// Makes writes carry their page's rate (4 bytes per page for the ranks).
+    /// Makes writes carry their page's rate (6 bytes per page: its rank, and its rank's rate).
     pub fn keep_rates(&mut self) {
         let n = self.perm.len();
         self.rank_of = vec![0; n];
@@ -52,6 +55,7 @@ impl ZipfPages {
         }
         // Smallest terms first, for accuracy.
         self.harmonic = (1..=n).rev().map(|k| (k as f64).powf(-self.theta)).sum();
+        self.rate_at = (1..=n).map(|k| self.rate_of_rank(k)).collect();
     }
 
     /// The probability per write of the page of `rank` (1-based): rank^−θ / H.
@@ -63,7 +67,7 @@ impl ZipfPages {
     /// The rate of `page` (unknown unless rates are kept).
     pub fn rate_of(&self, page: u32) -> Rate {
         match self.rank_of.get(page as usize) {
-            Some(&rank) => self.rate_of_rank(rank as usize),
+            Some(&rank) => self.rate_at[rank as usize - 1],
             None => Rate::UNKNOWN,
         }
     }
@@ -79,10 +83,9 @@ impl ZipfPages {
     #[inline]
     pub fn next_write(&self, rng: &mut SimRng) -> Write {
         let rank = self.dist.sample(rng) as usize; // 1 ..= n
-        let rate = if self.rank_of.is_empty() {
-            Rate::UNKNOWN
-        } else {
-            self.rate_of_rank(rank)
+        let rate = match self.rate_at.get(rank - 1) {
+            Some(&rate) => rate,
+            None => Rate::UNKNOWN,
         };
         Write {
             page: self.perm[rank - 1],
