@@ -40,7 +40,7 @@ R="$WORK/venv/bin/reclaim"
 "$R" simulate --segments 256 --pages-per-segment 32 --spare 0.1 --policy greedy --writes 3x --quiet --json > sim.json
 "$WORK/venv/bin/python" -c "import json; d = json.load(open('sim.json')); assert d['wa'] > 1 and d['simulated_segments'] == 256, d"
 "$R" reproduce stockmeyer --quick --db smoke.duckdb --workers 2 > stockmeyer.txt
-"$R" reproduce lomet --quick --db smoke.duckdb --workers 2 > lomet.txt
+"$R" reproduce lomet-table1 --quick --db smoke.duckdb --workers 2 > lomet.txt
 cat > sweep.toml <<'EOF'
 name = "smoke"
 replications = 2
