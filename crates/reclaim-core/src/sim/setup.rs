@@ -262,7 +262,8 @@ struct Needs {
     page_class: bool,
     /// Each page's last user write (8 bytes; `sort=written`).
     page_written: bool,
-    /// Each page's exact rate (2 bytes; `freq=exact`), and a Zipf workload's rank per page (4).
+    /// Each page's exact rate (2 bytes; `freq=exact`), and a Zipf workload's rank per page and
+    /// rate per rank (4 + 2).
     page_rate: bool,
     zipf_ranks: bool,
     /// Each page's size (2 bytes; `--sizes`).
@@ -308,7 +309,7 @@ impl Needs {
             + 2 * u64::from(self.page_class)
             + 8 * u64::from(self.page_written)
             + 2 * u64::from(self.page_rate)
-            + 4 * u64::from(self.zipf_ranks)
+            + 6 * u64::from(self.zipf_ranks)
             + 2 * u64::from(self.sizes)
     }
 
