@@ -48,7 +48,7 @@ def _worker_init() -> None:
         os._exit(1)
     # One BLAS thread per worker: the workers already fill the cores, and OpenBLAS's extra
     # threads spin waiting for work. `reclaim validate --quick`'s twelve double-frontier
-    # mean-field solves on two workers: 39.6 s with OpenBLAS's default threads, 16.1 s with one.
+    # mean-field solves on two workers: 39.6 s with OpenBLAS's default threads, 17.7 s with one.
     threadpool_limits(1)
 
 
