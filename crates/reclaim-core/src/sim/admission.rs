@@ -243,22 +243,50 @@ impl Simulator {
     /// sealed; with sizes the last stays open for the next batch unless it is full (`SIZED`
     /// as for [`Store::place`](crate::store::Store::place)).
     pub(super) fn flush_buffer<const SIZED: bool>(&mut self) -> Result<()> {
-        const U: usize = sort_buffer::USER;
         let mut buffer = self.admission.buffer.take().expect("buffered");
-        let pps = self.dev.store.pps;
-        let result = buffer.drain().iter().try_for_each(|&(key, page, size)| {
-            let (slot, next) = self.user_slot::<SIZED>(U, u32::from(size))?;
-            if page != NONE {
-                self.dev.placement.streams[U].add_key(key);
-                self.dev.store.place::<SIZED>(page, slot);
+        let result = self.write_out::<SIZED>(buffer.drain());
+        self.admission.buffer = Some(buffer);
+        result
+    }
+
+    /// Writes `order` (key, page, size) through the user stream, a segment at a time: the
+    /// stream is given a segment with room for the next page ([`Self::user_room`], which may
+    /// clean), then takes the pages that fit in it, and is sealed when full.
+    fn write_out<const SIZED: bool>(&mut self, order: &[(f64, u32, u16)]) -> Result<()> {
+        const U: usize = sort_buffer::USER;
+        let (pps, now) = (self.dev.store.pps, self.dev.clocks.user_writes);
+        let mut rest = order;
+        while let Some(&(_, _, size)) = rest.first() {
+            let f = &self.dev.placement.streams[U];
+            if f.seg == NONE || (SIZED && f.next + u32::from(size) > pps) {
+                self.user_room(U, u32::from(size))?;
             }
+            // The segment's fill in locals: its mean u_p2 summed in the order written, as a
+            // page at a time would.
+            let (store, f) = (&mut self.dev.store, &mut self.dev.placement.streams[U]);
+            let (first, mut next, mut sum, mut live) =
+                (f.seg * pps, f.next, f.up2_sum, f.up2_pages);
+            let mut taken = 0;
+            for &(key, page, size) in rest {
+                let size = if SIZED { u32::from(size) } else { 1 };
+                if next + size > pps {
+                    break;
+                }
+                if page != NONE {
+                    sum += key;
+                    live += 1;
+                    store.place::<SIZED>(page, first + next);
+                }
+                next += size;
+                taken += 1;
+            }
+            (f.next, f.up2_sum, f.up2_pages, f.stamp) = (next, sum, live, now);
+            rest = &rest[taken..];
             if next == pps {
                 self.dev.seal(U);
             }
-            Ok(())
-        });
-        self.admission.buffer = Some(buffer);
-        result
+        }
+        Ok(())
     }
 
     /// `streams = cache`: a user write waits in its stream; a rewrite of a waiting page takes

@@ -284,7 +284,10 @@ impl Device {
         let f = &mut self.placement.streams[t];
         (f.stamp, f.dseq, f.next) = (st.stamp, st.dseq, self.store.pps);
         let seg = f.seg;
-        self.store.place_run::<false>(seg, 0, waiting.drain(..));
+        // A slice iterator, not `drain`: zipped with the slots it compiles to a counted loop.
+        self.store
+            .place_run::<false>(seg, 0, waiting.iter().copied());
+        waiting.clear();
         self.seal(t);
     }
 
