@@ -255,6 +255,10 @@ pub trait Scheme {
     fn victim_stream(&self, _victim: &Victim) -> Option<usize> {
         None
     }
+    /// Stream `stream` sealed segment `seg` (for a scheme that remembers its segments).
+    fn sealed(&mut self, _stream: usize, _seg: u32) {}
+    /// `victim` was chosen and is being collected, before its pages are routed.
+    fn collected(&mut self, _victim: &Victim) {}
     /// The destage clock's conventions the scheme chooses.
     fn age_clock(&self) -> AgeClock {
         AgeClock::default()
@@ -545,6 +549,18 @@ macro_rules! registry {
             fn victim_stream(&self, victim: &Victim) -> Option<usize> {
                 match self {
                     $(Schemes::$v(s) => s.victim_stream(victim),)*
+                }
+            }
+            #[inline]
+            fn sealed(&mut self, stream: usize, seg: u32) {
+                match self {
+                    $(Schemes::$v(s) => s.sealed(stream, seg),)*
+                }
+            }
+            #[inline]
+            fn collected(&mut self, victim: &Victim) {
+                match self {
+                    $(Schemes::$v(s) => s.collected(victim),)*
                 }
             }
             fn age_clock(&self) -> AgeClock {

@@ -242,6 +242,9 @@ impl Simulator {
     /// Without sizes a buffer is a whole number of segments and every one is filled and
     /// sealed; with sizes the last stays open for the next batch unless it is full (`SIZED`
     /// as for [`Store::place`](crate::store::Store::place)).
+    // Once per buffer of user writes: kept out of the per-write path that calls it.
+    #[cold]
+    #[inline(never)]
     pub(super) fn flush_buffer<const SIZED: bool>(&mut self) -> Result<()> {
         let mut buffer = self.admission.buffer.take().expect("buffered");
         let result = self.write_out::<SIZED>(buffer.drain());

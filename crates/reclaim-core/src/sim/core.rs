@@ -289,9 +289,9 @@ impl Simulator {
                 .metrics
                 .count_victim(valid, self.dev.store.tail_of(victim));
             let index = self.cleaning.victims.len() as u32;
-            self.cleaning
-                .victims
-                .push(Victim::of(victim, r as u16, &self.dev.store));
+            let chosen = Victim::of(victim, r as u16, &self.dev.store);
+            self.dev.placement.scheme.collected(&chosen);
+            self.cleaning.victims.push(chosen);
             let gathered = |page| Gathered {
                 page,
                 victim: index,

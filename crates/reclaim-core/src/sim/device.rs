@@ -50,7 +50,10 @@ impl Device {
 
     /// The stream of a user write whose page's copy is at `old` (page-map entries from `base`
     /// up name pages waiting for slots), with the copy's age where the placement reads ages.
-    #[inline]
+    // Once per user write that asks its scheme; inlined into both callers whatever the size of
+    // the registry's dispatch.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(super) fn route_user(
         &mut self,
         write: Write,
@@ -155,6 +158,7 @@ impl Device {
             }
         }
         self.policies[r].on_seal(st.seg, st.user, &self.store);
+        self.placement.scheme.sealed(s, st.seg);
     }
 
     /// Gives stream `s` a segment from the pool (its region has a free one).
