@@ -88,8 +88,8 @@ impl Declare for Double {
     const INFO: Info = Info {
         family: Family::Placement,
         name: "double",
-        aliases: &[],
-        summary: "A user stream and a GC stream (Van Houdt's double write frontier).",
+        aliases: &["sepgc"],
+        summary: "A user stream and a GC stream (Van Houdt's double write frontier); `sepgc`, the SepBIT artifact's SepGC, is `double:copy=oldest`.",
         source: "Van Houdt §2.3",
         params: &[Param {
             key: "copy",
@@ -102,10 +102,16 @@ impl Declare for Double {
         needs: &[],
     };
     fn parse(args: &Args<'_>) -> Result<CopyOrder> {
+        // SepBIT's artifact (`SepGC.java`) appends a victim's valid pages in slot order.
+        let default = if args.name == "sepgc" {
+            CopyOrder::Oldest
+        } else {
+            CopyOrder::Random
+        };
         args.choice(
             "copy",
             &[("random", CopyOrder::Random), ("oldest", CopyOrder::Oldest)],
-            CopyOrder::Random,
+            default,
         )
     }
     fn show(copy: &CopyOrder, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -119,5 +125,22 @@ impl Declare for Double {
     }
     fn build(copy: &CopyOrder, b: &Build<'_>) -> Result<Built<Self>> {
         Ok(Built::whole(Double::new(*copy), vec![true, false], 1, b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::PlacementSpec;
+
+    /// `sepgc`, the SepBIT artifact's SepGC, is the double frontier copying a victim's pages in
+    /// slot order; `double` keeps Van Houdt's random subset by default.
+    #[test]
+    fn sepgc_is_double_copying_in_slot_order() {
+        let p: PlacementSpec = "sepgc".parse().unwrap();
+        assert_eq!(p.to_string(), "double:copy=oldest");
+        let p: PlacementSpec = "sepgc:copy=random".parse().unwrap();
+        assert_eq!(p.to_string(), "double:copy=random");
+        let p: PlacementSpec = "double".parse().unwrap();
+        assert_eq!(p.to_string(), "double:copy=random");
     }
 }

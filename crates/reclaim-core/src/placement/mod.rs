@@ -724,6 +724,7 @@ registry! {
     SortBuffer(sort_buffer::SortBuffered),
     MultiLog(multi_log::MultiLog),
     Dac(dac::Dac),
+    SepBit(sepbit::SepBit),
 }
 
 #[cfg(test)]
