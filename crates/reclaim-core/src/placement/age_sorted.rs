@@ -43,7 +43,7 @@
 use rand::Rng;
 
 use super::{Build, Built, Declare};
-use super::{AgeClock, FscNumber, Scheme, Victim, Relocation};
+use super::{AgeClock, FscNumber, Gathered, Scheme, Victim, Relocation};
 use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::Write;
@@ -437,13 +437,13 @@ impl Scheme for AgeSorted {
         &mut self,
         _victim: &Victim,
         age: u64,
-        n: usize,
+        pages: &[Gathered],
         out: &mut Vec<u32>,
         rng: &mut SimRng,
     ) -> bool {
         let base = self.dtg.leaves();
         out.clear();
-        self.fsc.route_run(age, n, base, out, rng);
+        self.fsc.route_run(age, pages.len(), base, out, rng);
         true
     }
 }

@@ -237,14 +237,14 @@ pub trait Scheme {
     }
     /// The stream of a relocated page.
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize;
-    /// The streams of `n` relocated pages of `victim`, in order, into `out`, when the scheme
+    /// The streams of relocated `pages` of `victim`, in order, into `out`, when the scheme
     /// routes a victim's pages together with the same result as page by page (`age` as for
     /// [`Self::gc_stream`]); false to be asked page by page.
     fn gc_streams(
         &mut self,
         _victim: &Victim,
         _age: u64,
-        _n: usize,
+        _pages: &[Gathered],
         _out: &mut Vec<u32>,
         _rng: &mut SimRng,
     ) -> bool {
@@ -537,12 +537,12 @@ macro_rules! registry {
                 &mut self,
                 victim: &Victim,
                 age: u64,
-                n: usize,
+                pages: &[Gathered],
                 out: &mut Vec<u32>,
                 rng: &mut SimRng,
             ) -> bool {
                 match self {
-                    $(Schemes::$v(s) => s.gc_streams(victim, age, n, out, rng),)*
+                    $(Schemes::$v(s) => s.gc_streams(victim, age, pages, out, rng),)*
                 }
             }
             #[inline]
@@ -620,7 +620,7 @@ impl Placement {
         rng: &mut SimRng,
         out: &mut Vec<u32>,
     ) {
-        if pages.len() > 1 && self.scheme.gc_streams(victim, age, pages.len(), out, rng) {
+        if pages.len() > 1 && self.scheme.gc_streams(victim, age, pages, out, rng) {
             return;
         }
         out.clear();

@@ -369,18 +369,42 @@ impl Simulator {
         self.dev
             .placement
             .route((pages, victim, age), class, rng, &mut streams);
-        // Both arms append page by page, the cache-stream arm without `append_run`'s per-call
-        // dispatch on the way: this loop runs once per relocated page.
-        let mut pages = pages.iter().zip(&streams);
+        // The cache-stream arm pends page by page, without `append_run`'s per-call dispatch on
+        // the way (this loop runs once per relocated page); the other is kept out of line, so
+        // that this loop stays as tight.
         let result = if self.admission.way == Way::CacheStreams {
             let key = self.dev.placement.clock.fsc_number.key(victim.dseq);
-            pages.try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim, key))
+            (pages.iter().zip(&streams))
+                .try_for_each(|(g, &s)| self.pend_relocated(s as usize, g.page, victim, key))
         } else {
-            pages.try_for_each(|(g, &s)| {
-                self.append_run(s as usize, std::slice::from_ref(g), victim)
-            })
+            self.append_routed(pages, &streams, victim)
         };
         self.cleaning.run_streams = streams;
         result
+    }
+    /// Appends `pages` of `victim` to their `streams`, each run of consecutive pages bound for
+    /// one stream at once, which places them as page by page would. Where u_p2 is kept it goes
+    /// page by page, so that each page's key is added to its stream's sum in turn (a run's keys
+    /// are summed first: other bits).
+    #[inline(never)]
+    fn append_routed(
+        &mut self,
+        pages: &[Gathered],
+        streams: &[u32],
+        victim: &Victim,
+    ) -> Result<()> {
+        if !self.dev.store.up2.is_empty() {
+            return (pages.iter().zip(streams)).try_for_each(|(g, &s)| {
+                self.append_run(s as usize, std::slice::from_ref(g), victim)
+            });
+        }
+        let mut i = 0;
+        while i < pages.len() {
+            let s = streams[i];
+            let n = streams[i..].iter().take_while(|&&t| t == s).count();
+            self.append_run(s as usize, &pages[i..i + n], victim)?;
+            i += n;
+        }
+        Ok(())
     }
 }
