@@ -342,7 +342,6 @@ def sepbit_artifact(args: argparse.Namespace) -> str:
     import tempfile
 
     import numpy as np
-
     from reclaim import traces
 
     rng = np.random.default_rng(2022)
