@@ -3,7 +3,7 @@
 //! the waiting pages; the run loop matches its way once on a user write
 //! ([`Simulator::store_write`]) and once on relocation ([`Simulator::append_run`]).
 
-use super::Simulator;
+use super::Engine;
 use crate::config::FreqSource;
 use crate::error::Result;
 use crate::placement::sort_buffer::exact_key;
@@ -189,7 +189,7 @@ impl Admission {
     }
 }
 
-impl Simulator {
+impl Engine {
     /// `sort-buffer`: a user write joins the buffer with its u_p2
     /// ([`Admission::buffer_key`]), its previous copy taken out of a segment or of the buffer.
     /// A full buffer is written out.

@@ -2,7 +2,7 @@
 
 use super::admission::Way;
 use super::prefetch::VICTIM_LEAD;
-use super::Simulator;
+use super::Engine;
 use crate::config::{Gather, GcSpec};
 use crate::error::{Error, Result};
 use crate::placement::sort_buffer::{self, exact_key};
@@ -11,7 +11,7 @@ use crate::policy::VictimPolicy;
 use crate::store::NONE;
 use crate::workload::Write;
 
-impl Simulator {
+impl Engine {
     /// One workload write, through the write cache if there is one.
     #[inline]
     pub fn user_write(&mut self, write: Write) -> Result<()> {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::Simulator;
+use super::{Engine, Simulator};
 use crate::error::{Error, Result};
 use crate::method::Log;
 use crate::metrics::LogReport;
@@ -95,20 +95,22 @@ impl Simulator {
     /// `n` trace writes under `log`: as [`Self::workload_writes`], with the trigger after each
     /// write request.
     pub(super) fn log_writes(&mut self, n: u64) -> Result<()> {
-        self.source.prime(&self.dev.store.page_map);
+        self.source.prime(&self.engine.dev.store.page_map);
         for _ in 0..n {
             let w = self.next_drawn::<true>();
-            let new = self.dev.store.page_map[w.page as usize] == NONE;
-            self.user_write(w)?;
-            let log = self.cleaning.log.as_mut().expect("the log method");
+            let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
+            self.engine.user_write(w)?;
+            let log = self.engine.cleaning.log.as_mut().expect("the log method");
             log.live += u64::from(new);
             if log.page_done() {
-                self.log_request_done()?;
+                self.engine.log_request_done()?;
             }
         }
         Ok(())
     }
+}
 
+impl Engine {
     /// A write request is done: if the garbage proportion exceeds the threshold, collect one
     /// qualifying segment (the artifact's `GCScheduler.schedule`, one operation, no loop).
     fn log_request_done(&mut self) -> Result<()> {

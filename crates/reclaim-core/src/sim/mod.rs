@@ -44,9 +44,22 @@ pub use plan::Phase;
 use plan::AHEAD;
 pub use setup::{class_shares, region_quotas};
 
-/// A simulation in progress.
+/// A simulation in progress: its configuration, the engine that writes and cleans, where the
+/// writes come from and where the run is.
 pub struct Simulator {
     config: SimConfig,
+    geometry: Geometry,
+    /// The write path and the cleaner.
+    engine: Engine,
+    /// Where the user writes come from.
+    source: Source,
+    /// Where the run is and how far it goes.
+    plan: Plan,
+}
+
+/// The write path and the cleaner: what a user write and a cleaning cycle need (`core`,
+/// `admission`), without the run's plan or its source of writes.
+struct Engine {
     geometry: Geometry,
     /// The segments, the streams filling them and what keeps them.
     dev: Device,
@@ -57,13 +70,9 @@ pub struct Simulator {
     /// Where update frequencies come from, where u_p2 is kept.
     freq: FreqSource,
     cache: Option<Cache>,
-    /// Where the user writes come from.
-    source: Source,
     rng: SimRng,
     /// The cleaner's trigger, its batch and its progress check.
     cleaning: Cleaning,
-    /// Where the run is and how far it goes.
-    plan: Plan,
 }
 
 /// What a user write notes of its page, for the schemes and sort keys that read it; each vector
@@ -155,22 +164,22 @@ impl Simulator {
 
     /// The store, for inspection.
     pub fn store(&self) -> &Store {
-        &self.dev.store
+        &self.engine.dev.store
     }
 
     /// How written pages get their slots, and the pages that wait, for inspection.
     pub fn admission(&self) -> &Admission {
-        &self.admission
+        &self.engine.admission
     }
 
     /// The placement (streams and regions), for inspection.
     pub fn placement(&self) -> &Placement {
-        &self.dev.placement
+        &self.engine.dev.placement
     }
 
     /// The clocks.
     pub fn clocks(&self) -> Clocks {
-        self.dev.clocks
+        self.engine.dev.clocks
     }
 
     /// Checks the engine's invariants: the store's ([`Store::check`]), that the streams hold
@@ -178,13 +187,13 @@ impl Simulator {
     /// that with regions each owns exactly its segments, within quota. The property tests call
     /// it after every step.
     pub fn check(&self) -> std::result::Result<(), String> {
-        self.dev.check()?;
-        self.admission.check(&self.dev.store)
+        self.engine.dev.check()?;
+        self.engine.admission.check(&self.engine.dev.store)
     }
 
     /// The write cache, if any.
     pub fn cache(&self) -> Option<&Cache> {
-        self.cache.as_ref()
+        self.engine.cache.as_ref()
     }
 
     /// The current phase.

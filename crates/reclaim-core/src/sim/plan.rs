@@ -422,10 +422,10 @@ impl Simulator {
     pub fn step(&mut self, mut budget: u64) -> Result<bool> {
         let logical = self.geometry.logical_pages;
         while budget > 0 {
-            let metrics = &mut self.dev.metrics;
-            let Some(work) = self
-                .plan
-                .next(budget, logical, metrics, &self.dev.store.erase_count)
+            let metrics = &mut self.engine.dev.metrics;
+            let Some(work) =
+                self.plan
+                    .next(budget, logical, metrics, &self.engine.dev.store.erase_count)
             else {
                 return Ok(false);
             };
@@ -433,12 +433,13 @@ impl Simulator {
                 // The fill places the data (Stockmeyer §2.3: "all tracks are placed into
                 // segments in sequential order"); it does not pass the write cache.
                 Work::Fill { from, n } => (from..from + n).try_for_each(|page| {
-                    self.store_write(self.source.fill_write(page as u32, self.freq))
+                    self.engine
+                        .store_write(self.source.fill_write(page as u32, self.engine.freq))
                 })?,
                 Work::Warmup(n) if self.source.warm_workload.is_some() => {
                     for _ in 0..n {
-                        if let Some(w) = self.source.warm_write(&mut self.rng) {
-                            self.user_write(w)?;
+                        if let Some(w) = self.source.warm_write(&mut self.engine.rng) {
+                            self.engine.user_write(w)?;
                         }
                     }
                 }
@@ -450,7 +451,7 @@ impl Simulator {
                     self.plan.seconds += t.elapsed().as_secs_f64();
                 }
             }
-            budget -= self.plan.done(work, logical, &mut self.dev.metrics);
+            budget -= self.plan.done(work, logical, &mut self.engine.dev.metrics);
         }
         Ok(self.plan.phase != Phase::Done)
     }
@@ -462,15 +463,15 @@ impl Simulator {
             .sizes
             .as_ref()
             .map_or(1.0, crate::config::SizeSpec::mean);
-        let mut r = self.dev.metrics.result(
-            &self.dev.store.erase_count,
+        let mut r = self.engine.dev.metrics.result(
+            &self.engine.dev.store.erase_count,
             &self.geometry,
             mean_size,
             self.plan.seconds,
             &self.config,
         );
         r.method = self.plan.method_report();
-        if let (Some(m), Some(log)) = (r.method.as_mut(), &self.cleaning.log) {
+        if let (Some(m), Some(log)) = (r.method.as_mut(), &self.engine.cleaning.log) {
             m.log = Some(log.report());
         }
         r.warnings = self.plan.warnings().to_vec();
@@ -480,7 +481,7 @@ impl Simulator {
     /// `n` workload writes, drawn ahead so that their page-map entries, their old copies'
     /// entries and the policy's index entries are prefetched in three stages.
     pub(super) fn workload_writes(&mut self, n: u64) -> Result<()> {
-        if self.cache.is_some() {
+        if self.engine.cache.is_some() {
             self.workload_writes_cached(n)
         } else if self.source.clock.is_some() {
             self.drawn_writes::<true>(n)
@@ -492,10 +493,10 @@ impl Simulator {
     /// [`Self::workload_writes`] without a cache; `TIMED`: the trace's clock ticks with each
     /// write (a constant, so that a run without times pays nothing for them).
     fn drawn_writes<const TIMED: bool>(&mut self, n: u64) -> Result<()> {
-        self.source.prime(&self.dev.store.page_map);
+        self.source.prime(&self.engine.dev.store.page_map);
         for _ in 0..n {
             let w = self.next_drawn::<TIMED>();
-            self.user_write(w)?;
+            self.engine.user_write(w)?;
         }
         Ok(())
     }
@@ -506,14 +507,14 @@ impl Simulator {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(super) fn next_drawn<const TIMED: bool>(&mut self) -> Write {
-        let (w, half, quarter) = self.source.draw(&self.dev.store.page_map);
+        let (w, half, quarter) = self.source.draw(&self.engine.dev.store.page_map);
         if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
-            self.dev.clocks.trace_time = c.tick();
+            self.engine.dev.clocks.trace_time = c.tick();
         }
         // Second stage: a page whose page-map entry has arrived by now; third: the policy's
         // entries found through what the second brought.
-        self.dev.prefetch_old_copy(half, false);
-        self.dev.prefetch_index_entry(quarter);
+        self.engine.dev.prefetch_old_copy(half, false);
+        self.engine.dev.prefetch_index_entry(quarter);
         w
     }
 
@@ -524,15 +525,15 @@ impl Simulator {
     /// loop needs), then their old copies' entries as in the plain loop, with the destage
     /// number where the placement reads ages.
     pub(super) fn workload_writes_cached(&mut self, n: u64) -> Result<()> {
-        let ages = !self.dev.store.dseq.is_empty();
+        let ages = !self.engine.dev.store.dseq.is_empty();
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
             if let Some(c) = &mut self.source.clock {
-                self.dev.clocks.trace_time = c.tick();
+                self.engine.dev.clocks.trace_time = c.tick();
             }
-            let cache = self.cache.as_ref().expect("called with a cache");
-            self.dev.prefetch_evictions(cache, ages);
-            self.user_write(w)?;
+            let cache = self.engine.cache.as_ref().expect("called with a cache");
+            self.engine.dev.prefetch_evictions(cache, ages);
+            self.engine.user_write(w)?;
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use super::log::LogTrigger;
 use super::plan::TraceFacts;
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
 use super::trim::TrimSchedule;
-use super::{Cleaning, Device, Ownership, PageNotes, Plan, Simulator, Source};
+use super::{Cleaning, Device, Engine, Ownership, PageNotes, Plan, Simulator, Source};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::grammar::Need;
@@ -426,35 +426,39 @@ impl Simulator {
             Vec::new()
         };
         let mut sim = Simulator {
-            dev: Device {
-                store: needs.store(&geometry, config),
-                policies: (0..regions)
-                    .map(|_| Policy::new(&config.policy, &geometry))
-                    .collect(),
-                ownership: Ownership::new(regions, n),
-                placement,
-                clocks: Clocks::default(),
-                metrics: Metrics::new(n, pps),
-                free_empty: config.free_empty,
+            engine: Engine {
+                geometry,
+                dev: Device {
+                    store: needs.store(&geometry, config),
+                    policies: (0..regions)
+                        .map(|_| Policy::new(&config.policy, &geometry))
+                        .collect(),
+                    ownership: Ownership::new(regions, n),
+                    placement,
+                    clocks: Clocks::default(),
+                    metrics: Metrics::new(n, pps),
+                    free_empty: config.free_empty,
+                },
+                notes: needs.notes(geometry.logical_pages),
+                admission,
+                freq,
+                cache: config.cache.map(|c| Cache::new(c as usize)),
+                rng,
+                cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
             },
-            notes: needs.notes(geometry.logical_pages),
-            admission,
-            freq,
-            cache: config.cache.map(|c| Cache::new(c as usize)),
             source: Source::new(workload, warm_workload, warm_skips, config.seed)
                 .with_trims(trace.and_then(|t| TrimSchedule::new(trims, t.writes))),
-            rng,
-            cleaning: Cleaning::new(config.gc, &config.policy, n, pps),
             plan: Plan::of(config, &geometry, trace)?,
             config: config.clone(),
             geometry,
         };
-        sim.cleaning.log = log;
+        sim.engine.cleaning.log = log;
         sim.source.clock = clock;
         if let Phase::Measure(_) = sim.plan.phase {
-            sim.dev
+            sim.engine
+                .dev
                 .metrics
-                .start(&sim.dev.store.erase_count, sim.plan.window);
+                .start(&sim.engine.dev.store.erase_count, sim.plan.window);
         }
         Ok(sim)
     }

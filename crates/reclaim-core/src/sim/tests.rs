@@ -102,7 +102,7 @@ fn a_rewrite_in_a_cache_stream_leaves_no_hole() {
         };
         let mut sim = Simulator::new(&c).unwrap();
         for page in [1, 2, 1, 3, 4, 5] {
-            sim.user_write(Write::new(page, 0)).unwrap();
+            sim.engine.user_write(Write::new(page, 0)).unwrap();
             sim.check().unwrap();
         }
         let st = sim.store();
@@ -309,7 +309,7 @@ fn u_p2_is_carried_as_lomet_and_luo_say() {
         };
         let mut sim = Simulator::new(&c).unwrap();
         for page in [0, 1, 0, 2, 0, 0] {
-            sim.user_write(Write::new(page, 0)).unwrap();
+            sim.engine.user_write(Write::new(page, 0)).unwrap();
             sim.check().unwrap();
         }
         let st = sim.store();
@@ -401,7 +401,7 @@ fn an_emptied_segment_is_freed_at_once() {
         };
         let mut sim = Simulator::new(&c).unwrap();
         for page in (0..8).chain(0..4) {
-            sim.user_write(Write::new(page, 0)).unwrap();
+            sim.engine.user_write(Write::new(page, 0)).unwrap();
             sim.check().unwrap();
         }
         // Sealed: {0..3} (emptied), {4..7}, {0..3} again; one stream open.
@@ -409,7 +409,7 @@ fn an_emptied_segment_is_freed_at_once() {
         let sealed = st.sealed.len();
         assert_eq!(sealed, 3 - collected as usize, "free_empty {free_empty}");
         assert_eq!(st.free.len(), 8 - 1 - sealed, "free_empty {free_empty}");
-        let k = &sim.dev.metrics.counters;
+        let k = &sim.engine.dev.metrics.counters;
         assert_eq!(
             (k.collected, k.emptied, k.erases),
             (collected, collected, collected)
@@ -483,9 +483,11 @@ fn the_geometry_check_keeps_the_engines_reserve() {
             ))
             .unwrap();
             let sim = Simulator::new(&c).unwrap();
-            let regions = &sim.dev.placement.regions;
-            let reserve: u64 = (0..regions.len()).map(|r| sim.dev.reserve(r) as u64).sum();
-            let streams = sim.dev.placement.streams.len() as u64;
+            let regions = &sim.engine.dev.placement.regions;
+            let reserve: u64 = (0..regions.len())
+                .map(|r| sim.engine.dev.reserve(r) as u64)
+                .sum();
+            let streams = sim.engine.dev.placement.streams.len() as u64;
             let trigger = regions.len() as u64 * u64::from(c.gc.min_free());
             assert_eq!(
                 c.kept_segments(),
@@ -512,7 +514,7 @@ fn guard_sim() -> Simulator {
 #[test]
 fn a_cleaner_without_progress_stops_with_an_error() {
     let mut sim = guard_sim();
-    sim.cleaning.streak_limit = 0;
+    sim.engine.cleaning.streak_limit = 0;
     let e = sim.run().unwrap_err();
     assert!(
         matches!(
@@ -542,16 +544,17 @@ fn a_cleaner_without_progress_stops_with_an_error() {
 #[test]
 fn a_cleaner_without_sealed_segments_stops_with_an_error() {
     let mut sim = guard_sim();
-    assert!(sim.dev.store.sealed.is_empty());
-    let free = sim.dev.store.free.len();
+    assert!(sim.engine.dev.store.sealed.is_empty());
+    let free = sim.engine.dev.store.free.len();
     let open = sim
+        .engine
         .dev
         .placement
         .streams
         .iter()
         .filter(|f| f.seg != NONE)
         .count();
-    let e = sim.gather(0, 1, false, &mut Vec::new()).unwrap_err();
+    let e = sim.engine.gather(0, 1, false, &mut Vec::new()).unwrap_err();
     assert_eq!(e, Error::NoVictim { free, open }, "{e}");
     assert_eq!(
         e.to_string(),

@@ -3,7 +3,7 @@
 //! invalidates"). Pages written again later are written as new.
 
 use super::admission::Way;
-use super::Simulator;
+use super::{Engine, Simulator};
 use crate::error::Result;
 use crate::store::NONE;
 use crate::trace::convert::Trims;
@@ -58,7 +58,7 @@ impl Simulator {
             while let Some((first, pages)) = self.source.trims.as_mut().and_then(TrimSchedule::due)
             {
                 for page in first..first + pages {
-                    self.trim_page(page);
+                    self.engine.trim_page(page);
                 }
             }
             if n == 0 {
@@ -79,13 +79,15 @@ impl Simulator {
     /// `n` trace writes between discards, request by request under `log`.
     #[inline]
     fn replay_writes(&mut self, n: u64) -> Result<()> {
-        if self.cleaning.log.is_some() {
+        if self.engine.cleaning.log.is_some() {
             self.log_writes(n)
         } else {
             self.workload_writes(n)
         }
     }
+}
 
+impl Engine {
     /// Takes `page`'s data away: its copy in a segment is invalidated (told to the policy like a
     /// rewrite's old copy), or its waiting copy taken out of its stream or the sort buffer.
     fn trim_page(&mut self, page: u32) {
