@@ -48,8 +48,7 @@ pub use setup::{class_shares, region_quotas};
 /// writes come from and where the run is.
 pub struct Simulator {
     config: SimConfig,
-    geometry: Geometry,
-    /// The write path and the cleaner.
+    /// The write path and the cleaner (and the geometry).
     engine: Engine,
     /// Where the user writes come from.
     source: Source,
@@ -159,7 +158,7 @@ impl Simulator {
 
     /// The geometry.
     pub fn geometry(&self) -> &Geometry {
-        &self.geometry
+        &self.engine.geometry
     }
 
     /// The store, for inspection.
@@ -203,7 +202,7 @@ impl Simulator {
 
     /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
     pub fn progress(&self) -> (u64, u64) {
-        let fill = u64::from(self.config.warmup().fill) * self.geometry.logical_pages;
+        let fill = u64::from(self.config.warmup().fill) * self.engine.geometry.logical_pages;
         self.plan.progress(fill)
     }
 }

@@ -420,7 +420,7 @@ impl Simulator {
 
     /// Performs up to `budget` workload writes; returns whether writes remain.
     pub fn step(&mut self, mut budget: u64) -> Result<bool> {
-        let logical = self.geometry.logical_pages;
+        let logical = self.engine.geometry.logical_pages;
         while budget > 0 {
             let metrics = &mut self.engine.dev.metrics;
             let Some(work) =
@@ -465,7 +465,7 @@ impl Simulator {
             .map_or(1.0, crate::config::SizeSpec::mean);
         let mut r = self.engine.dev.metrics.result(
             &self.engine.dev.store.erase_count,
-            &self.geometry,
+            &self.engine.geometry,
             mean_size,
             self.plan.seconds,
             &self.config,

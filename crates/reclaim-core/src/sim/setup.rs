@@ -450,7 +450,6 @@ impl Simulator {
                 .with_trims(trace.and_then(|t| TrimSchedule::new(trims, t.writes))),
             plan: Plan::of(config, &geometry, trace)?,
             config: config.clone(),
-            geometry,
         };
         sim.engine.cleaning.log = log;
         sim.source.clock = clock;
