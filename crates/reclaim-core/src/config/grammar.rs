@@ -64,8 +64,9 @@ pub enum Need {
     PageState,
     /// Which segments each log sealed (multi-log's cleaning).
     SealedBy,
-    /// The trace's request times on each write ([`crate::workload::Write::time`], µs), for
-    /// the schemes that estimate lifespans in trace time; carried only when a scheme needs them.
+    /// The trace's request times ([`crate::clocks::Clocks::trace_time`], µs), for
+    /// the schemes that estimate lifespans in trace time, and each write request's start
+    /// ([`crate::placement::Scheme::request`]); carried only when a scheme needs them.
     Times,
 }
 

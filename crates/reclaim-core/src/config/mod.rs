@@ -541,6 +541,16 @@ impl SimConfig {
                 ),
             ));
         }
+        let placement = self.placement();
+        if matches!(placement, PlacementSpec::Fk(()))
+            && !matches!(self.method(), Some(MethodSpec::Log(_)))
+        {
+            return Err(Error::param(
+                "placement",
+                format!("`{placement}`"),
+                "`method=log` with a trace workload: the future-knowledge oracle knows the future of a trace replayed once in order from its first write",
+            ));
+        }
         let Some(method) = self.method() else {
             return Ok(());
         };

@@ -201,6 +201,35 @@ impl Victim {
     }
 }
 
+/// A write request as a scheme that declares [`Need::Times`] is told of it, before its pages
+/// are written. Without trace times (a trace of page ids) requests are 1 µs apart; without
+/// requests (a synthetic workload) each write is a request of one page, 1 µs after the last.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    /// Its first page.
+    pub first: u32,
+    /// Its page writes (≥ 1).
+    pub pages: u32,
+    /// Its time [µs since the trace's first request].
+    pub time: u64,
+    /// Under the `log` method, the pages the log holds as SepBIT's artifact counts them
+    /// (`Log.getnValidBlocks`): pages holding data, and stale copies still in open segments
+    /// (an invalidation there counts from the segment's sealing).
+    pub held: Option<u64>,
+}
+
+impl Request {
+    /// A request of `pages` pages from `first` at time 0, outside the `log` method.
+    pub fn at(first: u32, pages: u32) -> Self {
+        Request {
+            first,
+            pages,
+            time: 0,
+            held: None,
+        }
+    }
+}
+
 /// A live page gathered from a victim, to be rewritten.
 #[derive(Clone, Copy, Debug)]
 pub struct Gathered {
@@ -259,6 +288,9 @@ pub trait Scheme {
     fn sealed(&mut self, _stream: usize, _seg: u32) {}
     /// `victim` was chosen and is being collected, before its pages are routed.
     fn collected(&mut self, _victim: &Victim) {}
+    /// A write request begins, before any of its pages is written (the artifact's
+    /// `addRequest`). Asked only of a scheme that declares [`Need::Times`].
+    fn request(&mut self, _request: &Request) {}
     /// The destage clock's conventions the scheme chooses.
     fn age_clock(&self) -> AgeClock {
         AgeClock::default()
@@ -305,6 +337,8 @@ pub struct Build<'a> {
     pub classes: &'a [ClassShare],
     /// Free segments the trigger keeps (in each region).
     pub min_free: u32,
+    /// A trace workload's page writes, in replay order (for the future-knowledge oracle).
+    pub trace: Option<&'a [u32]>,
 }
 
 /// A scheme as built, with its streams and regions.
@@ -470,16 +504,17 @@ macro_rules! registry {
         impl Placement {
             /// The placement of `spec` on `segments` segments of `pps` pages, for a workload
             /// whose classes have `classes` pages and write shares. `min_free` is the number of
-            /// free segments the trigger keeps (in each region). Beside it, the sort buffer its
-            /// user writes wait in, if it has one (the run's admission owns it).
+            /// free segments the trigger keeps (in each region); `trace`, a trace workload's page
+            /// writes. Beside it, the sort buffer its user writes wait in, if it has one (the
+            /// run's admission owns it).
             pub fn new(
                 spec: &PlacementSpec,
-                segments: u32,
-                pps: u32,
+                (segments, pps): (u32, u32),
                 classes: &[ClassShare],
                 min_free: u32,
+                trace: Option<&[u32]>,
             ) -> Result<(Self, Option<sort_buffer::SortBuffer>)> {
-                let b = Build { segments, pps, classes, min_free };
+                let b = Build { segments, pps, classes, min_free, trace };
                 let (scheme, built) = match spec {
                     $(PlacementSpec::$v(p) => {
                         let built = <$m::$t as Declare>::build(p, &b)?;
@@ -561,6 +596,12 @@ macro_rules! registry {
             fn collected(&mut self, victim: &Victim) {
                 match self {
                     $(Schemes::$v(s) => s.collected(victim),)*
+                }
+            }
+            #[inline]
+            fn request(&mut self, request: &Request) {
+                match self {
+                    $(Schemes::$v(s) => s.request(request),)*
                 }
             }
             fn age_clock(&self) -> AgeClock {
@@ -725,6 +766,11 @@ registry! {
     MultiLog(multi_log::MultiLog),
     Dac(dac::Dac),
     SepBit(sepbit::SepBit),
+    MultiQueue(multi_queue::MultiQueue),
+    Sfr(sfr::Sfr),
+    Fadac(fadac::Fadac),
+    Eti(eti::Eti),
+    Fk(fk::Fk),
 }
 
 #[cfg(test)]
@@ -771,7 +817,7 @@ mod tests {
             let mut store = Store::new(&g);
             store.keep_destage_numbers();
             let spec: PlacementSpec = spec.parse().unwrap();
-            let (mut p, _) = Placement::new(&spec, 8, 4, &[], 1).unwrap();
+            let (mut p, _) = Placement::new(&spec, (8, 4), &[], 1, None).unwrap();
             let (user, gc, sealed) = (
                 store.open().unwrap(),
                 store.open().unwrap(),

@@ -19,6 +19,11 @@
 //! - **Relocated pages**: from a class-0 victim to class 2; from any other, by the age of the
 //!   page's last user write: class 3 below 4ℓ, 4 below 16ℓ, 5 beyond.
 //!
+//! The artifact's two ablations are this file's `separate` parameter: `uw` (`UW.java`, user
+//! writes separated as above, every relocated page to class 2: three classes) and `gw`
+//! (`GW.java`, every user write to class 0, relocated pages by age: class 1 below 4ℓ, 2 below
+//! 16ℓ, … 5 beyond 256ℓ, ℓ from the collected class-0 segments as above: six classes).
+//!
 //! Choices, documented in `docs/design.md`:
 //! - V is the number of pages ever written (first writes counted as the scheme sees them). The
 //!   artifact's V is its log's blocks less the invalid blocks of sealed segments, so it also counts
@@ -30,7 +35,7 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Gathered, Relocation, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Need};
+use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::rng::SimRng;
 use crate::workload::Write;
@@ -44,9 +49,41 @@ const STEP: f64 = 4.0;
 /// A page not yet written.
 const NEVER: u64 = u64::MAX;
 
+/// Which writes SepBIT separates: both (SepBIT), user writes only (the artifact's UW), or
+/// relocated pages only (GW).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Separate {
+    /// User writes into classes 0–1, relocated pages into 2–5.
+    Both,
+    /// User writes into classes 0–1, relocated pages all to class 2.
+    User,
+    /// User writes all to class 0, relocated pages by age into classes 1–5.
+    Gc,
+}
+
+impl Separate {
+    fn name(self) -> &'static str {
+        match self {
+            Separate::Both => "both",
+            Separate::User => "user",
+            Separate::Gc => "gc",
+        }
+    }
+
+    /// Open segments (classes).
+    fn classes(self) -> usize {
+        match self {
+            Separate::User => 3,
+            _ => CLASSES,
+        }
+    }
+}
+
 /// SepBIT's state.
 #[derive(Clone, Debug)]
 pub struct SepBit {
+    /// Which writes are separated.
+    separate: Separate,
     /// User writes so far (the artifact's `accessId`, counted before a write is placed).
     now: u64,
     /// Per logical page: the time of its last user write, [`NEVER`] before the first.
@@ -70,7 +107,13 @@ pub struct SepBit {
 impl SepBit {
     /// The scheme over `pages` logical pages and `segments` segments.
     pub fn new(pages: u64, segments: u32) -> Self {
+        Self::separating(Separate::Both, pages, segments)
+    }
+
+    /// The scheme separating `separate` over `pages` logical pages and `segments` segments.
+    pub fn separating(separate: Separate, pages: u64, segments: u32) -> Self {
         SepBit {
+            separate,
             now: 0,
             last: vec![NEVER; pages as usize],
             written: 0,
@@ -90,11 +133,12 @@ impl SepBit {
     }
 
     /// The class of a relocated page from a victim not of class 0, by the age of its last user
-    /// write: 3 below 4ℓ, 4 below 16ℓ, 5 beyond.
+    /// write: 3 below 4ℓ, 4 below 16ℓ, 5 beyond (with `separate=gc`, from 1 below 4ℓ).
     #[inline]
     fn by_age(&self, page: u32) -> usize {
         let age = (self.now - self.last[page as usize]) as f64;
-        let (mut class, mut bound) = (3, self.ell * STEP);
+        let first = if self.separate == Separate::Gc { 1 } else { 3 };
+        let (mut class, mut bound) = (first, self.ell * STEP);
         while age >= bound && class < CLASSES - 1 {
             bound *= STEP;
             class += 1;
@@ -123,15 +167,16 @@ impl Scheme for SepBit {
             }
         }
         // Class 0 for a short-lived write, else class 1.
-        usize::from(!short)
+        usize::from(!short && self.separate != Separate::Gc)
     }
 
     #[inline(never)]
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
-        if self.class[r.victim.seg as usize] == 0 {
-            return 2;
+        match self.separate {
+            Separate::User => 2,
+            Separate::Both if self.class[r.victim.seg as usize] == 0 => 2,
+            _ => self.by_age(r.page),
         }
-        self.by_age(r.page)
     }
 
     /// A victim's pages at once: a class-0 victim's all to class 2 without reading their
@@ -146,7 +191,8 @@ impl Scheme for SepBit {
         _rng: &mut SimRng,
     ) -> bool {
         out.clear();
-        if self.class[victim.seg as usize] == 0 {
+        let class0 = self.class[victim.seg as usize] == 0;
+        if self.separate == Separate::User || self.separate == Separate::Both && class0 {
             out.resize(pages.len(), 2);
             return true;
         }
@@ -181,37 +227,76 @@ impl Scheme for SepBit {
 }
 
 impl Declare for SepBit {
-    type Params = ();
+    type Params = Separate;
     const INFO: Info = Info {
         family: Family::Placement,
         name: "sepbit",
-        aliases: &[],
-        summary: "User writes by their previous write's age against ℓ (the lifespan of short-lived segments), relocated pages by their age in multiples of ℓ; six classes.",
-        source: "Wang et al., FAST '22, §3; SepBIT artifact's SepBIT.java",
-        params: &[],
+        aliases: &["uw", "gw"],
+        summary: "User writes by their previous write's age against ℓ (the lifespan of short-lived segments), relocated pages by their age in multiples of ℓ; six classes (`uw`, `gw`: the artifact's ablations).",
+        source: "Wang et al., FAST '22, §3; SepBIT artifact's SepBIT.java, UW.java, GW.java",
+        params: &[Param {
+            key: "separate",
+            values: "both|user|gc",
+            unit: "",
+            range: "both, user or gc",
+            default: Some("both (uw: user, gw: gc)"),
+            help: "both: SepBIT; user: user writes separated, relocated pages in one class (the artifact's UW); gc: user writes in one class, relocated pages by age in five (GW).",
+        }],
         needs: &[Need::PageState],
     };
-    fn parse(_args: &Args<'_>) -> Result<()> {
-        Ok(())
+    fn parse(args: &Args<'_>) -> Result<Separate> {
+        let default = match args.name {
+            "uw" => Separate::User,
+            "gw" => Separate::Gc,
+            _ => Separate::Both,
+        };
+        args.choice(
+            "separate",
+            &[
+                ("both", Separate::Both),
+                ("user", Separate::User),
+                ("gc", Separate::Gc),
+            ],
+            default,
+        )
     }
-    fn show(_p: &(), f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("sepbit")
+    fn show(p: &Separate, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match p {
+            Separate::Both => f.write_str("sepbit"),
+            p => write!(f, "sepbit:separate={}", p.name()),
+        }
     }
-    fn streams(_p: &(), _classes: u32) -> u32 {
-        CLASSES as u32
+    fn streams(p: &Separate, _classes: u32) -> u32 {
+        p.classes() as u32
     }
-    // Four classes take relocated pages.
-    fn reserve(_p: &(), _classes: u32) -> (u64, u64) {
-        (3, 1)
+    // The classes that take relocated pages, less one.
+    fn reserve(p: &Separate, _classes: u32) -> (u64, u64) {
+        (Self::gc_classes(*p) - 1, 1)
     }
     // The time of each page's last user write.
-    fn page_bytes(_p: &()) -> u64 {
+    fn page_bytes(_p: &Separate) -> u64 {
         8
     }
-    fn build(_p: &(), b: &Build<'_>) -> Result<Built<Self>> {
+    fn build(p: &Separate, b: &Build<'_>) -> Result<Built<Self>> {
         let pages = b.classes.iter().map(|c| c.pages).sum();
-        let user = (0..CLASSES).map(|c| c < 2).collect();
-        Ok(Built::whole(SepBit::new(pages, b.segments), user, 4, b))
+        let users = match p {
+            Separate::Gc => 1,
+            _ => 2,
+        };
+        let user = (0..p.classes()).map(|c| c < users).collect();
+        let gc = Self::gc_classes(*p) as u32;
+        Ok(Built::whole(SepBit::separating(*p, pages, b.segments), user, gc, b))
+    }
+}
+
+impl SepBit {
+    /// Classes that take relocated pages.
+    fn gc_classes(p: Separate) -> u64 {
+        match p {
+            Separate::Both => 4,
+            Separate::User => 1,
+            Separate::Gc => 5,
+        }
     }
 }
 
@@ -273,5 +358,36 @@ mod tests {
         let p: crate::config::PlacementSpec = "sepbit".parse().unwrap();
         assert_eq!(p.to_string(), "sepbit");
         assert_eq!(p.streams(1), 6);
+        let p: crate::config::PlacementSpec = "uw".parse().unwrap();
+        assert_eq!(p.to_string(), "sepbit:separate=user");
+        assert_eq!(p.streams(1), 3);
+        let p: crate::config::PlacementSpec = "gw".parse().unwrap();
+        assert_eq!(p.to_string(), "sepbit:separate=gc");
+        assert_eq!(p.to_string().parse::<crate::config::PlacementSpec>().unwrap(), p);
+    }
+
+    /// The ablations: UW keeps the user classes and sends every relocated page to class 2; GW
+    /// sends every user write to class 0 and relocated pages by age from class 1.
+    #[test]
+    fn the_ablations_separate_one_kind_of_write() {
+        let mut rng = SimRng::seed_from_u64(1);
+        for (separate, user, young, old) in [(Separate::User, [1, 1, 1, 0], 2, 2), (Separate::Gc, [0, 0, 0, 0], 1, 2)] {
+            let mut s = SepBit::separating(separate, 100, 8);
+            // Pages 5, 6, 7 written first, then 6 again 2 writes later (< F = 3).
+            let classes: Vec<usize> = [5, 6, 7, 6]
+                .iter()
+                .map(|&p| s.user_stream(&Write::new(p, 0), 0, &mut rng))
+                .collect();
+            assert_eq!(classes, user, "{separate:?}");
+            s.sealed(1, 4);
+            s.ell = 10.0;
+            let mut gc = |s: &mut SepBit| {
+                s.gc_stream(Relocation { page: 5, victim: &victim(4), class: 0, age: 0, rng: &mut rng })
+            };
+            assert_eq!(gc(&mut s), young);
+            // Page 5's age 3 + 40 ≥ 4ℓ (< 16ℓ): one class up from the youngest, where there is one.
+            s.now += 40;
+            assert_eq!(gc(&mut s), old, "{separate:?}");
+        }
     }
 }

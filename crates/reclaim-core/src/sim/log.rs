@@ -8,6 +8,7 @@ use super::{Engine, Simulator};
 use crate::error::{Error, Result};
 use crate::method::Log;
 use crate::metrics::LogReport;
+use crate::placement::{Request, Scheme};
 use crate::store::NONE;
 
 /// Where the replay is among the trace's write requests, and the count the garbage proportion
@@ -111,6 +112,19 @@ impl Simulator {
 }
 
 impl Engine {
+    /// A write request of `pages` pages from `first` begins, at the trace clock's time: the
+    /// scheme is told (it declares `Need::Times`, or no request would be counted out).
+    #[inline(never)]
+    pub(super) fn request(&mut self, first: u32, pages: u32) {
+        let request = Request {
+            first,
+            pages,
+            time: self.dev.clocks.trace_time,
+            held: self.held(),
+        };
+        self.dev.placement.scheme.request(&request);
+    }
+
     /// A write request is done: if the garbage proportion exceeds the threshold, collect one
     /// qualifying segment (the artifact's `GCScheduler.schedule`, one operation, no loop).
     fn log_request_done(&mut self) -> Result<()> {
@@ -140,16 +154,31 @@ impl Engine {
         self.clean(0, 1, false)
     }
 
+    /// Pages written to the open segments, and those of them still valid.
+    fn open_pages(&self) -> (u64, u64) {
+        let store = &self.dev.store;
+        let (mut pages, mut valid) = (0u64, 0u64);
+        for f in self.dev.placement.streams.iter().filter(|f| f.seg != NONE) {
+            pages += u64::from(f.next);
+            valid += u64::from(store.valid[f.seg as usize]);
+        }
+        (pages, valid)
+    }
+
+    /// Under `log`, the pages the log holds as the artifact counts them: pages holding data,
+    /// and stale copies in open segments ([`crate::placement::Request::held`]).
+    pub(super) fn held(&self) -> Option<u64> {
+        let live = self.cleaning.log.as_ref()?.live;
+        let (open_pages, open_valid) = self.open_pages();
+        Some(live - open_valid + open_pages)
+    }
+
     /// The log's garbage proportion as the artifact counts it: invalid pages of sealed
     /// segments over the pages written to every segment holding data, open ones included.
     fn garbage_proportion(&self) -> f64 {
         let store = &self.dev.store;
         let pps = u64::from(store.pps);
-        let (mut open_pages, mut open_valid) = (0u64, 0u64);
-        for f in self.dev.placement.streams.iter().filter(|f| f.seg != NONE) {
-            open_pages += u64::from(f.next);
-            open_valid += u64::from(store.valid[f.seg as usize]);
-        }
+        let (open_pages, open_valid) = self.open_pages();
         let live = self.cleaning.log.as_ref().map_or(0, |l| l.live);
         let sealed = store.sealed.len() as u64 * pps;
         let invalid = sealed - (live - open_valid);

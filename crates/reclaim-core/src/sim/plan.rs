@@ -509,7 +509,11 @@ impl Simulator {
     pub(super) fn next_drawn<const TIMED: bool>(&mut self) -> Write {
         let (w, half, quarter) = self.source.draw(&self.engine.dev.store.page_map);
         if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
+            let starts = c.starts();
             self.engine.dev.clocks.trace_time = c.tick();
+            if let Some(pages) = starts {
+                self.engine.request(w.page, pages);
+            }
         }
         // Second stage: a page whose page-map entry has arrived by now; third: the policy's
         // entries found through what the second brought.
@@ -529,7 +533,11 @@ impl Simulator {
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
             if let Some(c) = &mut self.source.clock {
+                let starts = c.starts();
                 self.engine.dev.clocks.trace_time = c.tick();
+                if let Some(pages) = starts {
+                    self.engine.request(w.page, pages);
+                }
             }
             let cache = self.engine.cache.as_ref().expect("called with a cache");
             self.engine.dev.prefetch_evictions(cache, ages);

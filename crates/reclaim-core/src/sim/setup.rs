@@ -113,13 +113,19 @@ impl Setup {
             pages.clone(),
             thresholds,
         )?;
-        // The trace's clock is kept only when a scheme reads it (`Need::Times`).
+        // The trace's clock is kept only when a scheme reads it (`Need::Times`). A trace
+        // without times has its requests 1 µs apart; a workload without requests, its writes.
         let needs_times =
             config.placement().info().needs(Need::Times) || config.policy.info().needs(Need::Times);
-        let clock = pages
-            .as_ref()
-            .filter(|_| needs_times)
-            .and_then(|p| TraceClock::new(&requests, &times, p.len() as u64));
+        let clock = match (&pages, needs_times) {
+            (Some(p), true) if times.is_empty() => {
+                let times: Vec<f64> = (0..requests.len()).map(|i| i as f64 * 1e-6).collect();
+                TraceClock::new(&requests, &times, p.len() as u64)
+            }
+            (Some(p), true) => TraceClock::new(&requests, &times, p.len() as u64),
+            _ => None,
+        }
+        .or_else(|| needs_times.then(TraceClock::per_write));
         // Warm-up writes follow the run's workload, except for a trace, whose warm-up is uniform
         // over the whole logical space (DESIGN "Workloads"; Li et al. §6.1, Stockmeyer §2.1).
         let warm_workload = match pages {
@@ -195,10 +201,10 @@ pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
     let classes = setup.workload.class_shares(g.logical_pages);
     let (placement, _) = Placement::new(
         &config.placement(),
-        g.segments,
-        g.pages_per_segment,
+        (g.segments, g.pages_per_segment),
         &classes,
         config.gc.min_free(),
+        setup.workload.trace_pages(),
     )?;
     Ok(placement.regions.iter().map(|r| r.quota).collect())
 }
@@ -356,10 +362,10 @@ fn placement(
     config: &SimConfig,
     spec: &PlacementSpec,
     geometry: &Geometry,
-    classes: &[ClassShare],
+    (classes, trace): (&[ClassShare], Option<&[u32]>),
 ) -> Result<(Placement, Admission)> {
     let (n, pps) = (geometry.segments, geometry.pages_per_segment);
-    let (placement, buffer) = Placement::new(spec, n, pps, classes, config.gc.min_free())?;
+    let (placement, buffer) = Placement::new(spec, (n, pps), classes, config.gc.min_free(), trace)?;
     let admission = admission(&placement, buffer, geometry, config)?;
     if let PlacementSpec::Regions(RegionSpare::Shares(b)) = spec {
         let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
@@ -412,7 +418,8 @@ impl Simulator {
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
         let classes = workload.class_shares(geometry.logical_pages);
         let spec = config.placement();
-        let (placement, admission) = placement(config, &spec, &geometry, &classes)?;
+        let (placement, admission) =
+            placement(config, &spec, &geometry, (&classes, workload.trace_pages()))?;
         let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some());
         limits::check_memory(&geometry, needs.bytes_per_page(), config.cache.unwrap_or(0))?;
         let freq = config.freq();

@@ -262,6 +262,14 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// The page writes of a trace workload, in replay order.
+    pub fn trace_pages(&self) -> Option<&[u32]> {
+        match self {
+            Workload::Trace(r) => Some(r.pages()),
+            _ => None,
+        }
+    }
+
     /// The generator of `spec` over `logical_pages` pages; `rng` seeds any permutation it needs;
     /// `trace` holds the page writes of a trace workload.
     /// `thresholds` splits a trace's pages into classes by access count (`trace_classes`).

@@ -76,6 +76,19 @@ impl TraceClock {
         })
     }
 
+    /// The clock of a workload without times: every write a request of one page, one µs after
+    /// the one before (the first at 0).
+    pub fn per_write() -> Self {
+        TraceClock::new(&[1], &[0.0], 1).expect("one request of one page")
+    }
+
+    /// The page writes of the request the next page write begins, if it begins one.
+    #[inline]
+    pub fn starts(&self) -> Option<u32> {
+        let n = self.requests[self.at];
+        (self.left == n).then_some(n)
+    }
+
     /// The time of the next page write [µs], the clock moved past it.
     #[inline]
     pub fn tick(&mut self) -> u64 {
@@ -94,6 +107,11 @@ impl TraceClock {
 }
 
 impl Replay {
+    /// The page writes of one pass, in order.
+    pub fn pages(&self) -> &[u32] {
+        &self.pages
+    }
+
     /// Replays `pages` from the start over `logical_pages` pages, classed by `thresholds`.
     pub fn new(pages: Arc<Vec<u32>>, logical_pages: u64, thresholds: Option<&[u64]>) -> Self {
         let mut class = Vec::new();
