@@ -36,8 +36,9 @@ def schemes() -> list[dict[str, Any]]:
     Registered (generated from the registry: ``reclaim schemes --stub``):
 
     - policies: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``, ``d-choices:d=D``,
-      ``gra:d=D``, ``windowed:w=W[,tie=random|oldest|fifo]``, ``cost-benefit[:form=lfs|lomet]``,
-      ``mdc[:freq=estimate|exact,decline=paper|pages]``, ``multi-log``,
+      ``gra:d=D``, ``windowed:w=W[,tie=random|oldest|fifo]``,
+      ``cost-benefit[:form=lfs|lomet|sepbit]``, ``mdc[:freq=estimate|exact,decline=paper|pages]``,
+      ``multi-log``,
       ``age-threshold[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``,
       ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``
     - placements: ``single``, ``double[:copy=random|oldest]``, ``oracle``,

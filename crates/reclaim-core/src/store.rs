@@ -218,6 +218,13 @@ pub struct Store {
     /// it is sealed (Lomet & Luo §5.2.2, see `policy::mdc`); empty unless kept
     /// ([`Self::keep_up2`]).
     pub up2: Vec<f64>,
+    /// Trace time of each segment's sealing [µs], its last append (SepBIT's artifact's
+    /// `timestampModifiedInUs`); empty unless kept ([`Self::keep_seal_times`]).
+    pub seal_time: Vec<u64>,
+    /// The most valid pages a victim may hold: the `log` method's exclusion of segments below
+    /// its garbage-proportion threshold, which policies that choose by valid count honour
+    /// (`u32::MAX`: every sealed segment is a candidate).
+    pub victim_valid_bound: u32,
     /// Size of each logical page [slots] (Lomet & Luo §4.4); empty when every page takes one
     /// slot ([`Self::keep_sizes`]). A page of size s takes s consecutive slots: the first holds
     /// its number, the others `NONE`, and `valid` counts slots.
@@ -260,6 +267,8 @@ impl Store {
             sealed_at: filled(n, 0),
             dseq: Vec::new(),
             up2: Vec::new(),
+            seal_time: Vec::new(),
+            victim_valid_bound: u32::MAX,
             sealed_by: Vec::new(),
             size: Vec::new(),
             live: Vec::new(),
@@ -289,6 +298,11 @@ impl Store {
     /// Allocates the per-segment sealing stream (2 bytes per segment).
     pub fn keep_sealed_by(&mut self) {
         self.sealed_by = vec![0; self.valid.len()];
+    }
+
+    /// Allocates the per-segment sealing time (8 bytes per segment).
+    pub fn keep_seal_times(&mut self) {
+        self.seal_time = vec![0; self.valid.len()];
     }
 
     /// Allocates the per-segment u_p2 (8 bytes per segment).

@@ -7,10 +7,11 @@
 //! pages written to segments that hold data, open ones included (an invalidation inside an open
 //! segment counts from its sealing). A victim must be sealed, hold at least one invalid page, and
 //! have a GP of its own of at least `gp` (the artifact sets both thresholds with one flag); when
-//! no segment qualifies the trigger passes without cleaning. With `greedy` the policy's choice is
-//! exactly the artifact's (the segment of highest GP qualifies if any does); the other policies
-//! choose among all sealed segments, and a choice below `gp` is not collected (the artifact's
-//! exclusion before choosing is the selection's business, see `docs/traces.md`).
+//! no segment qualifies the trigger passes without cleaning. The policies that choose by valid
+//! count exclude the others before choosing, as the artifact does (`Store::victim_valid_bound`):
+//! with `greedy` the choice is exactly the artifact's (the segment of highest GP qualifies if any
+//! does), and `cost-benefit` (every form) scores only the qualifying segments. The other
+//! policies choose among all sealed segments (`docs/traces.md`).
 //!
 //! The device is only a bound: the log floats near working set / (1 − `gp`) pages, and reclaim
 //! allocates `room` times that (plus the open segments); a log that outgrows it stops the run
@@ -55,6 +56,11 @@ impl Log {
     /// invalid page and a garbage proportion of at least `gp`.
     pub fn eligible(&self, valid: u32, pps: u32) -> bool {
         valid < pps && f64::from(pps - valid) / f64::from(pps) >= self.gp
+    }
+
+    /// The most valid pages of an eligible segment of `pps` pages ([`Self::eligible`]).
+    pub fn most_valid(&self, pps: u32) -> u32 {
+        (0..pps).rev().find(|&v| self.eligible(v, pps)).unwrap_or(0)
     }
 
     /// `log` decides the warm-up (none), the trigger (the garbage proportion) and admission

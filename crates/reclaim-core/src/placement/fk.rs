@@ -1,7 +1,7 @@
 //! FK, future knowledge: the oracle that knows when each written page will be invalidated, and
 //! groups pages by their remaining lifespan.
 //!
-//! Wang et al., FAST '22 ("Separating Data via Block Invalidation Time Inference"), §2 (the
+//! Wang et al., FAST '22 ("Separating Data via Block Invalidation Time Inference"; the
 //! ideal placement groups blocks of similar invalidation times; FK is the scheme that knows
 //! them), in the form its artifact implements it: the oracle file of
 //! `analyze_script/src/annotate_future_knowledge.cc` (each block write's lifespan: the user
@@ -120,7 +120,7 @@ impl Declare for Fk {
         name: "fk",
         aliases: &[],
         summary: "Future knowledge: user writes and relocated pages by the user writes left until the page is rewritten, in segments' worth, six classes (needs `method=log`).",
-        source: "Wang et al., FAST '22, §2; SepBIT artifact's FK.java and annotate_future_knowledge.cc",
+        source: "Wang et al., FAST '22 (its oracle FK); SepBIT artifact's FK.java and annotate_future_knowledge.cc",
         params: &[],
         needs: &[Need::PageState],
     };

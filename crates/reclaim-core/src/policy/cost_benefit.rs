@@ -16,12 +16,18 @@
 //! the utilization u, which makes it (1 − u)·age/u: Rosenblum's ratio with the cost of cleaning
 //! counted as the u·b pages rewritten and not the read of the whole segment (1 + u), as an
 //! FTL counts it. `form=lomet` selects that reading, `form=lfs` (the default) Rosenblum's.
+//!
+//! `form=sepbit` is the score of SepBIT's artifact (Wang et al., FAST '22, §5, its
+//! `selection/CostBenefit.java`): GP/(1 − GP)·√age = (1 − u)/u·√age, infinite for an empty
+//! segment, with age the trace time [µs] since the segment's last append (its sealing), not the
+//! youngest data's stamp. Under every form, the `log` method's exclusion holds: a segment of
+//! more valid pages than [`Store::victim_valid_bound`] is not a candidate.
 
 use super::index::count_heaps::CountHeaps;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Param};
+use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::store::Store;
@@ -35,17 +41,19 @@ pub struct CostBenefit {
     form: BenefitForm,
 }
 
-/// The score of a segment with `valid` of `b` pages valid and age `age` [user writes]:
-/// Rosenblum & Ousterhout's (1 − u)·age/(1 + u), or Lomet & Luo §6.1.3's (1 − E)·age/E read as
-/// (1 − u)·age/u (see [`BenefitForm::Lomet`]), infinite for an empty segment.
+/// The score of a segment with `valid` of `b` pages valid and age `age` [user writes; µs for
+/// `sepbit`]: Rosenblum & Ousterhout's (1 − u)·age/(1 + u), Lomet & Luo §6.1.3's (1 − E)·age/E
+/// read as (1 − u)·age/u (see [`BenefitForm::Lomet`]), or the SepBIT artifact's
+/// (1 − u)/u·√age; the last two infinite for an empty segment.
 #[inline]
 fn benefit(form: BenefitForm, valid: u32, b: f64, age: u64) -> f64 {
     let u = f64::from(valid) / b;
     match form {
         BenefitForm::Lfs => (1.0 - u) * age as f64 / (1.0 + u),
         // An empty segment frees a whole segment for nothing, however young (0/0 otherwise).
-        BenefitForm::Lomet if valid == 0 => f64::INFINITY,
+        BenefitForm::Lomet | BenefitForm::Sepbit if valid == 0 => f64::INFINITY,
         BenefitForm::Lomet => (1.0 - u) * age as f64 / u,
+        BenefitForm::Sepbit => (1.0 - u) / u * (age as f64).sqrt(),
     }
 }
 
@@ -57,19 +65,29 @@ impl CostBenefit {
             form,
         }
     }
+
+    /// The time segment `seg`'s age counts from: its stamp [user writes], or for `sepbit` its
+    /// sealing [µs].
+    #[inline]
+    fn since(&self, seg: u32, store: &Store) -> u64 {
+        match self.form {
+            BenefitForm::Sepbit => store.seal_time[seg as usize],
+            _ => store.stamp[seg as usize],
+        }
+    }
 }
 
 impl VictimPolicy for CostBenefit {
     #[inline]
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         self.index
-            .push(seg, store.valid[seg as usize], store.stamp[seg as usize]);
+            .push(seg, store.valid[seg as usize], self.since(seg, store));
     }
 
     #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
     #[inline(always)]
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
-        self.index.lost_page(seg, store, store.stamp[seg as usize]);
+        self.index.lost_page(seg, store, self.since(seg, store));
     }
 
     fn on_remove(&mut self, seg: u32, store: &Store) {
@@ -78,9 +96,13 @@ impl VictimPolicy for CostBenefit {
 
     fn select(&mut self, store: &Store, clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
         let pps = f64::from(store.pps);
-        let now = clocks.user_writes;
+        let now = match self.form {
+            BenefitForm::Sepbit => clocks.trace_time,
+            _ => clocks.user_writes,
+        };
+        let counts = self.index.counts().min(store.victim_valid_bound as usize + 1);
         let mut best: Option<(f64, u32, u32)> = None;
-        for v in 0..self.index.counts() {
+        for v in 0..counts {
             if let Some((stamp, seg)) = self.index.top(v) {
                 let priority = benefit(self.form, v as u32, pps, now.saturating_sub(stamp));
                 if best.is_none_or(|(top, _, _)| priority > top) {
@@ -104,6 +126,9 @@ pub enum BenefitForm {
     /// `lomet`: Lomet & Luo §6.1.3's "(1 − E)·age/E", E read as the utilization u (see
     /// `policy::cost_benefit`): (1 − u)·age/u.
     Lomet,
+    /// `sepbit`: the SepBIT artifact's (1 − u)/u·√age, age in trace time since the segment's
+    /// sealing.
+    Sepbit,
 }
 
 impl fmt::Display for BenefitForm {
@@ -111,6 +136,7 @@ impl fmt::Display for BenefitForm {
         f.write_str(match self {
             BenefitForm::Lfs => "lfs",
             BenefitForm::Lomet => "lomet",
+            BenefitForm::Sepbit => "sepbit",
         })
     }
 }
@@ -121,22 +147,26 @@ impl Declare for CostBenefit {
         family: Family::Policy,
         name: "cost-benefit",
         aliases: &[],
-        summary: "The largest (1 − u)·age/(1 + u) (lfs) or (1 − u)·age/u (lomet).",
-        source: "Rosenblum & Ousterhout §3.6; Lomet & Luo §6.1.3",
+        summary: "The largest (1 − u)·age/(1 + u) (lfs), (1 − u)·age/u (lomet) or (1 − u)/u·√age, age in trace time since sealing (sepbit).",
+        source: "Rosenblum & Ousterhout §3.6; Lomet & Luo §6.1.3; SepBIT artifact's CostBenefit.java",
         params: &[Param {
             key: "form",
-            values: "lfs|lomet",
+            values: "lfs|lomet|sepbit",
             unit: "",
-            range: "`lfs` or `lomet`",
+            range: "`lfs`, `lomet` or `sepbit`",
             default: Some("lfs"),
-            help: "Score: Rosenblum's (1 − u)·age/(1 + u), or Lomet & Luo's (1 − u)·age/u.",
+            help: "Score: Rosenblum's (1 − u)·age/(1 + u), Lomet & Luo's (1 − u)·age/u, or the SepBIT artifact's (1 − u)/u·√age with age in trace µs since the segment's sealing.",
         }],
         needs: &[],
     };
     fn parse(args: &Args<'_>) -> Result<BenefitForm> {
         args.choice(
             "form",
-            &[("lfs", BenefitForm::Lfs), ("lomet", BenefitForm::Lomet)],
+            &[
+                ("lfs", BenefitForm::Lfs),
+                ("lomet", BenefitForm::Lomet),
+                ("sepbit", BenefitForm::Sepbit),
+            ],
             BenefitForm::Lfs,
         )
     }
@@ -144,7 +174,12 @@ impl Declare for CostBenefit {
         match form {
             BenefitForm::Lfs => write!(f, "cost-benefit"),
             BenefitForm::Lomet => write!(f, "cost-benefit:form=lomet"),
+            BenefitForm::Sepbit => write!(f, "cost-benefit:form=sepbit"),
         }
+    }
+    // The SepBIT form reads trace times.
+    fn needs(form: &BenefitForm, need: Need) -> bool {
+        need == Need::Times && *form == BenefitForm::Sepbit || Self::INFO.needs(need)
     }
     fn build(form: &BenefitForm, g: &Geometry) -> Self {
         CostBenefit::new(g.segments, g.pages_per_segment, *form)
@@ -159,19 +194,29 @@ mod tests {
     use super::*;
     use crate::geometry::Geometry;
 
-    /// The exhaustive definition: the largest score over every sealed segment.
+    /// The time a segment's age counts from, as the form reads it.
+    fn since(form: BenefitForm, store: &Store, s: u32) -> u64 {
+        match form {
+            BenefitForm::Sepbit => store.seal_time[s as usize],
+            _ => store.stamp[s as usize],
+        }
+    }
+
+    /// The exhaustive definition: the largest score over every sealed segment of at most
+    /// `bound` valid pages.
     fn best_score(form: BenefitForm, store: &Store, now: u64) -> f64 {
         let b = f64::from(store.pps);
         store
             .sealed
             .as_slice()
             .iter()
+            .filter(|&&s| store.valid[s as usize] <= store.victim_valid_bound)
             .map(|&s| {
                 benefit(
                     form,
                     store.valid[s as usize],
                     b,
-                    now.saturating_sub(store.stamp[s as usize]),
+                    now.saturating_sub(since(form, store, s)),
                 )
             })
             .fold(f64::NEG_INFINITY, f64::max)
@@ -182,19 +227,28 @@ mod tests {
         // Random seals (stamps from a clock, some repeated as GC-filled segments repeat
         // their victims'), random invalidations, and selections checked against the scan, for
         // both forms of the score.
-        for form in [BenefitForm::Lfs, BenefitForm::Lomet] {
+        // The SepBIT form's seal times are the clock at sealing, its candidates at most 6 of 8
+        // pages valid (the `log` method's exclusion at gp = 0.25).
+        for form in [BenefitForm::Lfs, BenefitForm::Lomet, BenefitForm::Sepbit] {
             let g = Geometry {
                 segments: 40,
                 pages_per_segment: 8,
                 logical_pages: 200,
             };
             let mut store = Store::new(&g);
+            if form == BenefitForm::Sepbit {
+                store.keep_seal_times();
+                store.victim_valid_bound = 6;
+            }
             let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, form);
             let selections = exercise(
                 &mut policy,
                 &mut store,
                 7,
-                |_, _, now, rng| {
+                |st, seg, now, rng| {
+                    if let Some(t) = st.seal_time.get_mut(seg as usize) {
+                        *t = now;
+                    }
                     if rng.random_bool(0.3) {
                         now / 100 * 100
                     } else {
@@ -207,7 +261,7 @@ mod tests {
                         form,
                         st.valid[victim as usize],
                         8.0,
-                        now.saturating_sub(st.stamp[victim as usize]),
+                        now.saturating_sub(since(form, st, victim)),
                     );
                     assert_eq!(
                         got.to_bits(),

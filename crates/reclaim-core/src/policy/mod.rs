@@ -71,6 +71,10 @@ pub trait Declare: VictimPolicy + Sized {
     fn freq(_params: &Self::Params) -> Option<mdc::FreqSource> {
         None
     }
+    /// Whether it needs `need` with these parameters (by default, as [`Self::INFO`] declares).
+    fn needs(_params: &Self::Params, need: crate::config::grammar::Need) -> bool {
+        Self::INFO.needs(need)
+    }
 }
 
 /// Writes the registry: [`PolicySpec`] (a parsed `--policy`), [`Policy`] (the policy, dispatched
@@ -113,6 +117,13 @@ macro_rules! registry {
             pub fn freq(&self) -> Option<mdc::FreqSource> {
                 match self {
                     $(PolicySpec::$v(p) => <$m::$t as Declare>::freq(p),)*
+                }
+            }
+
+            /// Whether the policy, with its parameters, needs `need`.
+            pub fn needs(&self, need: crate::config::grammar::Need) -> bool {
+                match self {
+                    $(PolicySpec::$v(p) => <$m::$t as Declare>::needs(p, need),)*
                 }
             }
         }

@@ -150,6 +150,9 @@ impl Device {
         };
         let up2 = st.mean_up2().unwrap_or(self.clocks.user_writes as f64);
         self.store.note_seal(st.seg, dseq, s as u16, up2);
+        if let Some(t) = self.store.seal_time.get_mut(st.seg as usize) {
+            *t = self.clocks.trace_time;
+        }
         let r = self.region_of(st.seg);
         if st.user {
             self.clocks.destage += 1;

@@ -116,7 +116,7 @@ impl Setup {
         // The trace's clock is kept only when a scheme reads it (`Need::Times`). A trace
         // without times has its requests 1 µs apart; a workload without requests, its writes.
         let needs_times =
-            config.placement().info().needs(Need::Times) || config.policy.info().needs(Need::Times);
+            config.placement().info().needs(Need::Times) || config.policy.needs(Need::Times);
         let clock = match (&pages, needs_times) {
             (Some(p), true) if times.is_empty() => {
                 let times: Vec<f64> = (0..requests.len()).map(|i| i as f64 * 1e-6).collect();
@@ -281,6 +281,7 @@ struct Needs {
     destage_numbers: bool,
     up2: bool,
     sealed_by: bool,
+    seal_times: bool,
 }
 
 impl Needs {
@@ -306,6 +307,7 @@ impl Needs {
                 .policy
                 .info()
                 .needs(crate::config::grammar::Need::SealedBy),
+            seal_times: config.policy.needs(crate::config::grammar::Need::Times),
         }
     }
 
@@ -333,6 +335,12 @@ impl Needs {
         }
         if self.sealed_by {
             store.keep_sealed_by();
+        }
+        if self.seal_times {
+            store.keep_seal_times();
+        }
+        if let Some(MethodSpec::Log(log)) = config.method() {
+            store.victim_valid_bound = log.most_valid(geometry.pages_per_segment);
         }
         if let Some(sizes) = &config.sizes {
             store.keep_sizes(crate::workload::sizes::page_sizes(

@@ -135,6 +135,7 @@ pub(crate) fn exercise<P: crate::policy::VictimPolicy>(
             2 if store.free.len() < 4 => {
                 let clocks = Clocks {
                     user_writes: now,
+                    trace_time: now,
                     ..Clocks::default()
                 };
                 // One to three victims in a row at one clock, as a cleaning batch chooses them.
