@@ -306,23 +306,72 @@ def _speed_table(title: str, first: str, rows: dict[str, dict[str, float]]) -> T
     return t
 
 
+#: Placements that run only on a trace replayed by the `log` method (the future-knowledge
+#: oracle reads the trace ahead): their rows replay :func:`log_trace` instead.
+LOG_ONLY = frozenset({"fk"})
+
+#: The key of a row's overrides that asks for the `log` replay of :func:`log_trace`.
+LOG_TRACE = "log_trace"
+
+
 def placement_rows() -> tuple[tuple[str, dict[str, Any]], ...]:
     """:data:`PLACEMENTS`, then a row for every registered placement none of them names (by its
-    name, on hot/cold 90/10 writes): a new placement gets its row from its registration."""
+    name, on hot/cold 90/10 writes; a placement of :data:`LOG_ONLY` under the `log` method on a
+    hot/cold trace of the same size): a new placement gets its row from its registration."""
     from reclaim.schemes import schemes
 
     named = {str(o.get("placement", "")).split(":")[0] for _, o in PLACEMENTS}
-    extra = tuple((f"{s['name']} (hot/cold 90/10)", {"placement": s["name"], "workload": "hotcold:r=0.9,f=0.1"})
-                  for s in schemes("placements")
-                  if s["name"] not in named and s["name"] != "single" and all(p["default"] is not None for p in s["params"]))
+    extra = tuple(
+        (f"{s['name']} (log, hot/cold 90/10 trace)", {"placement": s["name"], LOG_TRACE: True})
+        if s["name"] in LOG_ONLY else
+        (f"{s['name']} (hot/cold 90/10)", {"placement": s["name"], "workload": "hotcold:r=0.9,f=0.1"})
+        for s in schemes("placements")
+        if s["name"] not in named and s["name"] != "single" and all(p["default"] is not None for p in s["params"]))
     return PLACEMENTS + extra
+
+
+_LOG_TRACES: dict[tuple[str, int], str] = {}
+
+
+def log_trace(writes: str, seed: int) -> str:
+    """A converted trace of the speed geometry's size for the `log` replay: the 576,000 pages
+    that 10,000 × 64 at spare 0.10 holds written once in order, then ``writes`` (a multiple of
+    the 640,000 physical pages) single-page writes, 90% of them to a random tenth of the pages
+    (the hot/cold trace of SepBIT's artifact, at this size); made once per (writes, seed)."""
+    import numpy as np
+
+    from reclaim import traces
+
+    key = (writes, seed)
+    if key not in _LOG_TRACES:
+        n, physical = 576_000, 640_000
+        count = int(float(writes.rstrip("x")) * physical)
+        rng = np.random.default_rng(seed)
+        ids = rng.permutation(n)
+        hot, cold = ids[: n // 10], ids[n // 10:]
+        is_hot = rng.random(count) < 0.9
+        drawn = np.where(is_hot, hot[rng.integers(0, len(hot), count)], cold[rng.integers(0, len(cold), count)])
+        path = Path(tempfile.mkdtemp(prefix="reclaim-bench-")) / f"hot-cold-{writes}-{seed}.rtr"
+        traces.write_pages(np.concatenate([np.arange(n), drawn]).astype(np.uint32), path)
+        _LOG_TRACES[key] = str(path)
+    return _LOG_TRACES[key]
+
+
+def row_config(overrides: dict[str, Any], writes: str, seed: int) -> SimConfig:
+    """The configuration of a placement row: greedy on the speed geometry with the row's
+    overrides, or for a :data:`LOG_TRACE` row greedy's `log` replay of :func:`log_trace`."""
+    if overrides.get(LOG_TRACE):
+        rest = {k: v for k, v in overrides.items() if k != LOG_TRACE}
+        return SimConfig(pages_per_segment=64, policy="greedy", workload=f"trace:{log_trace(writes, seed)}",
+                         method="log", seed=seed, **rest)
+    return SimConfig(**{**speed_config("greedy", writes, seed).to_dict(), **overrides})
 
 
 def measure_placements(runs: int, writes: str) -> dict[str, Any]:
     """Greedy's speed with each placement scheme or option of :func:`placement_rows`."""
     out: dict[str, Any] = {}
     for name, overrides in placement_rows():
-        out[name] = _medians([simulate(speed_config("greedy", writes, seed), **overrides) for seed in range(1, runs + 1)])
+        out[name] = _medians([simulate(row_config(overrides, writes, seed)) for seed in range(1, runs + 1)])
     return out
 
 
@@ -336,7 +385,7 @@ def measure_share(runs: int, writes: str, row: str = FITNESS_TREE) -> dict[str, 
     ratios = []
     for seed in range(1, runs + 1):
         greedy = simulate(speed_config("greedy", writes, seed)).page_writes_per_second
-        other = simulate(speed_config("greedy", writes, seed), **overrides).page_writes_per_second
+        other = simulate(row_config(overrides, writes, seed)).page_writes_per_second
         ratios.append(other / greedy)
     return {"row": row, "pairs": runs, "median": statistics.median(ratios), "low": min(ratios), "high": max(ratios)}
 
@@ -397,7 +446,7 @@ def _compare_config(name: str, writes: str, seed: int) -> dict[str, Any]:
     if len(rows) != 1:
         raise ValueError(f"invalid value for `policies`: {name!r} (expected `row:` and the start of one placement row's "
                          f"name, such as row:fitness-tree or row:mdc; {len(rows)} rows match)")
-    return {**speed_config("greedy", writes, seed).to_dict(), **rows[0][1]}
+    return row_config(rows[0][1], writes, seed).to_dict()
 
 
 _INSTRUCTIONS = re.compile(r"I\s+refs:\s+([0-9,]+)")

@@ -38,14 +38,16 @@ const NEVER: u32 = u32::MAX;
 /// FK's state.
 #[derive(Clone, Debug)]
 pub struct Fk {
-    /// Pages per segment (S).
-    pps: u64,
+    /// The remaining lifespans from which classes 1 … 5 begin: S, 2S, … 5S (compared, not
+    /// divided: a division per write cost more than the rest of the rule).
+    bounds: [u64; CLASSES - 1],
     /// User writes so far.
     now: u64,
     /// Per trace write: the index of the same page's next write, [`NEVER`] if none.
     next: Vec<u32>,
-    /// Per logical page: the time of its next write (`u64::MAX`: never).
-    deadline: Vec<u64>,
+    /// Per logical page: the index of its next write in the trace, [`NEVER`] if none (4 bytes,
+    /// so that the array a relocation reads stays small).
+    deadline: Vec<u32>,
 }
 
 impl Fk {
@@ -57,19 +59,24 @@ impl Fk {
             next[i] = seen[p as usize];
             seen[p as usize] = i as u32;
         }
+        let s = u64::from(pps);
         Fk {
-            pps: u64::from(pps),
+            bounds: [s, 2 * s, 3 * s, 4 * s, 5 * s],
             now: 0,
             next,
-            deadline: vec![u64::MAX; pages as usize],
+            deadline: vec![NEVER; pages as usize],
         }
     }
 
-    /// The class of a page due at `deadline`.
+    /// The class of a page whose next write is trace write `deadline` (user write
+    /// `deadline + 1`), [`NEVER`] for none: min(⌊remaining / S⌋, 5).
     #[inline]
-    fn class(&self, deadline: u64) -> usize {
-        let remaining = deadline.saturating_sub(self.now);
-        (remaining / self.pps).min(CLASSES as u64 - 1) as usize
+    fn class(&self, deadline: u32) -> usize {
+        if deadline == NEVER {
+            return CLASSES - 1;
+        }
+        let remaining = (u64::from(deadline) + 1).saturating_sub(self.now);
+        self.bounds.iter().map(|&b| usize::from(remaining >= b)).sum()
     }
 }
 
@@ -79,10 +86,7 @@ impl Scheme for Fk {
         // Write i (from 0) is user write i + 1; its next write, user write next + 1.
         let i = self.now as usize;
         self.now += 1;
-        let deadline = match self.next.get(i) {
-            Some(&n) if n != NEVER => u64::from(n) + 1,
-            _ => u64::MAX,
-        };
+        let deadline = self.next.get(i).copied().unwrap_or(NEVER);
         self.deadline[write.page as usize] = deadline;
         self.class(deadline)
     }
@@ -139,7 +143,7 @@ impl Declare for Fk {
     }
     // A deadline per page (the trace's next-write array is counted with the trace).
     fn page_bytes(_p: &()) -> u64 {
-        8
+        4
     }
     fn build(_p: &(), b: &Build<'_>) -> Result<Built<Self>> {
         let Some(trace) = b.trace else {
@@ -189,7 +193,8 @@ mod tests {
             .collect();
         // Lifespans 3, ∞, 5, 17: classes ⌊3/2⌋ = 1, 5, ⌊5/2⌋ = 2, min(8, 5) = 5.
         assert_eq!(classes, [1, 5, 2, 5]);
-        // A relocation of page 2 after the 4 writes: remaining (7 + 1) − 4 = 4, class 2.
+        // A relocation of page 2 after the 4 writes: remaining (7 + 1) − 4 = 4, class 2; of
+        // page 1, never rewritten, class 5.
         let victim = Victim {
             seg: 0,
             stamp: 0,
@@ -205,5 +210,6 @@ mod tests {
             rng: &mut rng,
         };
         assert_eq!(fk.gc_stream(r), 2);
+        assert_eq!(fk.class(fk.deadline[1]), 5);
     }
 }
