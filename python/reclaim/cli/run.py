@@ -287,12 +287,13 @@ def bench(
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | lomet | li-greedy | dyal-draughn | stockmeyer | all")],
+    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | lomet | li-greedy | dyal-draughn | stockmeyer | sepbit | all")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
-    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer: write their figures (PNG) into this folder.")] = None,
+    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer, sepbit: write their figures (PNG) into this folder.")] = None,
     trace: Annotated[Path | None, typer.Option(dir_okay=False, help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
-                                               "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in.")] = None,
+                                               "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in; "
+                                               "sepbit: replay this converted trace, each volume its own log, instead of the synthetic set.")] = None,
     db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
     workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
     choose: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
@@ -304,10 +305,10 @@ def reproduce(
 
     if name != "all" and name not in REPRODUCTIONS:
         fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)}, or all)")
-    if figures is not None and name not in ("dyal-draughn", "lomet", "stockmeyer", "all"):
-        fail(f"`--figures` is for `dyal-draughn`, `lomet` and `stockmeyer` only; `{name}` draws none")
-    if trace is not None and name != "stockmeyer":
-        fail(f"`--trace` is for `stockmeyer` only; `{name}` runs on its paper's workloads")
+    if figures is not None and name not in ("dyal-draughn", "lomet", "stockmeyer", "sepbit", "all"):
+        fail(f"`--figures` is for `dyal-draughn`, `lomet`, `stockmeyer` and `sepbit` only; `{name}` draws none")
+    if trace is not None and name not in ("stockmeyer", "sepbit"):
+        fail(f"`--trace` is for `stockmeyer` and `sepbit` only; `{name}` runs on its paper's workloads")
     names = list(REPRODUCTIONS) if name == "all" else [name]
     options: dict[str, str] = {}
     for item in choose or []:
@@ -337,13 +338,15 @@ def reproduce(
         if not as_json:
             out.print(repro.table(rows))
     if figures is not None:
-        from reclaim.reproduce import dyal_draughn, lomet_mdc, stockmeyer
+        from reclaim.reproduce import dyal_draughn, lomet_mdc, sepbit, stockmeyer
 
         drawn = dyal_draughn.figures(figures) if "dyal-draughn" in results else []
         if "lomet" in results:
             drawn += lomet_mdc.figures(results["lomet"], figures)
         if "stockmeyer" in results:
             drawn += stockmeyer.figures(results["stockmeyer"], figures)
+        if "sepbit" in results:
+            drawn += sepbit.figures(results["sepbit"], figures)
         for path in drawn:
             console.print(f"figure: {path}")
     if as_json:

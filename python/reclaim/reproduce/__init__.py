@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reclaim.reproduce import dyal_draughn, li, lomet, lomet_mdc, stockmeyer, vanhoudt
+from reclaim.reproduce import dyal_draughn, li, lomet, lomet_mdc, sepbit, stockmeyer, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
 #: Every reproduction by its name on the command line (and in the results database).
@@ -22,6 +22,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         "li-greedy": li.GREEDY,
         "dyal-draughn": dyal_draughn.TABLES,
         "stockmeyer": stockmeyer.STOCKMEYER,
+        "sepbit": sepbit.SEPBIT,
     }.items()
 }
 
