@@ -277,6 +277,7 @@ fn placements_agree_with_the_artifact() {
         ("fadac", greedy, 3.7000),
         ("eti", greedy, 3.6434),
         ("fk", greedy, 3.7093),
+        ("warcip", greedy, 3.5412),
     ] {
         let r = run(&format!(
             r#"{{"workload": "trace:{}", "method": "log", "policy": "{policy}", "pages_per_segment": 128, "placement": "{placement}"}}"#,
@@ -353,7 +354,7 @@ proptest::proptest! {
             proptest::prop_assert_eq!(again.gc_writes, r.gc_writes, "{}", json);
         }
         std::fs::remove_file(&p).unwrap();
-        for name in ["single", "double", "dac", "sepbit", "multi-queue", "sfr", "fadac", "eti", "fk"] {
+        for name in ["single", "double", "dac", "sepbit", "multi-queue", "sfr", "fadac", "eti", "fk", "warcip"] {
             proptest::prop_assert!(ran.contains(&name), "{} did not run", name);
         }
     }

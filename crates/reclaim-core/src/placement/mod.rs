@@ -771,6 +771,7 @@ registry! {
     Fadac(fadac::Fadac),
     Eti(eti::Eti),
     Fk(fk::Fk),
+    Warcip(warcip::Warcip),
 }
 
 #[cfg(test)]
