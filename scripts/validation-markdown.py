@@ -334,7 +334,7 @@ SEPBIT_ARTIFACT = (
     ("sepgc", "greedy", "SepGC", "Greedy", 3.6391),
     ("dac", "greedy", "DAC", "Greedy", 3.6167),
     ("sepbit", "greedy", "SepBIT", "Greedy", 3.3003),
-    (None, "greedy", "WARCIP", "Greedy", 3.5412),
+    ("warcip", "greedy", "WARCIP", "Greedy", 3.5412),
     (None, "greedy", "MultiLog", "Greedy", 3.7688),
     ("fk", "greedy", "FK", "Greedy", 3.7093),
     ("fadac", "greedy", "FADaC", "Greedy", 3.7000),

@@ -294,6 +294,19 @@ fn placements_agree_with_the_artifact() {
         }
     }
     assert_eq!(was["sfr"].to_bits(), was["sepgc"].to_bits());
+    // FADaC's V read as the pages written: the fading average's roundings fall otherwise, and
+    // the WA with them (`fadac.rs`): below the artifact's V's by more than 1%.
+    let r = run(&format!(
+        r#"{{"workload": "trace:{}", "method": "log", "policy": "greedy", "pages_per_segment": 128, "placement": "fadac:valid=written"}}"#,
+        p.display()
+    ));
+    eprintln!("fadac:valid=written: {:.4}", r.wa);
+    assert!(
+        r.wa < was["fadac"] * 0.99,
+        "{} against {}",
+        r.wa,
+        was["fadac"]
+    );
 }
 
 proptest::proptest! {

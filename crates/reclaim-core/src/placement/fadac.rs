@@ -13,18 +13,18 @@
 //! - **Class**, the same rule for user writes and relocated pages, after the count is updated:
 //!   the smallest L with count ≤ A·10^L, at most 5; with A = 0, class 0.
 //!
-//! V is the artifact's under the `log` method: its log's pages less the invalid pages of sealed
+//! V (`valid=artifact`, the default) is the artifact's under the `log` method: its log's pages less the invalid pages of sealed
 //! segments, which counts stale copies in open segments too ([`Request::held`]); elsewhere, the
 //! pages written at least once. The difference matters more than its size suggests: on a trace
 //! of single-page requests A stays within a few units in the last place of 1, on one side or
 //! the other as the rounding of n/V and A/V falls, and a page written once is class 0 or 1 as
 //! A ≥ 1 or not (on the artifact's hot/cold trace, WA 3.689 with the artifact's V, 3.630 with
-//! the pages written; `docs/validation.md`).
+//! the pages written; `docs/validation.md`). `valid=written` takes the pages written everywhere.
 
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, Request, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need};
+use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::rng::SimRng;
 use crate::workload::Write;
@@ -34,9 +34,20 @@ const CLASSES: usize = 6;
 /// A page not yet written.
 const NEVER: u32 = u32::MAX;
 
+/// The pages FADaC's fading average divides by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Valid {
+    /// Under `log`, the artifact's count ([`Request::held`]); elsewhere the pages written.
+    Artifact,
+    /// The pages written at least once.
+    Written,
+}
+
 /// FADaC's state.
 #[derive(Clone, Debug)]
 pub struct Fadac {
+    /// Which V the average divides by.
+    valid: Valid,
     /// Per logical page: its count, [`NEVER`] before its first write.
     count: Vec<u32>,
     /// Pages written at least once (V).
@@ -48,7 +59,13 @@ pub struct Fadac {
 impl Fadac {
     /// The scheme over `pages` logical pages.
     pub fn new(pages: u64) -> Self {
+        Self::dividing(Valid::Artifact, pages)
+    }
+
+    /// The scheme over `pages` logical pages, its average divided by `valid`.
+    pub fn dividing(valid: Valid, pages: u64) -> Self {
         Fadac {
+            valid,
             count: vec![NEVER; pages as usize],
             written: 0,
             average: 0.0,
@@ -93,7 +110,10 @@ impl Scheme for Fadac {
 
     #[inline(never)]
     fn request(&mut self, r: &Request) {
-        let v = r.held.unwrap_or(self.written);
+        let v = match self.valid {
+            Valid::Artifact => r.held.unwrap_or(self.written),
+            Valid::Written => self.written,
+        };
         if v == 0 {
             return;
         }
@@ -103,37 +123,51 @@ impl Scheme for Fadac {
 }
 
 impl Declare for Fadac {
-    type Params = ();
+    type Params = Valid;
     const INFO: Info = Info {
         family: Family::Placement,
         name: "fadac",
         aliases: &[],
         summary: "Pages by their write count (up on a user write, down on a relocation) against a fading average of the write rate, classes a decade apart; six classes.",
         source: "Kremer & Brinkmann, SYSTOR '19; SepBIT artifact's FADaC.java",
-        params: &[],
+        params: &[Param {
+            key: "valid",
+            values: "artifact|written",
+            unit: "",
+            range: "artifact or written",
+            default: Some("artifact"),
+            help: "The pages the fading average divides by: the artifact's count under the log method (valid pages and stale copies in open segments), or the pages written.",
+        }],
         needs: &[Need::PageState, Need::Times],
     };
-    fn parse(_args: &Args<'_>) -> Result<()> {
-        Ok(())
+    fn parse(args: &Args<'_>) -> Result<Valid> {
+        args.choice(
+            "valid",
+            &[("artifact", Valid::Artifact), ("written", Valid::Written)],
+            Valid::Artifact,
+        )
     }
-    fn show(_p: &(), f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("fadac")
+    fn show(p: &Valid, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match p {
+            Valid::Artifact => f.write_str("fadac"),
+            Valid::Written => f.write_str("fadac:valid=written"),
+        }
     }
-    fn streams(_p: &(), _classes: u32) -> u32 {
+    fn streams(_p: &Valid, _classes: u32) -> u32 {
         CLASSES as u32
     }
     // Every class takes relocated pages.
-    fn reserve(_p: &(), _classes: u32) -> (u64, u64) {
+    fn reserve(_p: &Valid, _classes: u32) -> (u64, u64) {
         (CLASSES as u64 - 1, 1)
     }
     // A count per page.
-    fn page_bytes(_p: &()) -> u64 {
+    fn page_bytes(_p: &Valid) -> u64 {
         4
     }
-    fn build(_p: &(), b: &Build<'_>) -> Result<Built<Self>> {
+    fn build(p: &Valid, b: &Build<'_>) -> Result<Built<Self>> {
         let pages = b.classes.iter().map(|c| c.pages).sum();
         Ok(Built::whole(
-            Fadac::new(pages),
+            Fadac::dividing(*p, pages),
             vec![true; CLASSES],
             CLASSES as u32,
             b,
