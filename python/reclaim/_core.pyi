@@ -47,7 +47,7 @@ def schemes() -> list[dict[str, Any]]:
       ``sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]``,
       ``multi-log[:logs=L,freq=estimate|exact]``, ``dac[:levels=L]``,
       ``sepbit[:separate=both|user|gc]``, ``multi-queue[:chunk=N,demote=artifact|paper]``,
-      ``sfr[:chunk=N,period=P]``, ``fadac``, ``eti``, ``fk``, ``warcip``
+      ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``
