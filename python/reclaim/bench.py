@@ -53,6 +53,12 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("fitness (exact)", {"policy": "fitness"}),
     ("age-sorted 16+16 streams", {"placement": "age-sorted"}),
     ("cost-benefit:form=lomet", {"policy": "cost-benefit:form=lomet"}),
+    # SepBIT's artifact's cost-benefit (trace time since sealing; a synthetic workload's writes are
+    # 1 µs apart) and SepBIT's two ablations.
+    ("cost-benefit:form=sepbit", {"policy": "cost-benefit:form=sepbit"}),
+    ("sepbit (hot/cold 90/10)", {"placement": "sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("sepbit:separate=user (uw, hot/cold 90/10)", {"placement": "sepbit:separate=user", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("sepbit:separate=gc (gw, hot/cold 90/10)", {"placement": "sepbit:separate=gc", "workload": "hotcold:r=0.9,f=0.1"}),
     ("shifting hot set 90/10", {"workload": "shifting:r=0.9,f=0.1"}),
     # Lomet & Luo's MDC (§6.1.1): a 16-segment sort buffer, batches of 64 sorted by u_p2.
     ("mdc, sort-buffer 16, batch 32/64 sort=up2", {

@@ -28,7 +28,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Relocation, Request, Scheme};
+use super::{Build, Built, Declare, Gathered, Relocation, Request, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::rng::SimRng;
@@ -152,6 +152,28 @@ impl Scheme for Warcip {
         usize::from(self.clusters[0].stream)
     }
 
+    /// A victim's pages at once, their times fetched first (a random read each).
+    #[inline(never)]
+    fn gc_streams(
+        &mut self,
+        _victim: &Victim,
+        _age: u64,
+        pages: &[Gathered],
+        out: &mut Vec<u32>,
+        _rng: &mut SimRng,
+    ) -> bool {
+        for g in pages {
+            crate::store::prefetch(&self.page[g.page as usize]);
+        }
+        for g in pages {
+            let [last, penalty] = &mut self.page[g.page as usize];
+            *penalty = self.now - *last;
+        }
+        out.clear();
+        out.resize(pages.len(), u32::from(self.clusters[0].stream));
+        true
+    }
+
     #[inline(never)]
     fn sealed(&mut self, stream: usize, _seg: u32) {
         let Some(i) = self.clusters.iter().position(|c| usize::from(c.stream) == stream) else {
@@ -213,7 +235,6 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::placement::Victim;
 
     fn at(w: &mut Warcip, t: u64) {
         w.request(&Request { time: t, ..Request::at(0, 1) });
