@@ -204,13 +204,7 @@ mod tests {
             f.user_stream(&Write::new(0, 0), 0, &mut rng);
         }
         assert_eq!(f.user_stream(&Write::new(0, 0), 0, &mut rng), 2);
-        let victim = Victim {
-            seg: 0,
-            stamp: 0,
-            dseq: 0,
-            region: 0,
-            up2: 0.0,
-        };
+        let victim = Victim::bare(0);
         let r = Relocation {
             page: 0,
             victim: &victim,

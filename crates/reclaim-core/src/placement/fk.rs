@@ -195,13 +195,7 @@ mod tests {
         assert_eq!(classes, [1, 5, 2, 5]);
         // A relocation of page 2 after the 4 writes: remaining (7 + 1) − 4 = 4, class 2; of
         // page 1, never rewritten, class 5.
-        let victim = Victim {
-            seg: 0,
-            stamp: 0,
-            dseq: 0,
-            region: 0,
-            up2: 0.0,
-        };
+        let victim = Victim::bare(0);
         let r = Relocation {
             page: 2,
             victim: &victim,

@@ -187,7 +187,30 @@ pub struct Victim {
     pub up2: f64,
 }
 
+/// The smallest count of each class 1, 2, 3, 4 on AutoStream's logarithmic scale: ⌊ln n⌋ ≥ q
+/// from n ≥ ⌈e^q⌉ (integers, so that no rounding of a logarithm moves a boundary).
+const LN_CLASS_FROM: [u64; 4] = [3, 8, 21, 55];
+
+/// min(⌊ln n⌋, 4) for a count n ≥ 1 (0 for 0): the class of a chunk's write count in
+/// AutoStream's MultiQueue and SFR (`multi_queue`, `sfr`).
+#[inline]
+pub fn ln_class(count: u64) -> u8 {
+    LN_CLASS_FROM.iter().take_while(|&&t| count >= t).count() as u8
+}
+
 impl Victim {
+    /// Segment `seg` as a victim with no stamp, number or u_p2, region 0 (for tests of schemes).
+    #[cfg(test)]
+    pub fn bare(seg: u32) -> Self {
+        Victim {
+            seg,
+            stamp: 0,
+            dseq: 0,
+            region: 0,
+            up2: 0.0,
+        }
+    }
+
     /// Sealed segment `seg` of region `region` as a victim, read before it is erased.
     pub fn of(seg: u32, region: u16, store: &Store) -> Self {
         let s = seg as usize;

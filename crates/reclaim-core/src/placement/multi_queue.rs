@@ -26,7 +26,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Relocation, Request, Scheme, Victim};
+use super::{ln_class, Build, Built, Declare, Relocation, Request, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
@@ -36,17 +36,9 @@ use crate::workload::Write;
 const CLASSES: usize = 6;
 /// The queue of relocated pages.
 const GC: usize = CLASSES - 1;
-/// The smallest write count of each queue 1, 2, 3, 4: ⌊ln n⌋ ≥ q from n ≥ ⌈e^q⌉ (integers, so
-/// that no rounding of a logarithm moves a boundary).
-const QUEUE_FROM: [u64; GC - 1] = [3, 8, 21, 55];
 /// No chunk (the end of a list).
 const NIL: u32 = u32::MAX;
 
-/// min(⌊ln n⌋, 4) for a count n ≥ 1.
-#[inline]
-fn queue_of(writes: u64) -> u8 {
-    QUEUE_FROM.iter().take_while(|&&t| writes >= t).count() as u8
-}
 
 /// How expired chunks are demoted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,7 +146,7 @@ impl MultiQueue {
         let i = c as usize;
         let first = self.writes[i] == 0;
         self.writes[i] += 1;
-        let (from, to) = (self.queue[i], queue_of(self.writes[i]));
+        let (from, to) = (self.queue[i], ln_class(self.writes[i]));
         self.queue[i] = to;
         let Some(l) = self.lists.as_deref_mut() else {
             return;
@@ -289,7 +281,7 @@ mod tests {
         // ⌊ln n⌋ for n = 1 … 60, capped at 4.
         for n in 1..=60u64 {
             let want = ((n as f64).ln().floor() as u8).min(4);
-            assert_eq!(queue_of(n), want, "{n}");
+            assert_eq!(ln_class(n), want, "{n}");
         }
     }
 

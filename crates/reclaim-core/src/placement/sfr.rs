@@ -23,7 +23,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Relocation, Request, Scheme, Victim};
+use super::{ln_class, Build, Built, Declare, Relocation, Request, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
@@ -33,15 +33,6 @@ use crate::workload::Write;
 const CLASSES: usize = 6;
 /// The class of relocated pages.
 const GC: usize = CLASSES - 1;
-/// The smallest count of each class 1, 2, 3, 4: ⌊ln n⌋ ≥ q from n ≥ ⌈e^q⌉.
-const CLASS_FROM: [u64; GC - 1] = [3, 8, 21, 55];
-
-/// min(⌊ln n⌋, 4) for a count n ≥ 1 (0 for 0, as the artifact's `(int) Math.log` of a chunk
-/// never counted would be negative infinity cast to its smallest int; no such chunk is asked).
-#[inline]
-fn class_of(count: u64) -> u8 {
-    CLASS_FROM.iter().take_while(|&&t| count >= t).count() as u8
-}
 
 /// The parameters of SFR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +81,7 @@ impl Scheme for Sfr {
         self.now += 1;
         if !self.sequential {
             let c = (write.page / self.spec.chunk) as usize;
-            self.last_class = class_of(self.count[c]);
+            self.last_class = ln_class(self.count[c]);
         }
         usize::from(self.last_class)
     }

@@ -257,13 +257,7 @@ mod tests {
         // A relocation at 500 penalises page 1 by 100; its next write at 600 has interval
         // 200 + 100 = 300, nearest 150 (cluster 5) against 0.
         at(&mut w, 500);
-        let victim = Victim {
-            seg: 0,
-            stamp: 0,
-            dseq: 0,
-            region: 0,
-            up2: 0.0,
-        };
+        let victim = Victim::bare(0);
         let r = Relocation {
             page: 1,
             victim: &victim,
