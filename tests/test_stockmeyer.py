@@ -206,7 +206,7 @@ def test_trace_must_be_converted_with_renamed_tracks(tmp_path):
     res = CliRunner().invoke(app, ["reproduce", "stockmeyer", "--trace", str(text), "--db", str(tmp_path / "r.duckdb")])
     assert res.exit_code == 2 and "expected a converted trace" in res.output
     res = CliRunner().invoke(app, ["reproduce", "lomet-table1", "--trace", str(text)])
-    assert res.exit_code == 2 and "`--trace` is for `stockmeyer` only" in res.output
+    assert res.exit_code == 2 and "`--trace` is for `stockmeyer` and `sepbit` only" in res.output
 
 
 def test_a_trace_of_several_volumes_is_refused_with_the_way_out(tmp_path):
