@@ -113,7 +113,8 @@ impl Simulator {
 
 impl Engine {
     /// A write request of `pages` pages from `first` begins, at the trace clock's time: the
-    /// scheme is told (it declares `Need::Times`, or no request would be counted out).
+    /// scheme is told (only a scheme that declares `Need::Times` has the clock that counts
+    /// requests out).
     #[inline(never)]
     pub(super) fn request(&mut self, first: u32, pages: u32) {
         let request = Request {
