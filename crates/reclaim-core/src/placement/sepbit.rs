@@ -306,16 +306,6 @@ mod tests {
 
     use super::*;
 
-    fn victim(seg: u32) -> Victim {
-        Victim {
-            seg,
-            stamp: 0,
-            dseq: 0,
-            region: 0,
-            up2: 0.0,
-        }
-    }
-
     /// The artifact's rules step by step on a small example.
     #[test]
     fn classes_follow_the_previous_write_and_the_age() {
@@ -335,7 +325,7 @@ mod tests {
         s.sealed(0, 3);
         assert_eq!(s.born[3], 0);
         for _ in 0..BATCH {
-            s.collected(&victim(3));
+            s.collected(&Victim::bare(3));
         }
         assert_eq!(s.ell().to_bits(), 12.0f64.to_bits());
         let mut rng = SimRng::seed_from_u64(1);
@@ -382,7 +372,7 @@ mod tests {
             s.sealed(1, 4);
             s.ell = 10.0;
             let mut gc = |s: &mut SepBit| {
-                s.gc_stream(Relocation { page: 5, victim: &victim(4), class: 0, age: 0, rng: &mut rng })
+                s.gc_stream(Relocation { page: 5, victim: &Victim::bare(4), class: 0, age: 0, rng: &mut rng })
             };
             assert_eq!(gc(&mut s), young);
             // Page 5's age 3 + 40 ≥ 4ℓ (< 16ℓ): one class up from the youngest, where there is one.
