@@ -330,7 +330,7 @@ mod tests {
         assert_eq!(s.ell().to_bits(), 12.0f64.to_bits());
         let mut rng = SimRng::seed_from_u64(1);
         let gc = |s: &mut SepBit, page, seg, rng: &mut SimRng| {
-            s.gc_stream(Relocation { page, victim: &victim(seg), class: 0, age: 0, rng })
+            s.gc_stream(Relocation { page, victim: &Victim::bare(seg), class: 0, age: 0, rng })
         };
         // A class-0 victim's pages go to class 2; others by age: < 4ℓ = 48 → 3.
         assert_eq!(gc(&mut s, 5, 3, &mut rng), 2);
