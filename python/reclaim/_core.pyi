@@ -40,14 +40,16 @@ def schemes() -> list[dict[str, Any]]:
       ``cost-benefit[:form=lfs|lomet|sepbit]``, ``mdc[:freq=estimate|exact,decline=paper|pages]``,
       ``multi-log``,
       ``age-threshold[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``,
-      ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``
+      ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``,
+      ``random-greedy[:share=S]``, ``lru``
     - placements: ``single``, ``double[:copy=random|oldest]``, ``oracle``,
       ``regions:spare=B1/B2/…|optimal``,
       ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean,fsc_number=max|min,open_age=closing|zero,first_age=oldest|zero]``,
       ``sort-buffer[:segments=K,sort=up2|none,rewrite=hole|absorb]``,
-      ``multi-log[:logs=L,freq=estimate|exact]``, ``dac[:levels=L]``,
+      ``multi-log[:logs=L,freq=estimate|exact,form=lomet-luo|sepbit]``, ``dac[:levels=L]``,
       ``sepbit[:separate=both|user|gc]``, ``multi-queue[:chunk=N,demote=artifact|paper]``,
-      ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``
+      ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``,
+      ``sfs``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``

@@ -59,6 +59,7 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("sepbit (hot/cold 90/10)", {"placement": "sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=user (uw, hot/cold 90/10)", {"placement": "sepbit:separate=user", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=gc (gw, hot/cold 90/10)", {"placement": "sepbit:separate=gc", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("multi-log:form=sepbit (hot/cold 90/10)", {"placement": "multi-log:form=sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
     ("shifting hot set 90/10", {"workload": "shifting:r=0.9,f=0.1"}),
     # Lomet & Luo's MDC (§6.1.1): a 16-segment sort buffer, batches of 64 sorted by u_p2.
     ("mdc, sort-buffer 16, batch 32/64 sort=up2", {

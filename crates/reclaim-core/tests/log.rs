@@ -278,6 +278,8 @@ fn placements_agree_with_the_artifact() {
         ("eti", greedy, 3.6434),
         ("fk", greedy, 3.7093),
         ("warcip", greedy, 3.5412),
+        ("sfs", greedy, 3.6813),
+        ("multi-log:form=sepbit", greedy, 3.7688),
     ] {
         let r = run(&format!(
             r#"{{"workload": "trace:{}", "method": "log", "policy": "{policy}", "pages_per_segment": 128, "placement": "{placement}"}}"#,
@@ -323,7 +325,7 @@ proptest::proptest! {
         sizes in proptest::collection::vec(1u32..4, 1..64),
         pps in 4u32..16,
         gp in 0.05f64..0.5,
-        policy in 0usize..4,
+        policy in 0usize..6,
         seed in proptest::prelude::any::<u64>(),
         chunk in 1u64..300,
     ) {
@@ -340,19 +342,20 @@ proptest::proptest! {
             requests.push(n);
         }
         let p = trace(&format!("prop-{seed}.rtr"), trace_pages.clone(), requests);
-        let policy = ["greedy", "cost-benefit", "cost-benefit:form=sepbit", "fifo"][policy];
+        let policy = ["greedy", "cost-benefit", "cost-benefit:form=sepbit", "fifo", "random-greedy", "lru"][policy];
         let mut ran = Vec::new();
-        for info in reclaim_core::placement::PLACEMENTS {
+        // Every registered placement by its name, and the forms the artifact's table uses.
+        let names = reclaim_core::placement::PLACEMENTS.iter().map(|i| i.name);
+        for name in names.chain(["multi-log:form=sepbit"]) {
             let json = format!(
-                r#"{{"workload": "trace:{}", "method": "log:gp={gp},room=100", "policy": "{policy}", "pages_per_segment": {pps}, "placement": "{}", "seed": {seed}}}"#,
+                r#"{{"workload": "trace:{}", "method": "log:gp={gp},room=100", "policy": "{policy}", "pages_per_segment": {pps}, "placement": "{name}", "seed": {seed}}}"#,
                 p.display(),
-                info.name
             );
             // The method refuses `regions` and `sort-buffer`; `oracle` wants classes.
             let Ok(mut sim) = SimConfig::from_json(&json).and_then(|c| Simulator::new(&c)) else {
                 continue;
             };
-            ran.push(info.name);
+            ran.push(name);
             loop {
                 let more = sim.step(chunk).map_err(|e| TestCaseError::fail(format!("{json}: {e}")))?;
                 sim.check().map_err(|e| TestCaseError::fail(format!("{json}: {e}")))?;
@@ -367,7 +370,7 @@ proptest::proptest! {
             proptest::prop_assert_eq!(again.gc_writes, r.gc_writes, "{}", json);
         }
         std::fs::remove_file(&p).unwrap();
-        for name in ["single", "double", "dac", "sepbit", "multi-queue", "sfr", "fadac", "eti", "fk", "warcip"] {
+        for name in ["single", "double", "dac", "sepbit", "multi-queue", "sfr", "fadac", "eti", "fk", "warcip", "sfs", "multi-log:form=sepbit"] {
             proptest::prop_assert!(ran.contains(&name), "{} did not run", name);
         }
     }

@@ -27,7 +27,7 @@ from reclaim.reproduce.common import Context, Reproduction, Row
 
 #: (placement, the artifact's name), in the order of the paper's overall-WA figure; FK last.
 PLACEMENTS = (
-    ("single", "NoSep"), ("sepgc", "SepGC"), ("dac", "DAC"), ("sfs", "SFS"), ("multi-log", "MultiLog"),
+    ("single", "NoSep"), ("sepgc", "SepGC"), ("dac", "DAC"), ("sfs", "SFS"), ("multi-log:form=sepbit", "MultiLog"),
     ("eti", "ETI"), ("multi-queue", "MultiQueue"), ("sfr", "SFR"), ("fadac", "FADaC"), ("warcip", "WARCIP"),
     ("sepbit", "SepBIT"), ("uw", "UW"), ("gw", "GW"), ("fk", "FK"),
 )
@@ -50,7 +50,7 @@ def registered() -> list[tuple[str, str]]:
     from reclaim.schemes import schemes
 
     names = {s["name"] for s in schemes("placements")} | {a for s in schemes("placements") for a in s["aliases"]}
-    return [(p, n) for p, n in PLACEMENTS if p in names and p != "multi-log"]
+    return [(p, n) for p, n in PLACEMENTS if p.split(":")[0] in names]
 
 
 def synthetic_pages(shape: str, hot: float | str, share: float, pages: int, writes: int, seed: int) -> Any:

@@ -309,6 +309,9 @@ pub trait Scheme {
     }
     /// Stream `stream` sealed segment `seg` (for a scheme that remembers its segments).
     fn sealed(&mut self, _stream: usize, _seg: u32) {}
+    /// Segment `seg` was sealed and `store` holds its pages (for a scheme that keeps sums over
+    /// a segment's pages; called after [`Self::sealed`]).
+    fn sealed_pages(&mut self, _seg: u32, _store: &Store) {}
     /// `victim` was chosen and is being collected, before its pages are routed.
     fn collected(&mut self, _victim: &Victim) {}
     /// A write request begins, before any of its pages is written (the artifact's
@@ -616,6 +619,12 @@ macro_rules! registry {
                 }
             }
             #[inline]
+            fn sealed_pages(&mut self, seg: u32, store: &Store) {
+                match self {
+                    $(Schemes::$v(s) => s.sealed_pages(seg, store),)*
+                }
+            }
+            #[inline]
             fn collected(&mut self, victim: &Victim) {
                 match self {
                     $(Schemes::$v(s) => s.collected(victim),)*
@@ -795,6 +804,7 @@ registry! {
     Eti(eti::Eti),
     Fk(fk::Fk),
     Warcip(warcip::Warcip),
+    Sfs(sfs::Sfs),
 }
 
 #[cfg(test)]

@@ -253,4 +253,6 @@ registry! {
     MultiLog(multi_log::MultiLogCleaning),
     AgeThreshold(age_threshold::AgeThreshold),
     Fitness(fitness::Fitness),
+    RandomGreedy(random_greedy::RandomGreedy),
+    Lru(lru::Lru),
 }

@@ -162,6 +162,7 @@ impl Device {
         }
         self.policies[r].on_seal(st.seg, st.user, &self.store);
         self.placement.scheme.sealed(s, st.seg);
+        self.placement.scheme.sealed_pages(st.seg, &self.store);
     }
 
     /// Gives stream `s` a segment from the pool (its region has a free one).

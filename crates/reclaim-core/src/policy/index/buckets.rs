@@ -85,6 +85,11 @@ impl ValidBuckets {
         self.len
     }
 
+    /// Segments held with `valid` valid pages.
+    pub fn bucket_len(&self, valid: usize) -> usize {
+        self.buckets.get(valid).map_or(0, Vec::len)
+    }
+
     /// True when no segment is held.
     pub fn is_empty(&self) -> bool {
         self.len == 0
