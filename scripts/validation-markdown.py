@@ -346,6 +346,10 @@ SEPBIT_ARTIFACT = (
     ("gw", "greedy", "GW", "Greedy", None),
     ("single", "cost-benefit:form=sepbit", "NoSep", "CostBenefit", 4.0433),
     ("sepbit", "cost-benefit:form=sepbit", "SepBIT", "CostBenefit", 2.0870),
+    ("single", "random-greedy", "NoSep", "RandomGreedy", None),
+    ("sepbit", "random-greedy", "SepBIT", "RandomGreedy", None),
+    ("single", "lru", "NoSep", "Lru", None),
+    ("sepbit", "lru", "SepBIT", "Lru", None),
 )
 
 #: The artifact run here on the very trace this table draws (``docs/data/sepbit-artifact-runs.csv``:

@@ -19,7 +19,8 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 def test_every_placement_has_its_row(rows: dict[str, dict]) -> None:
     assert list(rows) != [] and {name for _, name in PLACEMENTS} == set(rows)
-    for name in ("NoSep", "SepGC", "DAC", "SepBIT", "ETI", "MultiQueue", "SFR", "FADaC", "UW", "GW", "FK"):
+    for name in ("NoSep", "SepGC", "DAC", "SFS", "MultiLog", "SepBIT", "ETI", "MultiQueue", "SFR", "FADaC", "WARCIP", "UW",
+                 "GW", "FK"):
         assert not rows[name].get("missing"), name
         for selection in ("Greedy", "Cost-Benefit"):
             assert rows[name][selection] >= 1.0

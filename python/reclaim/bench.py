@@ -56,6 +56,9 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # SepBIT's artifact's cost-benefit (trace time since sealing; a synthetic workload's writes are
     # 1 µs apart) and SepBIT's two ablations.
     ("cost-benefit:form=sepbit", {"policy": "cost-benefit:form=sepbit"}),
+    # SepBIT's artifact's other selections.
+    ("random-greedy", {"policy": "random-greedy"}),
+    ("lru", {"policy": "lru"}),
     ("sepbit (hot/cold 90/10)", {"placement": "sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=user (uw, hot/cold 90/10)", {"placement": "sepbit:separate=user", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=gc (gw, hot/cold 90/10)", {"placement": "sepbit:separate=gc", "workload": "hotcold:r=0.9,f=0.1"}),

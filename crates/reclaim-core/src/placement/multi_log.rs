@@ -159,6 +159,10 @@ impl Scheme for MultiLog {
             return false;
         };
         l.take(victim, pages.len() as u32);
+        // The pages' levels are random reads: all on their way before the first is needed.
+        for g in pages {
+            crate::store::prefetch(&l.page[g.page as usize]);
+        }
         out.clear();
         out.extend(pages.iter().map(|g| l.relocate(g.page) as u32));
         true
@@ -367,8 +371,9 @@ impl Declare for MultiLog {
             b,
         ))
     }
+    // The artifact's levels read no update frequency (so the run keeps none for them).
     fn freq(m: &MultiLogSpec) -> Option<FreqSource> {
-        Some(m.freq)
+        (!m.sepbit).then_some(m.freq)
     }
     // A log per page (1 byte), and its last write (8) when distances are observed (form=sepbit:
     // a level and a last write, 16 with alignment).
