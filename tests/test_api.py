@@ -68,7 +68,7 @@ def test_same_seed_same_result_other_seed_differs():
     [
         ({"spare": 1.5}, "invalid value for `spare`: 1.5 (expected a number in (0, 1))"),
         ({"policy": "greedy:d=3"}, "unknown argument `d`"),
-        ({"policy": "lru"}, "invalid value for `policy`: `lru`"),
+        ({"policy": "lfu"}, "invalid value for `policy`: `lfu`"),
         ({"workload": "hotcold:r=0.8"}, "`f=` (a number in (0, 1)) to be given"),
         ({"segments": 2}, "invalid value for `segments`: 2 (expected a whole number ≥ 4)"),
         ({"writes": "ten"}, "invalid value for `writes`: `ten`"),
