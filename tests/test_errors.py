@@ -20,7 +20,7 @@ import pytest
 import reclaim
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reclaim import cli, traces
+from reclaim import cli, parallel, traces
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 
@@ -394,6 +394,56 @@ def test_a_signal_stops_every_process(argv: list[str], sig: int, status: int, wo
     time.sleep(0.2)
     assert not [c for c in seen if _alive(c)], "worker processes left behind"
     assert b"Traceback" not in err
+
+
+_STOPPED_INSIDE = """
+import os, signal, sys
+import reclaim.schemes
+from reclaim import cli, parallel
+
+def interrupted(*args, **kwargs):
+    if parallel.stopped_by() is None:  # once: `schemes` asks once per family
+        os.kill(os.getpid(), signal.SIG{sig})
+    {then}
+
+reclaim.schemes.schemes = interrupted
+sys.argv = ["reclaim", "schemes"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize(("sig", "then", "status", "said"), [
+    # DuckDB answers an interrupted query with RuntimeError("Query interrupted") in place of
+    # the KeyboardInterrupt (seen in CI): the stop, not the error, is reported.
+    ("INT", "raise RuntimeError('Query interrupted')", 130, "interrupted"),
+    ("TERM", "raise ImportError('initialization failed')", 143, "terminated"),
+    # An extension that swallows the interrupt ("Exception ignored in ..."), the command then
+    # finishing normally: still the signal's status.
+    ("INT", "return {}", 130, "interrupted"),
+])
+def test_an_error_in_place_of_a_stop_signal_reports_the_stop(sig: str, then: str, status: int, said: str) -> None:
+    code = _STOPPED_INSIDE.format(sig=sig, then=then)
+    if then.startswith("return"):
+        swallow = "        try:\n            os.kill(os.getpid(), signal.SIGINT)\n        except KeyboardInterrupt:\n            pass\n"
+        code = code.replace("        os.kill(os.getpid(), signal.SIGINT)\n", swallow)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    err = p.stderr.decode()
+    assert p.returncode == status, err
+    assert err.strip().endswith(said), err
+    assert "error" not in err and "Traceback" not in err
+
+
+def test_a_second_stop_signal_does_not_interrupt_the_first_clean_up() -> None:
+    restore = parallel.stop_on_signals()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)  # ignored: already stopping
+        time.sleep(0.05)
+        assert parallel.stopped_by() == signal.SIGINT
+    finally:
+        restore()
 
 
 def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:

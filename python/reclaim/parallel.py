@@ -27,13 +27,49 @@ class Terminated(BaseException):
     """SIGTERM received: the command stops as on Ctrl-C (exit status 143)."""
 
 
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated()
+_stopped_by: int | None = None
+_repeats = 0
 
 
-def stop_on_sigterm() -> None:
-    """Makes SIGTERM raise :class:`Terminated` in the main thread (the command line installs it)."""
-    signal.signal(signal.SIGTERM, _raise_terminated)
+def _stop(signum: int, frame: Any) -> None:
+    global _stopped_by, _repeats
+    if _stopped_by is not None:
+        # Already stopping: a second signal must not interrupt the clean-up of the first (an
+        # extension may see one signal twice); a third is a user who will not wait.
+        _repeats += 1
+        if _repeats >= 2:
+            os._exit(128 + _stopped_by)
+        return
+    _stopped_by = signum
+    if signum == signal.SIGTERM:
+        raise Terminated()
+    raise KeyboardInterrupt()
+
+
+def stop_on_signals() -> Callable[[], None]:
+    """Makes SIGINT raise :class:`KeyboardInterrupt` and SIGTERM :class:`Terminated` in the main
+    thread, once; :func:`stopped_by` then names the signal (the command line installs this).
+    Returns the function that puts the previous handlers back."""
+    global _stopped_by, _repeats
+    _stopped_by, _repeats = None, 0
+    before = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+    return restore
+
+
+def stopped_by() -> int | None:
+    """The signal that stopped the command, if one did.
+
+    An extension interrupted by the signal may raise an error of its own in place of
+    :class:`KeyboardInterrupt` (DuckDB: ``RuntimeError: Query interrupted``; an extension module
+    interrupted while it loads: ``ImportError``): the command line reads this to report such an
+    error as the stop it is.
+    """
+    return _stopped_by
 
 
 def _worker_init() -> None:

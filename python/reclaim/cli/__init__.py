@@ -10,9 +10,14 @@ the traceback.
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+
 from reclaim import parallel
 from reclaim.cli import layout, model, run, sweep, trace
 from reclaim.cli.common import CliError, app, fail, number, print_json
+from reclaim.progress import console
 
 __all__ = ["CliError", "app", "fail", "main", "number", "print_json"]
 # The sub-command modules register their commands on `app` when imported.
@@ -21,5 +26,29 @@ _COMMANDS = (run, sweep, trace, layout, model)
 
 def main() -> None:
     """Entry point of the ``reclaim`` script."""
-    parallel.stop_on_sigterm()
-    app()
+    restore = parallel.stop_on_signals()
+    said = False
+    try:
+        app()
+    except KeyboardInterrupt:  # while Typer builds the command, before its error path runs
+        pass
+    except parallel.Terminated:
+        pass
+    except SystemExit as e:
+        if parallel.stopped_by() is None:
+            restore()
+            raise
+        said = e.code == 128 + (parallel.stopped_by() or 0)
+    stopped = parallel.stopped_by()
+    if stopped is None:
+        restore()
+        return
+    if not said:
+        console.print("interrupted" if stopped == signal.SIGINT else "terminated")
+    # Stopped by a signal: whatever the command's own outcome (an extension may swallow the
+    # interrupt it was given, "Exception ignored in ..."), the status says so. The command's
+    # clean-up has run (workers stopped, databases closed); exit now, without the interpreter's
+    # finalisation, which would re-raise a recorded SIGINT (status -2) in place of 130.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + stopped)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -69,6 +70,12 @@ class _OneErrorPath(TyperGroup):
         except _ABORT:
             console.print("aborted")
             sys.exit(1)
+        except KeyboardInterrupt:  # before or after a command's own error path (while parsing)
+            console.print("interrupted")
+            sys.exit(130)
+        except parallel.Terminated:
+            console.print("terminated")
+            sys.exit(143)
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: Any) -> Any:
@@ -85,20 +92,30 @@ class _OneErrorPath(TyperGroup):
         except CliError as e:
             _report(str(e))
             raise typer.Exit(2) from None
-        except (ValueError, TypeError, OSError, RuntimeError, LookupError) as e:
-            # Bad values, unreadable files, runs that cannot proceed: the message says which.
-            if DEBUG:
-                raise
-            text = str(e) or type(e).__name__
-            if isinstance(e, OSError) and e.filename is not None:
-                text = f"{e.filename}: {e.strerror or e}"
-            _report(text)
-            raise typer.Exit(2) from None
-        except Exception as e:  # a bug: say so, without a traceback unless asked
-            if DEBUG:
-                raise
-            _report(f"internal error ({type(e).__name__}: {e}); run again with --debug for the traceback")
-            raise typer.Exit(1) from None
+        except Exception as e:
+            stopped = parallel.stopped_by()
+            if stopped is None:
+                _fail(e)
+            # What a stop signal interrupted may raise its own error in place of the signal's
+            # (DuckDB's "Query interrupted"): the stop, not the error, is what happened.
+            console.print("interrupted" if stopped == signal.SIGINT else "terminated")
+            raise typer.Exit(128 + stopped) from None
+
+
+def _fail(e: Exception) -> NoReturn:
+    """Reports an error that no stop signal caused: status 2 for bad values, unreadable files and
+    runs that cannot proceed (the message says which), 1 for a bug (said so, without a traceback
+    unless ``--debug``)."""
+    if DEBUG:
+        raise e
+    if isinstance(e, (ValueError, TypeError, OSError, RuntimeError, LookupError)):
+        text = str(e) or type(e).__name__
+        if isinstance(e, OSError) and e.filename is not None:
+            text = f"{e.filename}: {e.strerror or e}"
+        _report(text)
+        raise typer.Exit(2) from None
+    _report(f"internal error ({type(e).__name__}: {e}); run again with --debug for the traceback")
+    raise typer.Exit(1) from None
 
 
 app = typer.Typer(
