@@ -41,7 +41,7 @@ test: build lint
 	elif ! command -v chromium >/dev/null 2>&1; then \
 		echo "note: no chromium on PATH: the report's browser tests will be skipped (make test-browser installs Debian's chromium and runs them)"; fi
 	$(BIN)/python -m mypy.stubtest reclaim._core
-	cargo test --release --workspace --exclude reclaim-py
+	cargo test --profile test-release --workspace --exclude reclaim-py
 	$(BIN)/python -m pytest -q
 
 # Installs Debian's chromium (apt, with sudo when not root) and runs the report's browser tests.

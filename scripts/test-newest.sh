@@ -2,8 +2,8 @@
 # reclaim as a user gets it today, not as the lock pins it:
 #  1. a fresh virtual environment resolved from pyproject.toml alone (the newest release of every
 #     dependency within its stated range, the build backend too), the package built from this
-#     checkout and installed with its Dask extra, then a smoke run from an empty folder: a simulation, two quick
-#     reproductions that write a results database, a sweep and its rerun, a report;
+#     checkout and installed with its Dask extra, then a smoke run from an empty folder: a simulation, a generated trace
+#     replayed, two quick reproductions that write a results database, a sweep and its rerun, a report;
 #  2. the Rust workspace in a scratch copy after `cargo update`: it builds and its unit tests pass.
 # `make test-newest` runs it; .ci/run runs it after `make test`. `scripts/test-newest.sh python`
 # or `… cargo` runs one part.
@@ -39,7 +39,9 @@ cd "$WORK/smoke"
 R="$WORK/venv/bin/reclaim"
 "$R" simulate --segments 256 --pages-per-segment 32 --spare 0.1 --policy greedy --writes 3x --quiet --json > sim.json
 "$WORK/venv/bin/python" -c "import json; d = json.load(open('sim.json')); assert d['wa'] > 1 and d['simulated_segments'] == 256, d"
-"$R" reproduce stockmeyer --quick --db smoke.duckdb --workers 2 > stockmeyer.txt
+"$R" trace stand-in -o standin.rtr --tracks 20000 --writes 400000 > standin.txt
+"$R" trace evaluate standin.rtr --warmup-writes 200000 > evaluate.txt
+"$R" reproduce li-greedy --db smoke.duckdb --workers 2 > li.txt
 "$R" reproduce lomet-table1 --quick --db smoke.duckdb --workers 2 > lomet.txt
 cat > sweep.toml <<'EOF'
 name = "smoke"
@@ -70,7 +72,7 @@ if [ -d fuzz ]; then cp -r fuzz "$WORK/cargo/"; fi
 cd "$WORK/cargo"
 cargo update 2>&1 | grep -E "Updating|Locking|Adding|Removing" | head -n 40 || true
 # The checkout's target/: dependencies whose version did not move are not compiled again.
-CARGO_TARGET_DIR=$ROOT/target cargo test --release --workspace --exclude reclaim-py --lib --quiet
+CARGO_TARGET_DIR=$ROOT/target cargo test --profile test-release --workspace --exclude reclaim-py --lib --quiet
 cd "$ROOT"
 fi
 step "newest dependencies ($PART): passed"

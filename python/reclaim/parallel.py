@@ -49,14 +49,16 @@ def _stop(signum: int, frame: Any) -> None:
 def stop_on_signals() -> Callable[[], None]:
     """Makes SIGINT raise :class:`KeyboardInterrupt` and SIGTERM :class:`Terminated` in the main
     thread, once; :func:`stopped_by` then names the signal (the command line installs this).
-    Returns the function that puts the previous handlers back."""
+    Returns the function that puts the previous handlers back and forgets the signal."""
     global _stopped_by, _repeats
     _stopped_by, _repeats = None, 0
     before = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
 
     def restore() -> None:
+        global _stopped_by, _repeats
         for s, handler in before.items():
             signal.signal(s, handler)
+        _stopped_by, _repeats = None, 0
 
     return restore
 
