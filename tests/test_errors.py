@@ -21,6 +21,7 @@ import reclaim
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reclaim import cli, parallel, traces
+from reclaim.cli import common as cli_common
 
 RECLAIM = [sys.executable, "-m", "reclaim.cli"]
 
@@ -36,7 +37,7 @@ def run_main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     finally:
         sys.argv = old
-        cli.DEBUG = False
+        cli_common.DEBUG = False  # a `--debug` run must not leave tracebacks on for the next
     captured = capsys.readouterr()
     return code, captured.out + captured.err
 
