@@ -101,6 +101,8 @@ impl MultiLog {
 }
 
 impl Scheme for MultiLog {
+    // Out of line: the placement enum's dispatch stays small enough to inline into the write path.
+    #[inline(never)]
     fn user_stream(&mut self, write: &Write, _age: u64, rng: &mut SimRng) -> usize {
         if let Some(l) = &mut self.levels {
             return l.user(write.page, rng);
