@@ -37,3 +37,4 @@ run() {
 for p in NoSep SepGC DAC SepBIT WARCIP MultiLog FK FADaC ETI MultiQueue SFR SFS UW GW; do run "$p" Greedy; done
 for p in NoSep SepBIT; do run "$p" CostBenefit; done
 for s in RandomGreedy Lru; do for p in NoSep SepBIT; do run "$p" "$s"; done; done
+for p in SFS NoSep SepBIT; do run "$p" CostHotness; done

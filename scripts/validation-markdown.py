@@ -350,6 +350,9 @@ SEPBIT_ARTIFACT = (
     ("sepbit", "random-greedy", "SepBIT", "RandomGreedy", None),
     ("single", "lru", "NoSep", "Lru", None),
     ("sepbit", "lru", "SepBIT", "Lru", None),
+    ("sfs", "cost-hotness", "SFS", "CostHotness", None),
+    ("single", "cost-hotness", "NoSep", "CostHotness", None),
+    ("sepbit", "cost-hotness", "SepBIT", "CostHotness", None),
 )
 
 #: The artifact run here on the very trace this table draws (``docs/data/sepbit-artifact-runs.csv``:

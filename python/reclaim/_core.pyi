@@ -41,7 +41,7 @@ def schemes() -> list[dict[str, Any]]:
       ``multi-log``,
       ``age-threshold[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``,
       ``fitness[:at=N,nat=X|heuristic,buckets=B|exact,sort=fifo|tree,age=all|tw,requeue=bucket|every,ties=first|last]``,
-      ``random-greedy[:share=S]``, ``lru``
+      ``random-greedy[:share=S]``, ``lru``, ``cost-hotness``
     - placements: ``single``, ``double[:copy=random|oldest]``, ``oracle``,
       ``regions:spare=B1/B2/…|optimal``,
       ``age-sorted[:dtg_exp=E,fsc_exp=E,dtg_sort=S,fsc_sort=S,dtg_decay=D,fsc_decay=D,decay_rule=exp2|reciprocal,split=median|mean,fsc_number=max|min,open_age=closing|zero,first_age=oldest|zero]``,

@@ -59,6 +59,8 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # SepBIT's artifact's other selections.
     ("random-greedy", {"policy": "random-greedy"}),
     ("lru", {"policy": "lru"}),
+    # SFS's cost-hotness (Min et al. §4.4): per-page write counts and times, a scan per victim.
+    ("cost-hotness", {"policy": "cost-hotness"}),
     ("sepbit (hot/cold 90/10)", {"placement": "sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=user (uw, hot/cold 90/10)", {"placement": "sepbit:separate=user", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=gc (gw, hot/cold 90/10)", {"placement": "sepbit:separate=gc", "workload": "hotcold:r=0.9,f=0.1"}),

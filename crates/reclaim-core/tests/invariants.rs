@@ -31,6 +31,7 @@ const POLICIES: &[&str] = &[
     "fitness:buckets=3,sort=fifo,at=2",
     "fitness:sort=tree,ties=last,requeue=every",
     "multi-log",
+    "cost-hotness",
 ];
 /// Age-threshold with coarse buckets in Tree order: may stop without progress on a small device
 /// (see `invariants_hold`).

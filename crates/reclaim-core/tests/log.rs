@@ -325,7 +325,7 @@ proptest::proptest! {
         sizes in proptest::collection::vec(1u32..4, 1..64),
         pps in 4u32..16,
         gp in 0.05f64..0.5,
-        policy in 0usize..6,
+        policy in 0usize..7,
         seed in proptest::prelude::any::<u64>(),
         chunk in 1u64..300,
     ) {
@@ -342,7 +342,7 @@ proptest::proptest! {
             requests.push(n);
         }
         let p = trace(&format!("prop-{seed}.rtr"), trace_pages.clone(), requests);
-        let policy = ["greedy", "cost-benefit", "cost-benefit:form=sepbit", "fifo", "random-greedy", "lru"][policy];
+        let policy = ["greedy", "cost-benefit", "cost-benefit:form=sepbit", "fifo", "random-greedy", "lru", "cost-hotness"][policy];
         let mut ran = Vec::new();
         // Every registered placement by its name, and the forms the artifact's table uses.
         let names = reclaim_core::placement::PLACEMENTS.iter().map(|i| i.name);

@@ -512,6 +512,15 @@ impl SimConfig {
                 "with `regions`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed`, `cost-benefit`, `age-threshold` or `fitness`",
             ));
         }
+        if matches!(placement, PlacementSpec::Regions(_))
+            && matches!(self.policy, PolicySpec::CostHotness(()))
+        {
+            return Err(Error::param(
+                "policy",
+                &self.policy,
+                "a placement of one region with `cost-hotness`, whose pages' write counts and times follow them from region to region: not `regions`",
+            ));
+        }
         Ok(())
     }
 

@@ -77,7 +77,7 @@ impl Slot {
 }
 
 /// Java's `Double.compareTo`: NaN above +∞ (and equal to itself), −0 below +0.
-fn java_order(a: f64, b: f64) -> Ordering {
+pub(crate) fn java_order(a: f64, b: f64) -> Ordering {
     match (a.is_nan(), b.is_nan()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Greater,

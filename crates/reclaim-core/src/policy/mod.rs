@@ -31,9 +31,14 @@ pub trait VictimPolicy {
     /// to the free pool at once (`free_empty`, Stockmeyer §2.2). Called while the store still
     /// holds it sealed, with its valid count (0).
     fn on_remove(&mut self, _seg: u32, _store: &Store) {}
-    /// `seg` is likely to lose a valid page in a few writes: a hint to bring the index entries
-    /// `on_invalidate` will touch into the cache. No effect on results.
-    fn prefetch(&self, _seg: u32) {}
+    /// A user write of `page` at trace time `now` [µs] is about to take its slot: its old copy,
+    /// if any, is still in place, to be invalidated next. Called only for a policy that declares
+    /// [`Need::PageState`] (it keeps per-page state of its own), and with one region.
+    fn on_user_write(&mut self, _page: u32, _now: u64, _store: &Store) {}
+    /// `seg` is likely to lose a valid page, `page`'s copy, in a few writes: a hint to bring
+    /// the index entries `on_invalidate` (and `on_user_write`) will touch into the cache. No
+    /// effect on results.
+    fn prefetch(&self, _seg: u32, _page: u32) {}
     /// The second stage of [`Self::prefetch`], a write or two later, once what it brought has
     /// arrived: the entries found by reading it (a bucket's slot, found by the segment's
     /// position and valid count). No effect on results.
@@ -189,9 +194,15 @@ macro_rules! registry {
                 }
             }
             #[inline]
-            fn prefetch(&self, seg: u32) {
+            fn on_user_write(&mut self, page: u32, now: u64, store: &Store) {
                 match self {
-                    $(Policy::$v(p) => p.prefetch(seg),)*
+                    $(Policy::$v(p) => p.on_user_write(page, now, store),)*
+                }
+            }
+            #[inline]
+            fn prefetch(&self, seg: u32, page: u32) {
+                match self {
+                    $(Policy::$v(p) => p.prefetch(seg, page),)*
                 }
             }
             // Always inlined, as `on_invalidate`: the user write's loop calls it once per write,
@@ -255,4 +266,5 @@ registry! {
     Fitness(fitness::Fitness),
     RandomGreedy(random_greedy::RandomGreedy),
     Lru(lru::Lru),
+    CostHotness(cost_hotness::CostHotness),
 }

@@ -142,6 +142,10 @@ impl Engine {
             self.dev.placement.streams[s].add_key(exact_key(write.rate));
         }
         self.notes.note(write, self.dev.clocks.user_writes);
+        if self.notes.policy {
+            let now = self.dev.clocks.trace_time;
+            self.dev.policies[0].on_user_write(write.page, now, &self.dev.store);
+        }
     }
 
     /// Opens stream `s`, cleaning its region as the trigger demands.

@@ -77,8 +77,12 @@ struct Engine {
 /// What a user write notes of its page, for the schemes and sort keys that read it; each vector
 /// is empty unless something reads it.
 struct PageNotes {
-    /// Whether a user write updates any of these or a stream's u_p2 (`note_user_write`).
+    /// Whether a user write updates any of these or a stream's u_p2, or tells the policy
+    /// (`note_user_write`).
     on: bool,
+    /// Whether the victim policy hears of user writes (it keeps per-page state,
+    /// `Need::PageState`; one region).
+    policy: bool,
     /// Class of each logical page's last user write (the placement needs it).
     class: Vec<u16>,
     /// User-write clock at each logical page's last user write (a sort key needs it).

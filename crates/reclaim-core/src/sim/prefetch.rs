@@ -19,7 +19,7 @@ impl Device {
     #[inline]
     pub(super) fn prefetch_old_copy(&self, page: u32, ages: bool) {
         if let Some(seg) = self.store.prefetch_copy(page, ages) {
-            self.policies[self.region_of(seg)].prefetch(seg);
+            self.policies[self.region_of(seg)].prefetch(seg, page);
         }
     }
 

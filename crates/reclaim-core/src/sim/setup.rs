@@ -282,6 +282,8 @@ struct Needs {
     up2: bool,
     sealed_by: bool,
     seal_times: bool,
+    /// The victim policy's own per-page state (16 bytes; `cost-hotness`), told of user writes.
+    policy_pages: bool,
 }
 
 impl Needs {
@@ -308,6 +310,7 @@ impl Needs {
                 .info()
                 .needs(crate::config::grammar::Need::SealedBy),
             seal_times: config.policy.needs(crate::config::grammar::Need::Times),
+            policy_pages: config.policy.needs(Need::PageState),
         }
     }
 
@@ -319,6 +322,7 @@ impl Needs {
             + 2 * u64::from(self.page_rate)
             + 6 * u64::from(self.zipf_ranks)
             + 2 * u64::from(self.sizes)
+            + 16 * u64::from(self.policy_pages)
     }
 
     /// The store, with the per-segment state the run reads.
@@ -356,7 +360,12 @@ impl Needs {
     fn notes(&self, logical: u64) -> PageNotes {
         let per_page = |keep: bool| if keep { logical as usize } else { 0 };
         PageNotes {
-            on: self.page_class || self.page_written || self.page_rate || self.up2,
+            on: self.page_class
+                || self.page_written
+                || self.page_rate
+                || self.up2
+                || self.policy_pages,
+            policy: self.policy_pages,
             class: vec![0; per_page(self.page_class)],
             written: vec![0; per_page(self.page_written)],
             rate: vec![Rate::UNKNOWN; per_page(self.page_rate)],

@@ -27,7 +27,7 @@ macro_rules! bucket_hooks {
         }
 
         #[inline]
-        fn prefetch(&self, seg: u32) {
+        fn prefetch(&self, seg: u32, _page: u32) {
             self.buckets.prefetch(seg);
         }
 
