@@ -73,17 +73,28 @@ struct Sums {
     valid: u32,
 }
 
-/// A segment's score at `now` [µs] with `valid` of its `pps` pages valid and sums `sums`, as
-/// the artifact computes it: (1 − u)/(u·H), u = 1 − GP, H = Σf/(n·now − Σl).
+/// u = 1 − GP and 1 − u for each valid count of a segment of `pps` pages, GP = (pps − valid)/pps,
+/// each the very double the artifact computes (a table saves a division per score).
+fn utilizations(pps: u32) -> Vec<(f64, f64)> {
+    (0..=pps)
+        .map(|valid| {
+            let gp = f64::from(pps - valid) / f64::from(pps);
+            let u = 1.0 - gp;
+            (u, 1.0 - u)
+        })
+        .collect()
+}
+
+/// A segment's score at `now` [µs] with sums `sums` and (u, 1 − u) `util` (its valid count's
+/// entry of [`utilizations`]), as the artifact computes it: (1 − u)/(u·H), H = Σf/(n·now −
+/// Σl); `f64::MAX` for an empty segment.
 #[inline]
-fn score(sums: &Sums, valid: u32, pps: u32, now: f64) -> f64 {
-    let gp = f64::from(pps - valid) / f64::from(pps);
-    let u = 1.0 - gp;
+fn score(sums: &Sums, valid: u32, (u, free): (f64, f64), now: f64) -> f64 {
     if u == 0.0 {
         return f64::MAX;
     }
     let hot = sums.writes / (f64::from(valid) * now - sums.last);
-    (1.0 - u) / (u * hot)
+    free / (u * hot)
 }
 
 /// Cost-hotness over the sealed segments, bucketed by their score at a reference time.
@@ -102,6 +113,8 @@ pub struct CostHotness {
     /// The reference time of the keys [µs], at or after every selection's until the next
     /// re-keying.
     t1: u64,
+    /// (u, 1 − u) per valid count ([`utilizations`]).
+    util: Vec<(f64, f64)>,
     /// How far ahead of a re-keying `t1` is set [µs].
     horizon: u64,
     /// Selections since the last re-keying, and the segments they visited.
@@ -127,6 +140,7 @@ impl CostHotness {
             index: KeyBuckets::new(segments),
             replaced: NONE,
             t1: 0,
+            util: utilizations(pps),
             horizon: 1 << 10,
             selections: 0,
             visited: 0,
@@ -137,7 +151,7 @@ impl CostHotness {
     /// Segment `seg`'s score at `now` [µs] with `valid` of its pages valid ([`score`]).
     #[inline]
     fn score(&self, seg: u32, valid: u32, now: f64) -> f64 {
-        score(self.index.data(seg), valid, self.pps, now)
+        score(self.index.data(seg), valid, self.util[valid as usize], now)
     }
 
     /// The sealed segment whose sums hold page `page` ([`NONE`] for none): the one it names, if
@@ -187,9 +201,9 @@ impl CostHotness {
         };
         (self.selections, self.visited) = (0, 0);
         self.t1 = now.saturating_add(self.horizon);
-        let (pps, t1) = (self.pps, self.t1 as f64);
+        let (util, t1) = (&self.util, self.t1 as f64);
         debug_assert!(self.sealed.iter().all(|&s| self.index.data(s).valid == store.valid[s as usize]));
-        self.index.rebuild(|sums| score(sums, sums.valid, pps, t1));
+        self.index.rebuild(|sums| score(sums, sums.valid, util[sums.valid as usize], t1));
     }
 
     /// The candidate of the highest score at `t` (at most `t1`), and the segments visited to
