@@ -53,6 +53,10 @@ use crate::placement::sfs::java_order;
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 
+/// User writes before a user segment fills at which the likely victim is prefetched (the
+/// engine's lead for its own guess).
+const VICTIM_LEAD: u32 = 3;
+
 /// A logical page: its user writes so far, the sealed segment whose sums hold it and its last
 /// user write [µs]. The segment is [`NONE`] once its copy leaves the sums, and stale once that
 /// segment is collected: it counts only while the segment is indexed and holds the page's
@@ -115,6 +119,9 @@ pub struct CostHotness {
     t1: u64,
     /// (u, 1 − u) per valid count ([`utilizations`]).
     util: Vec<(f64, f64)>,
+    /// User writes since a user segment was last sealed: a few before the next fills (and the
+    /// cleaner runs), the likely victim's lines are prefetched.
+    since_seal: u32,
     /// How far ahead of a re-keying `t1` is set [µs].
     horizon: u64,
     /// Selections since the last re-keying, and the segments they visited.
@@ -141,6 +148,7 @@ impl CostHotness {
             replaced: NONE,
             t1: 0,
             util: utilizations(pps),
+            since_seal: 0,
             horizon: 1 << 10,
             selections: 0,
             visited: 0,
@@ -245,6 +253,19 @@ impl CostHotness {
         (best.map(|(_, _, seg)| seg), visited)
     }
 
+    /// The cleaner's likely next victim, the best candidate at `t1` (where every key is the
+    /// score itself and the first bucket decides), has its lines prefetched, so that choosing it
+    /// finds them in the cache. The policy's own guess, not the engine's
+    /// (`VictimPolicy::likely_victim`): with this one in the registry's dispatch the other
+    /// policies' guesses compiled to more instructions (greedy +0.65%, cachegrind).
+    #[cold]
+    #[inline(never)]
+    fn prefetch_likely_victim(&self, store: &Store) {
+        if let (Some(seg), _) = self.best(store, self.t1) {
+            store.prefetch_victim(seg);
+        }
+    }
+
     /// Drops `seg` from the sealed segments.
     fn unlist(&mut self, seg: u32) {
         self.index.remove(seg);
@@ -272,9 +293,16 @@ impl VictimPolicy for CostHotness {
         let p = &mut self.pages[page as usize];
         p.writes += 1;
         p.last = now;
+        self.since_seal += 1;
+        if self.since_seal + VICTIM_LEAD == self.pps {
+            self.prefetch_likely_victim(store);
+        }
     }
 
-    fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
+    fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
+        if user {
+            self.since_seal = 0;
+        }
         let s = seg as usize;
         let (mut writes, mut last) = (0.0, 0.0);
         let first = seg * store.pps;
@@ -324,12 +352,6 @@ impl VictimPolicy for CostHotness {
 
     fn on_remove(&mut self, seg: u32, _store: &Store) {
         self.unlist(seg);
-    }
-
-    // A guess a few writes ahead, for prefetching: the best candidate at `t1`, where every key
-    // is the score itself and the first bucket decides.
-    fn likely_victim(&self, store: &Store, _rng: &SimRng) -> Option<u32> {
-        self.best(store, self.t1).0
     }
 
     fn select(&mut self, store: &Store, clocks: &Clocks, _rng: &mut SimRng) -> Option<u32> {
