@@ -143,9 +143,17 @@ impl Engine {
         }
         self.notes.note(write, self.dev.clocks.user_writes);
         if self.notes.policy {
-            let now = self.dev.clocks.trace_time;
-            self.dev.policies[0].on_user_write(write.page, now, &self.dev.store);
+            self.tell_policy(write.page);
         }
+    }
+
+    /// The policy that keeps per-page state told of a user write of `page` (one region).
+    // Out of line: inlined, the registry's dispatch made `note_user_write` dearer for the
+    // configurations that note writes without it (MDC +0.5% instructions).
+    #[inline(never)]
+    fn tell_policy(&mut self, page: u32) {
+        let now = self.dev.clocks.trace_time;
+        self.dev.policies[0].on_user_write(page, now, &self.dev.store);
     }
 
     /// Opens stream `s`, cleaning its region as the trigger demands.
