@@ -31,9 +31,11 @@ pub trait VictimPolicy {
     /// to the free pool at once (`free_empty`, Stockmeyer §2.2). Called while the store still
     /// holds it sealed, with its valid count (0).
     fn on_remove(&mut self, _seg: u32, _store: &Store) {}
-    /// A user write of `page` at trace time `now` [µs] is about to take its slot: its old copy,
-    /// if any, is still in place, to be invalidated next. Called only for a policy that declares
-    /// [`Need::PageState`] (it keeps per-page state of its own), and with one region.
+    /// A user write of `page` at trace time `now` [µs] reaches the store. Where it takes its
+    /// slot at once, its old copy, if any, is still in place and is invalidated next; where it
+    /// waits (sort buffer, cache streams), the old copy was invalidated just before. Called only
+    /// for a policy that declares [`Need::PageState`] (it keeps per-page state of its own), and
+    /// with one region.
     fn on_user_write(&mut self, _page: u32, _now: u64, _store: &Store) {}
     /// `seg` is likely to lose a valid page, `page`'s copy, in a few writes: a hint to bring
     /// the index entries `on_invalidate` (and `on_user_write`) will touch into the cache. No
