@@ -19,7 +19,6 @@
 //! - **User writes**: class 0 if the page's extent counts 4 or more (hot), else class 1.
 //!   **Relocated pages**: class 2.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, Request, Scheme, Victim};
@@ -41,18 +40,17 @@ const SATURATED: u8 = 15;
 /// Pages the table covers beyond the logical pages (the artifact's margin).
 const MARGIN: u64 = 1024;
 
-/// An extent: its pages and its count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Extent {
-    len: u64,
-    count: u8,
-}
-
-/// ETI's state.
+/// ETI's state: the extent table as two sorted arrays (at most 1,024 entries, so that a
+/// binary search and an insertion's move of a few kilobytes cost less than a tree's nodes).
 #[derive(Clone, Debug)]
 pub struct Eti {
-    /// Extents by first page.
-    extents: BTreeMap<u64, Extent>,
+    /// The extents' first pages, ascending, then the table's end: extent i is
+    /// [starts[i], starts[i + 1]).
+    starts: Vec<u64>,
+    /// The extents' counts.
+    counts: Vec<u8>,
+    /// The extent found last (a request's pages are classed right after it is counted).
+    last: usize,
     /// Requests since the last decay.
     requests: u32,
 }
@@ -60,61 +58,73 @@ pub struct Eti {
 impl Eti {
     /// The table over `pages` logical pages: one cold extent.
     pub fn new(pages: u64) -> Self {
-        let mut extents = BTreeMap::new();
-        extents.insert(
-            0,
-            Extent {
-                len: pages + MARGIN,
-                count: 0,
-            },
-        );
+        let mut starts = Vec::with_capacity(MAX_EXTENTS + 1);
+        starts.extend([0, pages + MARGIN]);
+        let mut counts = Vec::with_capacity(MAX_EXTENTS);
+        counts.push(0);
         Eti {
-            extents,
+            starts,
+            counts,
+            last: 0,
             requests: 0,
         }
     }
 
-    /// The extent holding page `p`: its first page and itself.
-    fn holding(&self, p: u64) -> (u64, Extent) {
-        let (&off, &e) = self
-            .extents
-            .range(..=p)
-            .next_back()
-            .expect("the extents tile the address space from 0");
-        (off, e)
+    /// The index of the extent holding page `p`, `None` beyond the table.
+    #[inline]
+    fn holding(&mut self, p: u64) -> Option<usize> {
+        let i = self.last;
+        if self.starts[i] <= p && p < self.starts[i + 1] {
+            return Some(i);
+        }
+        if p >= *self.starts.last().expect("the table has an end") {
+            return None;
+        }
+        // The last start at or below p (the first is 0).
+        let i = self.starts.partition_point(|&s| s <= p) - 1;
+        self.last = i;
+        Some(i)
     }
 
-    /// Counts halve, and neighbours both hot with equal counts or both cold merge.
+    /// Counts halve, and neighbours both hot with equal counts or both cold merge (the merged
+    /// extent keeps the first one's count).
     fn decay(&mut self) {
-        let mut merged: BTreeMap<u64, Extent> = BTreeMap::new();
-        let mut run: Option<(u64, Extent)> = None;
-        for (&off, e) in &self.extents {
-            let count = e.count / 2;
-            run = match run {
-                Some((o, mut r))
-                    if (r.count >= HOT && r.count == count) || (r.count < HOT && count < HOT) =>
-                {
-                    r.len += e.len;
-                    Some((o, r))
+        let n = self.counts.len();
+        let mut kept = 0;
+        for i in 0..n {
+            let count = self.counts[i] / 2;
+            if i > 0 {
+                let r = self.counts[kept - 1];
+                if (r >= HOT && r == count) || (r < HOT && count < HOT) {
+                    continue;
                 }
-                Some((o, r)) => {
-                    merged.insert(o, r);
-                    Some((off, Extent { len: e.len, count }))
-                }
-                None => Some((off, Extent { len: e.len, count })),
-            };
+            }
+            self.starts[kept] = self.starts[i];
+            self.counts[kept] = count;
+            kept += 1;
         }
-        if let Some((o, r)) = run {
-            merged.insert(o, r);
-        }
-        self.extents = merged;
+        self.starts[kept] = self.starts[n];
+        self.starts.truncate(kept + 1);
+        self.counts.truncate(kept);
+        self.last = 0;
+    }
+
+    /// Extent `i` split at page `at` (inside it), both parts with its count.
+    #[inline]
+    fn split(&mut self, i: usize, at: u64) {
+        self.starts.insert(i + 1, at);
+        self.counts.insert(i + 1, self.counts[i]);
     }
 }
 
 impl Scheme for Eti {
     #[inline(never)]
     fn user_stream(&mut self, write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
-        usize::from(self.holding(u64::from(write.page)).1.count < HOT)
+        // A page beyond the table (none of the logical pages is) takes the last extent's count.
+        let i = self
+            .holding(u64::from(write.page))
+            .unwrap_or(self.counts.len() - 1);
+        usize::from(self.counts[i] < HOT)
     }
 
     fn gc_stream(&mut self, _r: Relocation<'_>) -> usize {
@@ -133,40 +143,44 @@ impl Scheme for Eti {
             self.requests = 0;
         }
         let (start, end) = (u64::from(r.first), u64::from(r.first) + u64::from(r.pages));
+        let Some(mut i) = self.holding(start) else {
+            // Beyond the table (a page past the logical pages and the margin).
+            return;
+        };
+        let first = i;
         let mut off = start;
-        while off < end {
-            let (at, e) = self.holding(off);
-            let next = at + e.len;
-            if next <= off {
-                // Beyond the table (a page past the logical pages and the margin).
-                break;
-            }
-            let len = end - off;
-            let room = self.extents.len() < MAX_EXTENTS;
-            let up = Extent {
-                count: e.count + 1,
-                ..e
-            };
-            if e.count == SATURATED {
-            } else if at == off && len >= e.len {
-                self.extents.insert(at, up);
+        loop {
+            let (at, next) = (self.starts[i], self.starts[i + 1]);
+            let room = self.counts.len() < MAX_EXTENTS;
+            if self.counts[i] == SATURATED {
+            } else if at == off && end >= next {
+                self.counts[i] += 1;
             } else if !room {
             } else if at == off {
                 // The request covers the extent's left part.
-                self.extents.insert(at, Extent { len, ..up });
-                self.extents.insert(at + len, Extent { len: e.len - len, ..e });
-            } else if off + len >= next {
+                self.split(i, end);
+                self.counts[i] += 1;
+                i += 1;
+            } else if end >= next {
                 // Its right part.
-                self.extents.insert(at, Extent { len: off - at, ..e });
-                self.extents.insert(off, Extent { len: next - off, ..up });
+                self.split(i, off);
+                i += 1;
+                self.counts[i] += 1;
             } else {
                 // A part inside it.
-                self.extents.insert(at, Extent { len: off - at, ..e });
-                self.extents.insert(off, Extent { len, ..up });
-                self.extents.insert(off + len, Extent { len: next - off - len, ..e });
+                self.split(i, off);
+                self.split(i + 1, end);
+                self.counts[i + 1] += 1;
+                i += 2;
             }
             off = next;
+            i += 1;
+            if off >= end || i == self.counts.len() {
+                break;
+            }
         }
+        // The request's first page is classed next: the piece holding it.
+        self.last = first + usize::from(self.starts[first + 1] <= start);
     }
 }
 
@@ -201,7 +215,9 @@ mod tests {
     use super::*;
 
     fn table(e: &Eti) -> Vec<(u64, u64, u8)> {
-        e.extents.iter().map(|(&o, x)| (o, x.len, x.count)).collect()
+        (0..e.counts.len())
+            .map(|i| (e.starts[i], e.starts[i + 1] - e.starts[i], e.counts[i]))
+            .collect()
     }
 
     /// The artifact's cases step by step on a table of 100 pages (and the margin).
@@ -246,5 +262,92 @@ mod tests {
         assert_eq!(table(&e)[..3], [(0, 10, 15), (10, 10, 8), (20, 10, 8)]);
         e.decay();
         assert_eq!(table(&e)[..2], [(0, 10, 7), (10, 20, 4)]);
+    }
+
+    /// The table against a tree of extents kept as the artifact keeps them (a sorted map
+    /// from first page to length and count), after every request of a random sequence that
+    /// splits, saturates, fills the table and decays.
+    #[test]
+    fn the_arrays_keep_the_same_table_as_a_tree() {
+        use rand::Rng;
+        use std::collections::BTreeMap;
+
+        fn tree_request(t: &mut BTreeMap<u64, (u64, u8)>, start: u64, end: u64) {
+            let mut off = start;
+            while off < end {
+                let (&at, &(len, count)) = t.range(..=off).next_back().unwrap();
+                let next = at + len;
+                if next <= off {
+                    break;
+                }
+                let room = t.len() < MAX_EXTENTS;
+                if count == SATURATED {
+                } else if at == off && end >= next {
+                    t.insert(at, (len, count + 1));
+                } else if !room {
+                } else if at == off {
+                    t.insert(at, (end - at, count + 1));
+                    t.insert(end, (next - end, count));
+                } else if end >= next {
+                    t.insert(at, (off - at, count));
+                    t.insert(off, (next - off, count + 1));
+                } else {
+                    t.insert(at, (off - at, count));
+                    t.insert(off, (end - off, count + 1));
+                    t.insert(end, (next - end, count));
+                }
+                off = next;
+            }
+        }
+        fn tree_decay(t: &BTreeMap<u64, (u64, u8)>) -> BTreeMap<u64, (u64, u8)> {
+            let mut out: BTreeMap<u64, (u64, u8)> = BTreeMap::new();
+            let mut run: Option<(u64, u64, u8)> = None;
+            for (&o, &(len, c)) in t {
+                let c = c / 2;
+                run = match run {
+                    Some((ro, rl, rc)) if (rc >= HOT && rc == c) || (rc < HOT && c < HOT) => {
+                        Some((ro, rl + len, rc))
+                    }
+                    Some((ro, rl, rc)) => {
+                        out.insert(ro, (rl, rc));
+                        Some((o, len, c))
+                    }
+                    None => Some((o, len, c)),
+                };
+            }
+            let (ro, rl, rc) = run.unwrap();
+            out.insert(ro, (rl, rc));
+            out
+        }
+
+        let pages = 5_000u64;
+        let mut e = Eti::new(pages);
+        let mut t = BTreeMap::from([(0u64, (pages + MARGIN, 0u8))]);
+        let mut rng = <SimRng as rand::SeedableRng>::seed_from_u64(7);
+        let mut full = false;
+        for step in 0..30_000u32 {
+            // Narrow hot ranges and wide ones, some running past the table's end.
+            let first = if rng.random_bool(0.7) {
+                rng.random_range(0..200)
+            } else {
+                rng.random_range(0..pages + 2 * MARGIN)
+            };
+            let len = if rng.random_bool(0.8) { 1 } else { rng.random_range(1..64) };
+            e.request(&Request::at(first as u32, len as u32));
+            if (step + 1) % DECAY == 0 {
+                t = tree_decay(&t);
+            }
+            tree_request(&mut t, first, first + len);
+            full |= t.len() >= MAX_EXTENTS;
+            let want: Vec<_> = t.iter().map(|(&o, &(l, c))| (o, l, c)).collect();
+            assert_eq!(table(&e), want, "after request {step}");
+            let page = rng.random_range(0..pages);
+            let count = t.range(..=page).next_back().unwrap().1 .1;
+            assert_eq!(
+                e.user_stream(&Write::new(page as u32, 0), 0, &mut rng),
+                usize::from(count < HOT)
+            );
+        }
+        assert!(full, "the sequence fills the table");
     }
 }
