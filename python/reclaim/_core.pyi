@@ -49,7 +49,7 @@ def schemes() -> list[dict[str, Any]]:
       ``multi-log[:logs=L,freq=estimate|exact,form=lomet-luo|sepbit]``, ``dac[:levels=L]``,
       ``sepbit[:separate=both|user|gc]``, ``multi-queue[:chunk=N,demote=artifact|paper]``,
       ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``,
-      ``sfs``
+      ``sfs[:requantize=S]``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``

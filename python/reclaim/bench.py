@@ -59,8 +59,13 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # SepBIT's artifact's other selections.
     ("random-greedy", {"policy": "random-greedy"}),
     ("lru", {"policy": "lru"}),
-    # SFS's cost-hotness (Min et al. §4.4): per-page write counts and times, a scan per victim.
+    # SFS's cost-hotness (Min et al. §4.4): per-page write counts and times, segments bucketed by
+    # their score at a reference time ahead.
     ("cost-hotness", {"policy": "cost-hotness"}),
+    # SFS as the artifact runs it (a quantization over every sealed segment per collected one),
+    # and re-quantizing after 2% of the sealed segments are collected.
+    ("sfs (hot/cold 90/10)", {"placement": "sfs", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("sfs:requantize=0.02 (hot/cold 90/10)", {"placement": "sfs:requantize=0.02", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit (hot/cold 90/10)", {"placement": "sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=user (uw, hot/cold 90/10)", {"placement": "sepbit:separate=user", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=gc (gw, hot/cold 90/10)", {"placement": "sepbit:separate=gc", "workload": "hotcold:r=0.9,f=0.1"}),

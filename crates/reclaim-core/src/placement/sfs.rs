@@ -23,6 +23,14 @@
 //!   index among equals; a first write (hotness `f64::MAX`, as far from every center as can be)
 //!   and a page whose every distance is NaN or infinite stay in group 0.
 //!
+//! **Re-quantizing less often** (`sfs:requantize=S`, not the artifact's): quantization costs
+//! a pass over every sealed segment per collected one, O(segments) where a collection
+//! otherwise costs O(pages per segment); with S > 0 the centers are re-computed (as above)
+//! only after S·(sealed segments) collections since the last time, an amortized cost of
+//! three rounds over 1/S segments per collection whatever the device's size, and between
+//! times pages go to the groups of centers found earlier. S = 0, the default, is the artifact's
+//! every collection. What it changes in WA is measured in `docs/validation.md`.
+//!
 //! Times are the trace's (`Simulator.globalTimestampInUs`, the current request's time also for
 //! relocations), through [`Scheme::request`]. A segment's sums are taken over its pages when it
 //! is sealed ([`Scheme::sealed_pages`]) and follow its pages' rewrites from then on. Where
@@ -34,8 +42,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use super::{Build, Built, Declare, Gathered, Relocation, Request, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Need};
-use crate::error::Result;
+use crate::config::grammar::{Args, Family, Info, Need, Param};
+use crate::error::{Error, Result};
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 use crate::workload::Write;
@@ -44,6 +52,8 @@ use crate::workload::Write;
 const GROUPS: usize = 6;
 /// Rounds of quantization per collected segment.
 const ROUNDS: usize = 3;
+/// The valid values of `requantize`.
+const REQUANTIZE: &str = "a number in [0, 1)";
 
 /// A page: the sealed segment holding its copy ([`NONE`] while the copy is in an open segment
 /// or before its first write) and that segment's epoch when it was sealed, its writes so far and
@@ -100,11 +110,16 @@ pub struct Sfs {
     /// Scratch: the sealed segments' hotness, and each one's group.
     hot: Vec<f64>,
     group: Vec<u8>,
+    /// Re-quantize after this share of the sealed segments has been collected (0: after each).
+    requantize: f64,
+    /// Segments collected since the last quantization.
+    since: u64,
 }
 
 impl Sfs {
-    /// The scheme over `pages` logical pages and `segments` segments.
-    pub fn new(pages: u64, segments: u32) -> Self {
+    /// The scheme over `pages` logical pages and `segments` segments, re-quantizing after
+    /// `requantize` of the sealed segments are collected (0: after every one, the artifact).
+    pub fn new(pages: u64, segments: u32, requantize: f64) -> Self {
         Sfs {
             now: 0,
             pages: vec![
@@ -121,6 +136,8 @@ impl Sfs {
             centers: [0.0; GROUPS],
             hot: Vec::new(),
             group: Vec::new(),
+            requantize,
+            since: 0,
         }
     }
 
@@ -262,7 +279,11 @@ impl Scheme for Sfs {
 
     #[inline(never)]
     fn collected(&mut self, victim: &Victim) {
-        self.quantize();
+        self.since += 1;
+        if self.since as f64 >= self.requantize * self.sealed.len() as f64 {
+            self.quantize();
+            self.since = 0;
+        }
         let sg = &mut self.segments[victim.seg as usize];
         sg.epoch = sg.epoch.wrapping_add(1);
         let at = sg.sealed_at as usize;
@@ -278,37 +299,52 @@ impl Scheme for Sfs {
 }
 
 impl Declare for Sfs {
-    type Params = ();
+    type Params = f64;
     const INFO: Info = Info {
         family: Family::Placement,
         name: "sfs",
         aliases: &[],
         summary: "Pages by hotness (writes over age, trace time) to the nearest of six group centers, re-quantized by three rounds of k-means over the sealed segments' hotness after every collected segment.",
         source: "Min et al., FAST '12, §4.2–4.3; SepBIT artifact's SFS.java",
-        params: &[],
+        params: &[Param {
+            key: "requantize",
+            values: "S",
+            unit: "",
+            range: REQUANTIZE,
+            default: Some("0"),
+            help: "Re-quantize after this share of the sealed segments is collected: 0, after every collected segment (the artifact's; O(segments) each); S > 0 bounds the cost per collection, 3/S segments visited, at a change in WA.",
+        }],
         needs: &[Need::PageState, Need::Times],
     };
-    fn parse(_args: &Args<'_>) -> Result<()> {
-        Ok(())
+    fn parse(args: &Args<'_>) -> Result<f64> {
+        let share: f64 = args.num("requantize", Some(0.0), REQUANTIZE)?;
+        if !(0.0..1.0).contains(&share) {
+            return Err(Error::param(&args.key("requantize"), share, REQUANTIZE));
+        }
+        Ok(share)
     }
-    fn show(_p: &(), f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("sfs")
+    fn show(share: &f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *share == 0.0 {
+            f.write_str("sfs")
+        } else {
+            write!(f, "sfs:requantize={share}")
+        }
     }
-    fn streams(_p: &(), _classes: u32) -> u32 {
+    fn streams(_p: &f64, _classes: u32) -> u32 {
         GROUPS as u32
     }
     // Every group takes relocated pages.
-    fn reserve(_p: &(), _classes: u32) -> (u64, u64) {
+    fn reserve(_p: &f64, _classes: u32) -> (u64, u64) {
         (GROUPS as u64 - 1, 1)
     }
     // A page's sealed segment and its epoch, write count and last write time.
-    fn page_bytes(_p: &()) -> u64 {
+    fn page_bytes(_p: &f64) -> u64 {
         24
     }
-    fn build(_p: &(), b: &Build<'_>) -> Result<Built<Self>> {
+    fn build(share: &f64, b: &Build<'_>) -> Result<Built<Self>> {
         let pages = b.classes.iter().map(|c| c.pages).sum();
         Ok(Built::whole(
-            Sfs::new(pages, b.segments),
+            Sfs::new(pages, b.segments, *share),
             vec![true; GROUPS],
             GROUPS as u32,
             b,
@@ -339,7 +375,7 @@ mod tests {
     #[test]
     fn first_writes_go_to_group_0_and_sums_follow_the_pages() {
         use crate::geometry::Geometry;
-        let mut s = Sfs::new(8, 4);
+        let mut s = Sfs::new(8, 4, 0.0);
         let mut rng = SimRng::seed_from_u64(1);
         at(&mut s, 10);
         assert_eq!(s.user_stream(&Write::new(1, 0), 0, &mut rng), 0);
@@ -383,7 +419,7 @@ mod tests {
     /// segments each center is one segment's hotness in turn.
     #[test]
     fn quantization_is_three_rounds_of_k_means() {
-        let mut s = Sfs::new(0, 0);
+        let mut s = Sfs::new(0, 0, 0.0);
         s.now = 100;
         // Hotness Σf / (n·t − Σt_last) = w / (100 − l) with one valid page.
         let seg = |w: f64, l: f64| Slot {
@@ -416,6 +452,52 @@ mod tests {
         // group 1): a fixed point.
         s.quantize();
         assert_eq!(bits(&s.centers), bits(&[6.0, 1.0, 0.0, 0.0, 0.0, 0.0]));
+    }
+
+    /// `requantize=S`: the centers are re-computed once S·(sealed segments) collections have
+    /// passed since the last time (S = 0.25 over 8 sealed segments: at the 2nd collection, when
+    /// 7 are left, 2 ≥ 1.75, then at the 4th, 2 ≥ 1.25), and stay between; S = 0 re-computes
+    /// at every one.
+    #[test]
+    fn requantize_spaces_the_quantizations_by_a_share_of_the_sealed_segments() {
+        let run = |share: f64| {
+            let mut s = Sfs::new(0, 0, share);
+            s.now = 100;
+            for w in [8.0, 8.0, 4.0, 4.0, 2.0, 1.0, 0.5, 0.5] {
+                s.segments.push(Slot {
+                    writes: w,
+                    last: 99.0,
+                    valid: 1,
+                    sealed_at: s.sealed.len() as u32,
+                    ..Slot::default()
+                });
+                s.sealed.push((s.segments.len() - 1) as u32);
+            }
+            let mut centers = vec![bits(&s.centers)];
+            let mut since = Vec::new();
+            for seg in 0..4 {
+                s.collected(&Victim {
+                    seg,
+                    stamp: 0,
+                    dseq: 0,
+                    region: 0,
+                    up2: 0.0,
+                });
+                centers.push(bits(&s.centers));
+                since.push(s.since);
+            }
+            (centers, since)
+        };
+        let (c, since) = run(0.25);
+        assert_eq!(since, [1, 0, 1, 0]);
+        let zero = bits(&[0.0; GROUPS]);
+        assert_eq!(c[1], zero, "no quantization at the 1st collection");
+        assert_ne!(c[2], zero, "a quantization at the 2nd");
+        assert_eq!(c[3], c[2], "none at the 3rd");
+        // Every collection: the 1st already quantizes.
+        let (every, since) = run(0.0);
+        assert_eq!(since, [0, 0, 0, 0]);
+        assert_ne!(every[1], zero);
     }
 
     /// NaN (an emptied segment's hotness) sorts above everything, as Java orders doubles.
