@@ -100,6 +100,11 @@ impl Scheme for Fadac {
         self.class(c)
     }
 
+    #[inline]
+    fn prefetch_page(&self, page: u32) {
+        crate::store::prefetch(&self.count[page as usize]);
+    }
+
     #[inline(never)]
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
         let c = &mut self.count[r.page as usize];

@@ -317,6 +317,10 @@ pub trait Scheme {
     /// A write request begins, before any of its pages is written (the artifact's
     /// `addRequest`). Asked only of a scheme that declares [`Need::Times`].
     fn request(&mut self, _request: &Request) {}
+    /// A user write of `page` is a few writes away: a hint to bring the per-page state
+    /// [`Self::user_stream`] will read into the cache. Asked only of a scheme that declares
+    /// [`Need::PageState`]; no effect on results.
+    fn prefetch_page(&self, _page: u32) {}
     /// The destage clock's conventions the scheme chooses.
     fn age_clock(&self) -> AgeClock {
         AgeClock::default()
@@ -350,6 +354,9 @@ pub struct Placement {
     pub one_user: Option<u8>,
     /// [`Scheme::age_clock`], read once here.
     pub clock: AgeClock,
+    /// Whether the scheme keeps per-page state ([`Need::PageState`]), read once here: the
+    /// prefetching of a coming user write asks.
+    pub page_state: bool,
 }
 
 /// What a placement is built on.
@@ -555,6 +562,7 @@ macro_rules! registry {
                 };
                 let placement = Placement {
                     ages: scheme.info().needs(Need::Ages),
+                    page_state: scheme.info().needs(Need::PageState),
                     one_user: scheme.one_user_stream().and_then(|s| u8::try_from(s).ok()),
                     clock: scheme.age_clock(),
                     scheme,
@@ -634,6 +642,12 @@ macro_rules! registry {
             fn request(&mut self, request: &Request) {
                 match self {
                     $(Schemes::$v(s) => s.request(request),)*
+                }
+            }
+            #[inline]
+            fn prefetch_page(&self, page: u32) {
+                match self {
+                    $(Schemes::$v(s) => s.prefetch_page(page),)*
                 }
             }
             fn age_clock(&self) -> AgeClock {

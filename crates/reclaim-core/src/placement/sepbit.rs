@@ -170,6 +170,11 @@ impl Scheme for SepBit {
         usize::from(!short && self.separate != Separate::Gc)
     }
 
+    #[inline]
+    fn prefetch_page(&self, page: u32) {
+        crate::store::prefetch(&self.last[page as usize]);
+    }
+
     #[inline(never)]
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
         match self.separate {

@@ -296,6 +296,11 @@ impl Scheme for Sfs {
     fn request(&mut self, r: &Request) {
         self.now = r.time;
     }
+
+    #[inline]
+    fn prefetch_page(&self, page: u32) {
+        crate::store::prefetch(&self.pages[page as usize]);
+    }
 }
 
 impl Declare for Sfs {

@@ -145,6 +145,11 @@ impl Scheme for Warcip {
         usize::from(c.stream)
     }
 
+    #[inline]
+    fn prefetch_page(&self, page: u32) {
+        crate::store::prefetch(&self.page[page as usize]);
+    }
+
     #[inline(never)]
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
         let [last, penalty] = &mut self.page[r.page as usize];

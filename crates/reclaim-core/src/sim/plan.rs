@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::limits;
 use crate::metrics::{MethodReport, Metrics, SimResult};
+use crate::placement::Scheme as _;
 use crate::rng::SimRng;
 use crate::store::prefetch;
 use crate::workload::{Rate, Write};
@@ -483,19 +484,26 @@ impl Simulator {
     pub(super) fn workload_writes(&mut self, n: u64) -> Result<()> {
         if self.engine.cache.is_some() {
             self.workload_writes_cached(n)
-        } else if self.source.clock.is_some() {
-            self.drawn_writes::<true>(n)
         } else {
-            self.drawn_writes::<false>(n)
+            match (
+                self.source.clock.is_some(),
+                self.engine.dev.placement.page_state,
+            ) {
+                (true, true) => self.drawn_writes::<true, true>(n),
+                (true, false) => self.drawn_writes::<true, false>(n),
+                (false, true) => self.drawn_writes::<false, true>(n),
+                (false, false) => self.drawn_writes::<false, false>(n),
+            }
         }
     }
 
     /// [`Self::workload_writes`] without a cache; `TIMED`: the trace's clock ticks with each
-    /// write (a constant, so that a run without times pays nothing for them).
-    fn drawn_writes<const TIMED: bool>(&mut self, n: u64) -> Result<()> {
+    /// write, `PAGE`: the placement keeps per-page state (constants, so that a run without them
+    /// pays nothing for them).
+    fn drawn_writes<const TIMED: bool, const PAGE: bool>(&mut self, n: u64) -> Result<()> {
         self.source.prime(&self.engine.dev.store.page_map);
         for _ in 0..n {
-            let w = self.next_drawn::<TIMED>();
+            let w = self.next_drawn::<TIMED>(PAGE);
             self.engine.user_write(w)?;
         }
         Ok(())
@@ -503,10 +511,13 @@ impl Simulator {
 
     /// The next write drawn ahead (the source primed), the trace's clock ticked with it where
     /// `TIMED`, and the later stages of prefetching for the writes behind it: the loops of
-    /// [`Self::drawn_writes`] and `log_writes`. Always inlined: it is their body.
+    /// [`Self::drawn_writes`] and `log_writes`; `page_state`: the placement's per-page state
+    /// too ([`Placement::page_state`]). Always inlined: it is their body.
+    ///
+    /// [`Placement::page_state`]: crate::placement::Placement::page_state
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub(super) fn next_drawn<const TIMED: bool>(&mut self) -> Write {
+    pub(super) fn next_drawn<const TIMED: bool>(&mut self, page_state: bool) -> Write {
         let (w, half, quarter) = self.source.draw(&self.engine.dev.store.page_map);
         if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
             let starts = c.starts();
@@ -519,6 +530,9 @@ impl Simulator {
         // entries found through what the second brought.
         self.engine.dev.prefetch_old_copy(half, false);
         self.engine.dev.prefetch_index_entry(quarter);
+        if page_state {
+            self.engine.dev.placement.scheme.prefetch_page(half);
+        }
         w
     }
 
