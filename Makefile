@@ -54,13 +54,13 @@ test-browser: build
 test-newest:
 	scripts/test-newest.sh
 
-# rustfmt, clippy (warnings are errors), ruff over the Python package, tests, examples and benchmarks, and
-# mypy over the package (`make test` adds stubtest: the engine's stubs against the built module).
+# rustfmt, clippy (warnings are errors), ruff over the Python package, tests, examples, benchmarks and scripts, and
+# mypy over the same (`make test` adds stubtest: the engine's stubs against the built module).
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	$(BIN)/ruff check python tests examples benchmarks scripts
-	$(BIN)/mypy python
+	$(BIN)/mypy python tests examples benchmarks scripts
 
 # Full-length reproductions of the seeds' tables (long).
 reproduce: build

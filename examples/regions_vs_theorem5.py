@@ -17,10 +17,12 @@ below it (docs/validation.md, "Data grouping").
 Run: .venv/bin/python examples/regions_vs_theorem5.py
 """
 
+from typing import Any
+
 import reclaim
 from reclaim.models import li
 
-SETUP = {
+SETUP: dict[str, Any] = {
     "pages_per_segment": 64,
     "spare": 0.1,
     "workload": "locality:fa=0.1,r=0.8/0.2,f=0.2/0.8",

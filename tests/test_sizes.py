@@ -7,6 +7,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 import reclaim
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 
 runner = CliRunner()
 
-BASE = {"segments": 256, "fill": 0.8, "warmup": "fill+2x", "writes": "5x", "seed": 3}
+BASE: dict[str, Any] = {"segments": 256, "fill": 0.8, "warmup": "fill+2x", "writes": "5x", "seed": 3}
 
 
 @pytest.mark.parametrize("params", [

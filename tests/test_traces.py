@@ -265,7 +265,7 @@ def _devs(lines: list[str]) -> tuple[list[int], list[int]]:
     return [int(f[1]) for f in fields], [int(f[2]) // 8 for f in fields]
 
 
-def test_lifetimes_are_write_reuse_distances():
+def test_lifetimes_are_write_reuse_distances() -> None:
     # Brute force: each write's distance back to the same page's previous write.
     rng = np.random.default_rng(5)
     pages = rng.integers(0, 300, size=5000).astype(np.uint32)
