@@ -100,6 +100,10 @@ impl Scheme for Fadac {
         self.class(c)
     }
 
+    fn prefetches_pages(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn prefetch_page(&self, page: u32) {
         crate::store::prefetch(&self.count[page as usize]);

@@ -318,9 +318,15 @@ pub trait Scheme {
     /// `addRequest`). Asked only of a scheme that declares [`Need::Times`].
     fn request(&mut self, _request: &Request) {}
     /// A user write of `page` is a few writes away: a hint to bring the per-page state
-    /// [`Self::user_stream`] will read into the cache. Asked only of a scheme that declares
-    /// [`Need::PageState`]; no effect on results.
+    /// [`Self::user_stream`] will read into the cache. Asked only of a scheme whose
+    /// [`Self::prefetches_pages`] is true; no effect on results.
     fn prefetch_page(&self, _page: u32) {}
+    /// Whether [`Self::prefetch_page`] does anything, read once when the placement is built:
+    /// the write loop asks nothing of the others (a call per user write, however empty, is
+    /// measurable on the fastest rows).
+    fn prefetches_pages(&self) -> bool {
+        false
+    }
     /// The destage clock's conventions the scheme chooses.
     fn age_clock(&self) -> AgeClock {
         AgeClock::default()
@@ -354,9 +360,9 @@ pub struct Placement {
     pub one_user: Option<u8>,
     /// [`Scheme::age_clock`], read once here.
     pub clock: AgeClock,
-    /// Whether the scheme keeps per-page state ([`Need::PageState`]), read once here: the
-    /// prefetching of a coming user write asks.
-    pub page_state: bool,
+    /// [`Scheme::prefetches_pages`], read once here: the prefetching of a coming user write
+    /// asks.
+    pub prefetch_pages: bool,
 }
 
 /// What a placement is built on.
@@ -562,7 +568,7 @@ macro_rules! registry {
                 };
                 let placement = Placement {
                     ages: scheme.info().needs(Need::Ages),
-                    page_state: scheme.info().needs(Need::PageState),
+                    prefetch_pages: scheme.prefetches_pages(),
                     one_user: scheme.one_user_stream().and_then(|s| u8::try_from(s).ok()),
                     clock: scheme.age_clock(),
                     scheme,
@@ -648,6 +654,11 @@ macro_rules! registry {
             fn prefetch_page(&self, page: u32) {
                 match self {
                     $(Schemes::$v(s) => s.prefetch_page(page),)*
+                }
+            }
+            fn prefetches_pages(&self) -> bool {
+                match self {
+                    $(Schemes::$v(s) => s.prefetches_pages(),)*
                 }
             }
             fn age_clock(&self) -> AgeClock {

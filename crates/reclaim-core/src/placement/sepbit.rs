@@ -170,6 +170,10 @@ impl Scheme for SepBit {
         usize::from(!short && self.separate != Separate::Gc)
     }
 
+    fn prefetches_pages(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn prefetch_page(&self, page: u32) {
         crate::store::prefetch(&self.last[page as usize]);

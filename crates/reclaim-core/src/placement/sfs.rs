@@ -297,6 +297,10 @@ impl Scheme for Sfs {
         self.now = r.time;
     }
 
+    fn prefetches_pages(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn prefetch_page(&self, page: u32) {
         crate::store::prefetch(&self.pages[page as usize]);

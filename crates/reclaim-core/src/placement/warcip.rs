@@ -145,6 +145,10 @@ impl Scheme for Warcip {
         usize::from(c.stream)
     }
 
+    fn prefetches_pages(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn prefetch_page(&self, page: u32) {
         crate::store::prefetch(&self.page[page as usize]);

@@ -97,9 +97,9 @@ impl Simulator {
     /// write request.
     pub(super) fn log_writes(&mut self, n: u64) -> Result<()> {
         self.source.prime(&self.engine.dev.store.page_map);
-        let page_state = self.engine.dev.placement.page_state;
+        let prefetch_pages = self.engine.dev.placement.prefetch_pages;
         for _ in 0..n {
-            let w = self.next_drawn::<true>(page_state);
+            let w = self.next_drawn::<true>(prefetch_pages);
             let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
             self.engine.user_write(w)?;
             let log = self.engine.cleaning.log.as_mut().expect("the log method");

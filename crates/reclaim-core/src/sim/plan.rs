@@ -487,7 +487,7 @@ impl Simulator {
         } else {
             match (
                 self.source.clock.is_some(),
-                self.engine.dev.placement.page_state,
+                self.engine.dev.placement.prefetch_pages,
             ) {
                 (true, true) => self.drawn_writes::<true, true>(n),
                 (true, false) => self.drawn_writes::<true, false>(n),
@@ -498,7 +498,7 @@ impl Simulator {
     }
 
     /// [`Self::workload_writes`] without a cache; `TIMED`: the trace's clock ticks with each
-    /// write, `PAGE`: the placement keeps per-page state (constants, so that a run without them
+    /// write, `PAGE`: the placement prefetches its per-page state (constants, so that a run without them
     /// pays nothing for them).
     fn drawn_writes<const TIMED: bool, const PAGE: bool>(&mut self, n: u64) -> Result<()> {
         self.source.prime(&self.engine.dev.store.page_map);
@@ -511,13 +511,13 @@ impl Simulator {
 
     /// The next write drawn ahead (the source primed), the trace's clock ticked with it where
     /// `TIMED`, and the later stages of prefetching for the writes behind it: the loops of
-    /// [`Self::drawn_writes`] and `log_writes`; `page_state`: the placement's per-page state
-    /// too ([`Placement::page_state`]). Always inlined: it is their body.
+    /// [`Self::drawn_writes`] and `log_writes`; `prefetch_pages`: the placement's per-page state
+    /// too ([`Placement::prefetch_pages`]). Always inlined: it is their body.
     ///
-    /// [`Placement::page_state`]: crate::placement::Placement::page_state
+    /// [`Placement::prefetch_pages`]: crate::placement::Placement::prefetch_pages
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub(super) fn next_drawn<const TIMED: bool>(&mut self, page_state: bool) -> Write {
+    pub(super) fn next_drawn<const TIMED: bool>(&mut self, prefetch_pages: bool) -> Write {
         let (w, half, quarter) = self.source.draw(&self.engine.dev.store.page_map);
         if let (true, Some(c)) = (TIMED, &mut self.source.clock) {
             let starts = c.starts();
@@ -530,7 +530,7 @@ impl Simulator {
         // entries found through what the second brought.
         self.engine.dev.prefetch_old_copy(half, false);
         self.engine.dev.prefetch_index_entry(quarter);
-        if page_state {
+        if prefetch_pages {
             self.engine.dev.placement.scheme.prefetch_page(half);
         }
         w
