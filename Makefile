@@ -62,14 +62,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check python tests examples benchmarks scripts
 	$(BIN)/mypy python tests examples benchmarks scripts
 
-# Full-length reproductions of the seeds' tables (long).
+# Full-length reproductions of every table (long): the seeds' and SepBIT's.
 reproduce: build
-	$(BIN)/reclaim reproduce vanhoudt-table1
-	$(BIN)/reclaim reproduce vanhoudt-table2
-	$(BIN)/reclaim reproduce lomet-table1
-	$(BIN)/reclaim reproduce lomet
-	$(BIN)/reclaim reproduce li-greedy
-	$(BIN)/reclaim reproduce stockmeyer --figures results/figures
+	$(BIN)/reclaim reproduce all --figures results/figures
 
 # Every analytical model against the simulator (full length), with a figure.
 validate: build
