@@ -291,9 +291,11 @@ def reproduce(
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
     figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer, sepbit: write their figures (PNG) into this folder.")] = None,
-    trace: Annotated[Path | None, typer.Option(dir_okay=False, help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
+    trace: Annotated[Path | None, typer.Option(help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
                                                "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in; "
-                                               "sepbit: replay this converted trace, each volume its own log, instead of the synthetic set.")] = None,
+                                               "sepbit: replay this converted trace, or every `*.rtr` file of this folder in name "
+                                               "order, each volume its own log (volumes that only read are listed and skipped), "
+                                               "instead of the synthetic set.")] = None,
     db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
     workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
     choose: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
@@ -309,6 +311,9 @@ def reproduce(
         fail(f"`--figures` is for `dyal-draughn`, `lomet`, `stockmeyer` and `sepbit` only; `{name}` draws none")
     if trace is not None and name not in ("stockmeyer", "sepbit"):
         fail(f"`--trace` is for `stockmeyer` and `sepbit` only; `{name}` runs on its paper's workloads")
+    if trace is not None and name == "stockmeyer" and trace.is_dir():
+        fail(f"invalid value for `--trace`: {trace} (a folder; `stockmeyer` replays one converted trace, a folder of "
+             "volumes is for `sepbit`)")
     names = list(REPRODUCTIONS) if name == "all" else [name]
     options: dict[str, str] = {}
     for item in choose or []:
@@ -331,12 +336,14 @@ def reproduce(
         mine = {k: v for k, v in options.items() if k in repro.choices}
         with progress_bar(enabled=sys.stderr.isatty()) as p:
             try:
-                rows = repro.run(quick=quick, progress=p, db=db, workers=workers, trace=trace, options=mine)
+                rows, setting = repro.run_with_setting(quick=quick, progress=p, db=db, workers=workers, trace=trace,
+                                                       options=mine)
             except ValueError as e:
                 fail(str(e))
         results[n] = rows
         if not as_json:
-            out.print(repro.table(rows))
+            # The setting names what the runs share with `reclaim simulate` and where they differ.
+            out.print(repro.table(rows, setting))
     if figures is not None:
         from reclaim.reproduce import dyal_draughn, lomet_mdc, sepbit, stockmeyer
 

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Group
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from reclaim.api import SimConfig
 
@@ -53,12 +54,16 @@ class Context:
     trace: Path | None = None
     #: The reproduction's choices (``--set``), every one present (defaults filled in).
     options: dict[str, str] = field(default_factory=dict)
+    #: Every configuration simulated so far, in order (what :func:`setting` describes).
+    configs: list[SimConfig] = field(default_factory=list)
 
     def simulate(self, configs: Sequence[SimConfig], series: bool = False) -> list[Any]:
         """The metrics of each configuration (attributes named as in ``SimResult``), in order:
         run in parallel as tasks of the sweep ``reproduce:NAME[:quick]``, or read from the
         database when they are there. ``series``: each also carries its time series."""
         from reclaim.experiments.batch import results
+
+        self.configs.extend(configs)
 
         bar = self.progress.add_task(self.name, total=len(configs)) if self.progress is not None else None
 
@@ -68,6 +73,67 @@ class Context:
 
         sweep = f"reproduce:{self.name}" + (":quick" if self.quick else "")
         return results(configs, sweep=sweep, db=self.db, workers=self.workers, on_progress=advance, series=series)
+
+
+#: What a reproduction's setting names, in this order: the geometry, the cleaner, the placement,
+#: the method and lengths (``trace_classes``, ``sizes``, ``trim``, ``volume`` and ``window`` are
+#: named only where a run sets them).
+SETTING_KEYS = ("segments", "pages_per_segment", "spare", "fill", "logical_pages", "policy", "gc", "frontier", "placement",
+                "streams", "free_empty", "cache", "trace_classes", "sizes", "workload", "method", "trim", "volume", "warmup",
+                "writes", "window", "seed")
+
+
+def setting(configs: Sequence[SimConfig]) -> str:
+    """The parameters a reproduction's simulations ran with, as ``reclaim simulate``'s options,
+    so that a run of ``simulate`` can be set up alike: those every run shares with their value,
+    and ``simulate``'s default beside each that differs from it; then those that vary by row. A
+    parameter no run sets is at ``simulate``'s default. Empty when nothing was simulated.
+
+    >>> print(setting([SimConfig(pages_per_segment=128, policy="greedy", gc="one-free", spare=s) for s in (0.1, 0.2)]))
+    as `reclaim simulate` options: --pages-per-segment 128 (simulate: 64), --policy greedy:tie=random, --gc one-free (simulate: frontier); by row: --spare; the others at simulate's defaults
+    """
+    from reclaim.api import PARAMETERS
+
+    if not configs:
+        return ""
+    # Each value as the engine spells it out (`greedy` is `greedy:tie=random`), where a run sets it.
+    spelled = [(c, _spelled(c)) for c in configs]
+    shared, varying = [], []
+    for key in SETTING_KEYS:
+        values = {_value(getattr(v, key)) if getattr(c, key) is not None else None for c, v in spelled}
+        if values == {None}:
+            continue
+        option = "--" + key.replace("_", "-")
+        if len(values) > 1:
+            varying.append(option)
+            continue
+        (value,) = values
+        # The default as the parameter table gives it, e.g. `20x; with a trace, 1p`: the part before
+        # the `;` is the default without a trace.
+        default = str(PARAMETERS[key]["default"])
+        same = value in (default, default.split(";")[0].strip())
+        shared.append(f"{option} {value}" + ("" if same else f" (simulate: {default})"))
+    text = "as `reclaim simulate` options: " + (", ".join(shared) or "its defaults")
+    if varying:
+        text += f"; by row: {', '.join(varying)}"
+    return text + "; the others at simulate's defaults"
+
+
+def _spelled(config: SimConfig) -> SimConfig:
+    try:
+        return config.validated()
+    except ValueError:
+        return config  # a run that failed said why; its values are shown as given
+
+
+def _value(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(x) for x in v)
+    return str(v)
 
 
 @dataclass(frozen=True)
@@ -94,8 +160,21 @@ class Reproduction:
         Raises:
             ValueError: an option it does not have, or a value outside its choice.
         """
-        return self.compute(Context(self.name, quick, progress, Path(db) if db is not None else None, workers,
-                                    Path(trace) if trace is not None else None, self.options(options or {})))
+        return self.run_with_setting(quick, progress, db, workers, trace, options)[0]
+
+    def run_with_setting(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None,
+                         workers: int | None = None, trace: str | Path | None = None,
+                         options: Mapping[str, str] | None = None) -> tuple[list[Row], str]:
+        """:meth:`run`'s rows and the :func:`setting` of their simulations (empty for a
+        reproduction that simulates nothing).
+
+        Raises:
+            ValueError: an option it does not have, or a value outside its choice.
+        """
+        ctx = Context(self.name, quick, progress, Path(db) if db is not None else None, workers,
+                      Path(trace) if trace is not None else None, self.options(options or {}))
+        rows = self.compute(ctx)
+        return rows, setting(ctx.configs)
 
     def options(self, given: Mapping[str, str]) -> dict[str, str]:
         """``given`` checked against the choices, with the defaults of the others.
@@ -114,8 +193,11 @@ class Reproduction:
                 raise ValueError(f"invalid value for `{key}`: `{value}` (expected one of {', '.join(self.choices[key].values)})")
         return {k: given.get(k, c.default) for k, c in self.choices.items()}
 
-    def table(self, rows: list[Row]) -> Table | Group:
-        """The rows as a printable table (or group of tables)."""
+    def table(self, rows: list[Row], setting: str = "") -> Table | Group:
+        """The rows as a printable table (or group of tables); ``setting`` (:func:`setting`), if
+        any, as a line under them."""
+        if setting:
+            return Group(self.table(rows), Text(setting, style="dim"))
         if self.render is not None:
             return Group(*self.render(rows))
         t = Table(title=f"{self.title}\n[dim]{self.source}[/]")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from reclaim.api import SimConfig
 from reclaim.reproduce.common import Context, Reproduction, Row
@@ -40,8 +41,14 @@ SHAPES: tuple[tuple[str, float | str, float], ...] = (
 #: Working set [pages] and measured writes of each synthetic volume (the artifact's trace: 65,536
 #: and 1,000,000); ``quick``: a quarter of each.
 SIZES = {False: (65_536, 1_000_000), True: (16_384, 250_000)}
-#: Pages per segment: 512 KiB of 4 KiB pages, the paper's default segment size.
+#: Pages per segment: 512 KiB of 4 KiB pages, the paper's default segment size (``reclaim
+#: simulate`` defaults to 64).
 PPS = 128
+#: How each log is replayed: the artifact's (the ``log`` method; ``reclaim simulate`` defaults to
+#: ``precondition`` for a trace).
+METHOD = "log"
+#: ``reclaim simulate``'s pages per segment, said beside :data:`PPS`.
+SIMULATE_PPS = 64
 
 
 def registered() -> list[tuple[str, str]]:
@@ -94,31 +101,133 @@ def trace_set(quick: bool) -> list[tuple[str, Path]]:
     return out
 
 
-def volumes_of(trace: Path) -> list[tuple[str, str | None]]:
-    """A converted trace's volumes as (name, ``volume`` parameter): one log each."""
+def _header(path: Path) -> dict[str, Any]:
+    """A converted trace's header, every array checked against it.
+
+    Raises:
+        ValueError: ``path`` cannot be read, or is not a whole converted trace (named).
+    """
     from reclaim import traces
 
-    names = [str(v["name"]) for v in traces.load(trace).meta.get("volumes", [])]
-    return [(n, n) for n in names] if len(names) > 1 else [(trace.name, None)]
+    try:
+        return traces.load(path).meta
+    except OSError as e:
+        raise ValueError(f"invalid value for `trace`: {path} (cannot be read: {e.strerror or e})") from None
+    except ValueError as e:
+        # The reader's message names the file, the byte and what it expected.
+        raise ValueError(f"invalid value for `trace`: {e}") from None
+
+
+def volume_paths(trace: Path) -> list[Path]:
+    """The volume files of ``trace``: the file itself, or, for a folder, its files named
+    ``*.rtr`` (what ``reclaim trace convert`` writes, ``--volumes`` one per volume), in name
+    order; its other files (``volumes.json``, notes) are not read.
+
+    Raises:
+        ValueError: no such file or folder, or a folder without a ``*.rtr`` file.
+    """
+    if trace.is_dir():
+        files = sorted((p for p in trace.iterdir() if p.name.endswith(".rtr") and not p.is_dir()), key=lambda p: p.name)
+        if not files:
+            raise ValueError(f"invalid value for `trace`: {trace} (a folder without a converted trace: expected one "
+                             "`*.rtr` file per volume, e.g. from `reclaim trace convert TRACE --format FMT -o "
+                             f"{trace} --volumes`)")
+        return files
+    if not trace.exists():
+        raise ValueError(f"invalid value for `trace`: {trace} (no such file or folder)")
+    return [trace]
+
+
+def logs_of(trace: Path) -> tuple[list[tuple[str, Path, str | None]], list[str]]:
+    """The logs the reproduction replays from ``trace`` (a converted trace or a folder of them,
+    see :func:`volume_paths`) as (name, converted trace, ``volume`` parameter), and the volumes
+    that only read, which have nothing to replay (``reclaim simulate`` skips them likewise).
+
+    A file's volumes are its logs; a file of one volume is one log, named after the file (in a
+    folder, its name less ``.rtr``). The idle volumes that ``trace convert --volumes`` listed in
+    the folder's ``volumes.json`` and wrote no file for are among the skipped.
+
+    Raises:
+        ValueError: a file that cannot be read or is not a whole converted trace, named.
+    """
+    from reclaim.traces import VOLUME_INDEX
+
+    logs: list[tuple[str, Path, str | None]] = []
+    idle: list[str] = []
+    folder = trace.is_dir()
+    for path in volume_paths(trace):
+        meta = _header(path)
+        base = path.name[: -len(".rtr")] if folder else path.name
+        listed = meta.get("volumes") or []
+        if len(listed) > 1:
+            for v in listed:
+                name = f"{base}/{v['name']}" if folder else str(v["name"])
+                if v["writes"] > 0:
+                    logs.append((name, path, str(v["name"])))
+                else:
+                    idle.append(name)
+        elif meta.get("pages_written", 0) > 0:
+            logs.append((base, path, None))
+        else:
+            idle.append(base)
+    index = trace / VOLUME_INDEX
+    if folder and index.is_file():
+        import json
+
+        try:
+            idle += [str(n) for n in json.loads(index.read_text()).get("idle", [])]
+        except (OSError, ValueError, AttributeError) as e:
+            raise ValueError(f"invalid value for `trace`: {index} (cannot be read as the index `reclaim trace convert "
+                             f"--volumes` writes: {e})") from None
+    if not logs:
+        raise ValueError(f"invalid value for `trace`: {trace} (no volume with writes: {', '.join(idle)} only read; "
+                         "expected a trace that writes)")
+    return logs, idle
+
+
+def segment_size(page_sizes: set[int]) -> str:
+    """The segments' size in words, from the page sizes [bytes] of the traces replayed (1: a
+    page-id list, whose pages have no size).
+
+    >>> segment_size({4096}), segment_size({1})
+    ('128 pages of 4 KiB = 512 KiB', '128 pages (512 KiB at 4 KiB pages)')
+    """
+    sized = sorted(p for p in page_sizes if p > 1)
+    if not sized:
+        return f"{PPS} pages ({PPS * 4} KiB at 4 KiB pages)"
+    return "; ".join(f"{PPS} pages of {_bytes(p)} = {_bytes(PPS * p)}" for p in sized)
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n:,} bytes"
 
 
 def compute(ctx: Context) -> list[Row]:
     if ctx.trace is not None:
-        logs = [(name, ctx.trace, volume) for name, volume in volumes_of(ctx.trace)]
+        logs, idle = logs_of(ctx.trace)
     else:
-        logs = [(name, path, None) for name, path in trace_set(ctx.quick)]
+        logs, idle = [(name, path, None) for name, path in trace_set(ctx.quick)], []
+    sizes = {int(_header(path).get("page_size") or 1) for path in dict.fromkeys(p for _, p, _ in logs)}
     schemes = registered()
     configs, keys = [], []
     for placement, name in schemes:
         for policy, selection in SELECTIONS:
             for log, path, volume in logs:
-                configs.append(SimConfig(workload=f"trace:{path}", method="log", policy=policy, placement=placement,
+                configs.append(SimConfig(workload=f"trace:{path}", method=METHOD, policy=policy, placement=placement,
                                          pages_per_segment=PPS, volume=volume))
                 keys.append((name, selection, log))
+    # The method as the engine spells it out, every parameter with its value.
+    method = str(configs[0].validated().method) if configs else METHOD
     results = ctx.simulate(configs)
     by: dict[tuple[str, str], list[tuple[str, float, int, int]]] = {}
     for (name, selection, log), r in zip(keys, results):
         by.setdefault((name, selection), []).append((log, float(r.wa), int(r.user_writes), int(r.gc_writes)))
+    # What the runs share, in every row (for the JSON), beside what `reclaim simulate` would take.
+    setting: Row = {"method": method, "pages_per_segment": PPS, "segment": segment_size(sizes), "logs": len(logs),
+                    "only_reads": idle}
     rows: list[Row] = []
     for placement, name in schemes:
         row: Row = {"scheme": name, "placement": placement}
@@ -127,22 +236,27 @@ def compute(ctx: Context) -> list[Row]:
             user, gc = sum(v[2] for v in vols), sum(v[3] for v in vols)
             row[selection] = (user + gc) / user if user else float("nan")
             row[f"{selection} volumes"] = {v[0]: v[1] for v in vols}
-        rows.append(row)
+        rows.append(row | setting)
     have = {p for p, _ in schemes}
-    rows += [{"scheme": name, "placement": p, "missing": True} for p, name in PLACEMENTS if p not in have]
+    rows += [{"scheme": name, "placement": p, "missing": True} | setting for p, name in PLACEMENTS if p not in have]
     return rows
 
 
 def render(rows: list[Row]) -> list[Table]:
-    t = Table(title="SepBIT (FAST '22), Exp#1 layout: overall WA per scheme, under greedy and cost-benefit\n"
-                    "[dim]the log method (each volume a log, GP threshold 0.15, 512 KiB segments); overall WA = "
-                    "Σ all writes / Σ user writes; FK: the future-knowledge oracle[/]")
+    first = rows[0] if rows else {}
+    setting = (f"method {first.get('method', METHOD)}, each volume a log; segments of {first.get('segment', PPS)}, "
+               f"SepBIT's setting (`reclaim simulate` defaults to {SIMULATE_PPS}-page segments and, on a trace, to "
+               "the precondition method); overall WA = Σ all writes / Σ user writes; FK: the future-knowledge oracle")
+    idle = first.get("only_reads") or []
+    t = Table(title=Text.assemble("SepBIT (FAST '22), Exp#1 layout: overall WA per scheme, under greedy and cost-benefit\n",
+                                  (setting, "dim")),
+              caption=Text(f"volumes that only read, not replayed: {', '.join(idle)}") if idle else None)
     t.add_column("scheme")
     for _, selection in SELECTIONS:
         t.add_column(f"WA, {selection}", justify="right")
     vols = next((list(r[f"{SELECTIONS[0][1]} volumes"]) for r in rows if not r.get("missing")), [])
     for v in vols:
-        t.add_column(f"{v} (greedy)", justify="right")
+        t.add_column(Text(f"{v} (greedy)"), justify="right")  # a volume name is not markup
     for r in rows:
         if r.get("missing"):
             t.add_row(r["scheme"], "not yet", "not yet", *["" for _ in vols])
