@@ -25,11 +25,15 @@ _DB = typer.Option("--db", dir_okay=False, help="The results database (DuckDB; c
 
 def _load_experiments(files: list[Path]) -> list[Any]:
     from reclaim.experiments import load
+    from reclaim.experiments.spec import MAX_TASKS
 
     exps = [load(f) for f in files]
     names = [e.name for e in exps]
     if len(set(names)) != len(names):
         fail(f"two experiment files share the name `{sorted(n for n in names if names.count(n) > 1)[0]}` (set `name` in each)")
+    total = sum(e.size for e in exps)
+    if total > MAX_TASKS:
+        fail(f"{total:,} tasks in {len(exps)} experiment files (expected at most {MAX_TASKS:,} in one command; run them apart)")
     return exps
 
 
@@ -44,7 +48,13 @@ def sweep_plan(
     """Task count, what the database already holds, and an estimated time."""
     from reclaim.experiments import plan
 
-    pl = plan(_load_experiments(files), db, workers=workers, calibrate=calibrate)
+    exps = _load_experiments(files)
+    at_most = sum(e.size for e in exps)
+    # The product of the axes is known at once; the exact count (duplicates collapse) and what
+    # the database holds need each task made: a bar when that takes more than a moment.
+    with progress_bar(enabled=sys.stderr.isatty() and at_most >= 20_000) as p:
+        bar = p.add_task(f"planning {at_most:,} tasks", total=at_most)
+        pl = plan(exps, db, workers=workers, calibrate=calibrate, on_expand=lambda n, total: p.update(bar, completed=n, total=total))
     data = {"tasks": pl.tasks, "done": pl.done, "pending": pl.tasks - pl.done, "experiments": dict(pl.experiments),
             "estimated_seconds": pl.seconds_estimate, "calibration": pl.calibration, "db": str(db)}
     if as_json:
@@ -74,10 +84,14 @@ def sweep_run(
     dask_local: Annotated[int | None, typer.Option(min=1, max=1024, help="Run on a Dask LocalCluster of this many workers.")] = None,
     chunk: Annotated[int | None, typer.Option(min=1, max=1_000_000, help="Tasks per unit of work (default: 1 locally, about 0.2 s of work on Dask).")] = None,
     log_interval: Annotated[float, typer.Option(min=0, max=86400, help="Without a terminal: a log line on what is written at most this often [s]; 0: every write.")] = 30.0,
+    into_foreign: Annotated[bool, typer.Option("--into-foreign", help="Add reclaim's tables to a DuckDB file that holds another program's tables (refused without it).")] = False,
 ) -> None:
     """Run every task not yet in the database; a rerun does only what is missing."""
     from reclaim.experiments import run
+    from reclaim.experiments.sweep import check_scheduler
 
+    if scheduler is not None:
+        check_scheduler(scheduler)
     if scheduler is not None and dask_local is not None:
         fail("give `--scheduler` or `--dask-local`, not both")
     if workers is not None and (scheduler is not None or dask_local is not None):
@@ -101,11 +115,17 @@ def sweep_run(
                 console.print(f"sweep: {n:,} of {total:,} tasks written, {failed:,} failed", soft_wrap=True, markup=False, highlight=False)
 
         report = run(exps, db, workers=workers, scheduler=scheduler, dask_local=dask_local, chunk=chunk,
-                     on_progress=progress, on_failure=failure, on_write=written)
+                     on_progress=progress, on_failure=failure, on_write=written, into_foreign=into_foreign)
     console.print(f"{report.tasks:,} tasks: {report.already_done:,} already in {db}, {report.ran:,} ran, "
                   f"{len(report.failed):,} failed ({_duration(report.seconds)})", soft_wrap=True, markup=False, highlight=False)
     if report.failed:
         raise typer.Exit(1)
+
+
+#: Rows a table on the terminal shows at most (`--csv` and `--json` stream any number).
+TABLE_MOST = 10_000
+#: Seconds spent counting the rows past `--limit` before saying "more than".
+COUNT_SECONDS = 2.0
 
 
 @results_app.command("query")
@@ -114,26 +134,89 @@ def results_query(
     sql: Annotated[str, typer.Argument(help="SQL (DuckDB); tables: tasks, series, sweep_tasks, failures, schema_version.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON objects.")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the rows as CSV.")] = False,
+    limit: Annotated[int, typer.Option(min=0, help=f"Rows printed (the rest counted on stderr); 0: every row (with --csv or --json; a table shows at most {TABLE_MOST:,}).")] = 50,
+    allow_files: Annotated[bool, typer.Option("--allow-files", help="Let the query read and write files (read_csv, COPY … TO), attach databases and load extensions.")] = False,
 ) -> None:
-    """Run a query on a results database (read-only)."""
-    from reclaim.experiments import query
+    """Run a query on a results database (read-only: the database and nothing else, unless --allow-files)."""
+    from reclaim.experiments import Query
 
     if as_json and as_csv:
         fail("give `--json` or `--csv`, not both")
-    cols, rows = query(db, sql)
-    if as_json:
-        print_json([dict(zip(cols, r)) for r in rows])
-    elif as_csv:
-        import csv
+    table = not (as_json or as_csv)
+    if table and (limit == 0 or limit > TABLE_MOST):
+        fail(f"invalid value for `limit`: {limit} (a table shows 1 to {TABLE_MOST:,} rows; --csv or --json print any number, 0 for all)")
+    with Query(db, sql, allow_files=allow_files) as q:
+        batches = q.batches()
+        shown, more, counted = _rows(batches, limit)
+        if table:
+            t = Table(*q.columns)
+            for r in shown:
+                t.add_row(*("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v) for v in r))
+            _write(lambda: out.print(t))
+        elif as_csv:
+            import csv
 
-        w = csv.writer(sys.stdout)
-        w.writerow(cols)
-        w.writerows(rows)
-    else:
-        t = Table(*cols)
-        for r in rows:
-            t.add_row(*("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v) for v in r))
-        out.print(t)
+            def csv_rows() -> None:
+                w = csv.writer(sys.stdout)
+                w.writerow(q.columns)
+                w.writerows(shown)
+                if limit == 0:
+                    for batch in batches:
+                        w.writerows(batch)
+                sys.stdout.flush()
+
+            _write(csv_rows)
+        else:
+            _write(lambda: _json_rows(q.columns, shown, batches if limit == 0 else iter(())))
+        if more:
+            rest, complete = q.count_rest(COUNT_SECONDS)
+            rest += counted
+            said = f"{rest:,} more rows" if complete else f"more than {rest:,} more rows (still counting after {COUNT_SECONDS:.0f} s)"
+            console.print(f"{said} not shown: `--limit N` shows more, `--limit 0` with --csv or --json all of them",
+                          soft_wrap=True, markup=False, highlight=False)
+
+
+def _rows(batches: Any, limit: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int]:
+    """The first ``limit`` rows (all of the first batch for 0), and what was read past them."""
+    shown: list[tuple[Any, ...]] = []
+    for batch in batches:
+        if limit == 0:
+            return batch, [], 0
+        shown.extend(batch)
+        if len(shown) > limit:
+            return shown[:limit], shown[limit:], len(shown) - limit
+    return shown, [], 0
+
+
+def _json_rows(columns: list[str], first: list[tuple[Any, ...]], rest: Any) -> None:
+    """A JSON array of objects, written a row at a time."""
+    import json
+
+    from reclaim.cli.common import _finite
+
+    w = sys.stdout.write
+    w("[")
+    sep = "\n  "
+    n = 0
+    for batch in _chain(first, rest):
+        for r in batch:
+            w(("," if n else "") + sep + json.dumps(_finite(dict(zip(columns, r))), allow_nan=False, default=str))
+            n += 1
+    w("\n]\n" if n else "]\n")
+    sys.stdout.flush()
+
+
+def _chain(first: list[tuple[Any, ...]], rest: Any) -> Any:
+    yield first
+    yield from rest
+
+
+def _write(emit: Any) -> None:
+    """Runs ``emit``, naming a failure to write the output (a full disk, a closed pipe)."""
+    try:
+        emit()
+    except OSError as e:
+        raise OSError(f"cannot write the output: standard output: {e.strerror or e}") from None
 
 
 @results_app.command("export")

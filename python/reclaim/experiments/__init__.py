@@ -7,18 +7,34 @@
 """
 
 from reclaim.experiments.spec import Experiment, ExperimentError, Task, engine_version, load, make_task, parse
-from reclaim.experiments.store import SCHEMA_VERSION, ResultStore, SchemaError, export, frame, migrate, query
+from reclaim.experiments.store import (
+    SCHEMA_VERSION,
+    EmptyDatabaseError,
+    ForeignDatabaseError,
+    Query,
+    ResultStore,
+    SchemaError,
+    WriteError,
+    export,
+    frame,
+    migrate,
+    query,
+)
 from reclaim.experiments.sweep import Plan, SweepReport, plan, run
 
 __all__ = [
+    "EmptyDatabaseError",
     "Experiment",
     "ExperimentError",
+    "ForeignDatabaseError",
     "Plan",
+    "Query",
     "ResultStore",
     "SCHEMA_VERSION",
     "SchemaError",
     "SweepReport",
     "Task",
+    "WriteError",
     "engine_version",
     "export",
     "frame",

@@ -20,6 +20,16 @@ for (``logical_pages``, often NULL), the result's ``simulated_*`` columns the ge
 simulated. A database written by an older layout is refused, with the command that migrates it
 (:func:`migrate`, ``reclaim results migrate DB``).
 
+A DuckDB file that holds another program's tables is named as such and left alone: a sweep adds
+reclaim's tables beside them only when asked (``into_foreign``, ``reclaim sweep run
+--into-foreign``), and never when one of them has a name of reclaim's. An empty DuckDB file is a
+new database for a sweep and holds no results for a reader.
+
+Queries (:func:`query`, :func:`frame`, :class:`Query`) read the database and nothing else: it is
+opened read-only with DuckDB's external access off (no file read or written by SQL, no extension
+installed or loaded, no other database attached) and its configuration locked, unless
+``allow_files`` says otherwise.
+
 DuckDB has one writer: only the coordinator of a sweep writes, in one transaction per batch of
 results, so a task's row and its series are in the database together or not at all, and a sweep
 killed at any moment loses at most the batch it was writing (which a rerun does again).
@@ -30,7 +40,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +150,65 @@ class SchemaError(RuntimeError):
     """The database was written with another layout than this reclaim's."""
 
 
+#: reclaim's tables, and the columns that make each one reclaim's.
+OWN_TABLES: dict[str, set[str]] = {
+    "tasks": {"key", "config"},
+    "series": {"key", "window_index"},
+    "sweep_tasks": {"sweep", "key", "point"},
+    "failures": {"key", "sweep", "error"},
+    "schema_version": {"version"},
+    "legacy_segment_valid_fractions": {"key", "fractions"},
+}
+
+
+class ForeignDatabaseError(RuntimeError):
+    """A DuckDB file that holds another program's tables."""
+
+
+class EmptyDatabaseError(RuntimeError):
+    """A DuckDB file without a table: no results yet."""
+
+
 def _tables(con: Any) -> set[str]:
     return {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+
+
+def _all_tables(con: Any) -> dict[str, set[str]]:
+    """Every table and view of the database file (``schema.name`` outside ``main``) with its
+    columns."""
+    out: dict[str, set[str]] = {}
+    rows = con.execute("SELECT table_schema, table_name, column_name FROM information_schema.columns "
+                       "WHERE table_catalog = current_database()").fetchall()
+    for schema, table, column in rows:
+        out.setdefault(table if schema == "main" else f"{schema}.{table}", set()).add(column)
+    return out
+
+
+def _shown(names: Iterable[str], most: int = 8) -> str:
+    names = sorted(names)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def ownership(con: Any) -> tuple[str, list[str]]:
+    """Whose database this is: ``("empty", [])`` without a table, ``("reclaim", others)`` when it
+    holds reclaim's tables (``others``: any other program's beside them), ``("foreign", tables)``
+    when it holds only another program's tables or a table of reclaim's name that is not
+    reclaim's."""
+    tables = _all_tables(con)
+    if not tables:
+        return "empty", []
+    for name, need in OWN_TABLES.items():
+        if name in tables and not need <= tables[name]:
+            return "foreign", sorted(tables)
+    others = sorted(set(tables) - set(OWN_TABLES))
+    if "tasks" in tables or not others:
+        return "reclaim", others
+    return "foreign", sorted(tables)
+
+
+def _foreign(path: Path, tables: Sequence[str]) -> str:
+    return f"not a reclaim results database: {path} has tables {_shown(tables)}"
 
 
 def schema_version(con: Any) -> int | None:
@@ -165,37 +233,112 @@ def _check_version(con: Any, path: Path) -> None:
                       f"{SCHEMA_VERSION}); open it with that version")
 
 
-def _connect(path: str | Path, read_only: bool = False, check: bool = True) -> Any:
+#: DuckDB's settings for a query that reads the database and nothing else: no file read or
+#: written by SQL (``COPY … TO``, ``read_csv``, ``ATTACH``), no extension installed or loaded, and
+#: none of it undone by a ``SET`` in the query.
+CONFINED: dict[str, Any] = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,
+}
+
+
+def _connect(path: str | Path, read_only: bool = False, check: bool = True, confined: bool = False) -> Any:
+    """Opens a results database. A reader (``read_only``) is refused an empty file and another
+    program's database; ``check`` refuses a layout this reclaim does not read; ``confined``
+    applies :data:`CONFINED`."""
     import duckdb
 
     p = Path(path)
     if read_only and not p.is_file():
         raise FileNotFoundError(f"{p}: no results database there (a sweep creates one: `reclaim sweep run`)")
     try:
-        con = duckdb.connect(str(p), read_only=read_only)
+        con = duckdb.connect(str(p), read_only=read_only, config=dict(CONFINED) if confined else {})
     except duckdb.IOException as e:
         if "lock" in str(e).lower():
             raise RuntimeError(f"{p}: the results database is open for writing in another process "
                                "(a running sweep); wait for it or query a copy") from None
-        raise RuntimeError(f"{p}: cannot open the results database: {e}") from None
-    if check:
-        try:
+        raise RuntimeError(f"{p}: cannot open the results database: {_first_line(e)}") from None
+    except duckdb.Error as e:
+        raise RuntimeError(f"{p}: cannot open the results database: {_first_line(e)}") from None
+    try:
+        if read_only:
+            kind, tables = ownership(con)
+            if kind == "empty":
+                raise EmptyDatabaseError(f"no results in {p}: run `reclaim sweep run` first")
+            if kind == "foreign":
+                raise ForeignDatabaseError(_foreign(p, tables))
+        if check:
             _check_version(con, p)
-        except SchemaError:
-            con.close()
-            raise
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
-class ResultStore:
-    """A results database, opened for writing by one coordinator."""
+def _first_line(e: BaseException) -> str:
+    """DuckDB's message without the lines of context it adds."""
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
-    def __init__(self, path: str | Path) -> None:
+
+class WriteError(OSError):
+    """The results database could not be written (a full disk, a file system gone read-only):
+    what was committed before is kept."""
+
+
+def _write_error(path: Path, e: BaseException, what: str) -> WriteError:
+    text = _first_line(e)
+    if "No space left" in text:
+        cause = "no space left on its disk; free some and run again"
+    elif "Read-only file system" in text or "Permission denied" in text:
+        cause = f"{text.rsplit(': ', 1)[-1].lower()}; give a --db where reclaim may write"
+    else:
+        cause = f"{text}; run again once the cause is fixed"
+    return WriteError(f"{path}: cannot write the results database ({what}): {cause} "
+                      "(every task written before is kept; a rerun runs only what is missing)")
+
+
+class ResultStore:
+    """A results database, opened for writing by one coordinator.
+
+    Args:
+        path: The DuckDB file (created if missing; an empty file is a new database).
+        into_foreign: Add reclaim's tables to a file that holds another program's tables (none
+            of theirs may have a name of reclaim's).
+
+    Raises:
+        ForeignDatabaseError: the file holds another program's tables and ``into_foreign`` is
+            not given, or one of them has a name of reclaim's.
+        WriteError: the file cannot be written (a full disk).
+    """
+
+    def __init__(self, path: str | Path, into_foreign: bool = False) -> None:
+        import duckdb
+
         self.path = Path(path)
+        self.broken = False
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True)
         self.con = _connect(self.path)
-        self._schema()
+        try:
+            kind, tables = ownership(self.con)
+            if kind == "foreign":
+                clash = sorted(set(tables) & set(OWN_TABLES))
+                if clash:
+                    raise ForeignDatabaseError(f"{_foreign(self.path, tables)}; its table {clash[0]} is not reclaim's, so "
+                                               "reclaim's tables cannot go beside it: choose another --db")
+                if not into_foreign:
+                    raise ForeignDatabaseError(f"{_foreign(self.path, tables)}; choose another --db, or give "
+                                               "--into-foreign to add reclaim's tables beside them")
+            self._schema()
+        except duckdb.Error as e:
+            self.broken = True
+            self.close()
+            raise _write_error(self.path, e, "creating its tables") from None
+        except BaseException:
+            self.close()
+            raise
 
     def _schema(self) -> None:
         c = self.con
@@ -239,9 +382,20 @@ class ResultStore:
         """Writes finished tasks (rows from :func:`row`) and failures in one transaction."""
         if not rows and not failures:
             return
-        import pyarrow as pa
+        import duckdb
 
         c = self.con
+        try:
+            self._write(c, rows, failures)
+        except duckdb.Error as e:
+            # DuckDB ends the transaction itself when its commit fails: the cause is the commit's.
+            self.broken = True
+            raise _write_error(self.path, e, f"{len(rows)} task rows and {len(failures)} failures not written") from None
+
+    def _write(self, c: Any, rows: Sequence[Mapping[str, Any]], failures: Sequence[Mapping[str, Any]]) -> None:
+        import duckdb
+        import pyarrow as pa
+
         c.execute("BEGIN TRANSACTION")
         try:
             if rows:
@@ -265,11 +419,22 @@ class ResultStore:
                           [f["key"], f["sweep"], f["config"], json.dumps(f["point"], default=str), f["error"], f["host"], f["at"]])
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            try:
+                c.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has ended the transaction already
             raise
 
     def close(self) -> None:
-        self.con.close()
+        """Closes the database; after a failed write, whatever closing raises too is left unsaid
+        (the write's error is the one that names the cause)."""
+        import duckdb
+
+        try:
+            self.con.close()
+        except duckdb.Error as e:
+            if not self.broken:
+                raise _write_error(self.path, e, "closing it") from None
 
     def __enter__(self) -> ResultStore:
         return self
@@ -362,6 +527,11 @@ def migrate(path: str | Path) -> str:
         raise FileNotFoundError(f"{p}: no results database there")
     con = _connect(p, check=False)
     try:
+        kind, tables = ownership(con)
+        if kind == "empty":
+            raise EmptyDatabaseError(f"no results in {p}: run `reclaim sweep run` first")
+        if kind == "foreign":
+            raise ForeignDatabaseError(_foreign(p, tables))
         v = schema_version(con)
         if v is None or v == SCHEMA_VERSION:
             return f"{p}: layout {SCHEMA_VERSION} already; nothing to do"
@@ -406,44 +576,172 @@ def migrate(path: str | Path) -> str:
             "legacy_segment_valid_fractions (the counts were not stored)")
 
 
-def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Runs ``sql`` on the database read-only; returns column names and rows.
+def _refuse_empty(sql: str) -> None:
+    if not sql.strip().strip(";").strip():
+        raise ValueError("invalid value for `sql`: an empty query (expected a statement, e.g. "
+                         "\"SELECT policy, spare, avg(wa) FROM tasks GROUP BY ALL\")")
+
+
+def _sql_error(e: BaseException) -> ValueError:
+    text = str(e).strip()
+    if "file system operations are disabled" in text or "external extensions is disabled" in text or "configuration has been locked" in text:
+        return ValueError(f"invalid value for `sql`: {_first_line(e)} (a query reads the results database only; "
+                          "`--allow-files` lets it read and write files, attach databases and load extensions)")
+    return ValueError(f"invalid value for `sql`: {text}")
+
+
+class Query:
+    """A query's rows as they come, never all in memory at once; a context manager.
+
+    >>> import duckdb, tempfile, os
+    >>> db = os.path.join(tempfile.mkdtemp(), "r.duckdb")
+    >>> ResultStore(db).close()
+    >>> with Query(db, "SELECT * FROM range(1000) t(n)") as q:
+    ...     q.columns, next(q.batches(2))
+    (['n'], [(0,), (1,)])
+
+    Args:
+        path: The results database (opened read-only).
+        sql: One or more statements (DuckDB); the rows are the last one's.
+        allow_files: Let the query read and write files, attach databases and load extensions
+            (DuckDB's external access).
 
     Raises:
-        ValueError: the SQL is not valid for this database (DuckDB's message).
+        ValueError: the SQL is empty or not valid for this database (DuckDB's message), or it
+            reaches outside the database without ``allow_files``.
+    """
+
+    def __init__(self, path: str | Path, sql: str, allow_files: bool = False) -> None:
+        import duckdb
+
+        _refuse_empty(sql)
+        self.con = _connect(path, read_only=True, confined=not allow_files)
+        try:
+            rel = self.con.sql(sql)
+        except duckdb.Error as e:
+            self.con.close()
+            raise _sql_error(e) from None
+        except BaseException:
+            self.con.close()
+            raise
+        self._rel = rel
+        self._reader: Any = None
+        self.columns: list[str] = list(rel.columns) if rel is not None else []
+
+    def _next(self, size: int) -> Any:
+        """The query's next Arrow record batch, ``None`` at its end (one run of the query for all
+        of them: it is never held whole in memory)."""
+        import duckdb
+
+        if self._rel is None:
+            return None
+        try:
+            if self._reader is None:
+                self._reader = self._rel.to_arrow_reader(size)
+            return self._reader.read_next_batch()
+        except StopIteration:
+            return None
+        except duckdb.Error as e:
+            raise _sql_error(e) from None
+
+    def batches(self, size: int = 2048) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows not yet read, in lists of about ``size``."""
+        while (batch := self._next(size)) is not None:
+            if batch.num_rows:
+                yield list(zip(*(c.to_pylist() for c in batch.columns)))
+
+    def count_rest(self, seconds: float) -> tuple[int, bool]:
+        """The rows not yet read, counted (not converted) for at most ``seconds``; whether the
+        count reached the end."""
+        start = time.monotonic()
+        n = 0
+        while (batch := self._next(1 << 16)) is not None:
+            n += batch.num_rows
+            if time.monotonic() - start > seconds:
+                return n, False
+        return n, True
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Query:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def query(path: str | Path, sql: str, allow_files: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Runs ``sql`` on the database read-only; returns column names and every row.
+
+    Args:
+        path: The results database.
+        sql: The query (DuckDB).
+        allow_files: Let the query reach outside the database (see :class:`Query`).
+
+    Raises:
+        ValueError: the SQL is empty or not valid for this database (DuckDB's message).
+        RuntimeError: the file is empty or another program's database.
     """
     import duckdb
 
-    con = _connect(path, read_only=True)
+    _refuse_empty(sql)
+    con = _connect(path, read_only=True, confined=not allow_files)
     try:
-        rel = con.execute(sql)
-        cols = [d[0] for d in rel.description] if rel.description else []
-        return cols, rel.fetchall()
+        rel = con.sql(sql)
+        if rel is None:
+            return [], []
+        return list(rel.columns), rel.fetchall()
     except duckdb.Error as e:
-        raise ValueError(f"invalid value for `sql`: {e}") from None
+        raise _sql_error(e) from None
     finally:
         con.close()
 
 
-def frame(path: str | Path, sql: str = "SELECT * FROM tasks", kind: str = "pandas") -> Any:
+def done_keys(path: str | Path) -> set[str]:
+    """Keys of the tasks a database holds: none for a file that does not exist or is empty.
+
+    Raises:
+        RuntimeError: the file is another program's database or of another layout.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return set()
+    try:
+        con = _connect(p, read_only=True, confined=True)
+    except EmptyDatabaseError:
+        return set()
+    try:
+        if "tasks" not in _tables(con):
+            return set()
+        return {r[0] for r in con.execute("SELECT key FROM tasks").fetchall()}
+    finally:
+        con.close()
+
+
+def frame(path: str | Path, sql: str = "SELECT * FROM tasks", kind: str = "pandas", allow_files: bool = False) -> Any:
     """A query's result as a pandas (``kind="pandas"``) or polars (``"polars"``, if installed)
     data frame, e.g. ``frame("results/reclaim.duckdb", "SELECT policy, spare, avg(wa) FROM tasks
-    GROUP BY ALL")``."""
+    GROUP BY ALL")``; ``allow_files`` as for :class:`Query`."""
     if kind not in ("pandas", "polars"):
         raise ValueError(f"invalid value for `kind`: {kind!r} (expected 'pandas' or 'polars')")
     import duckdb
 
-    con = _connect(path, read_only=True)
+    _refuse_empty(sql)
+    con = _connect(path, read_only=True, confined=not allow_files)
     try:
+        rel = con.sql(sql)
+        if rel is None:
+            raise ValueError(f"invalid value for `sql`: {sql!r} returns no rows (expected a query such as SELECT … FROM tasks)")
         # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
-        table = con.sql(sql).to_arrow_table()
+        table = rel.to_arrow_table()
         if kind == "pandas":
             return table.to_pandas()
         import polars
 
         return polars.from_arrow(table)
     except duckdb.Error as e:
-        raise ValueError(f"invalid value for `sql`: {e}") from None
+        raise _sql_error(e) from None
     finally:
         con.close()
 
@@ -455,11 +753,18 @@ def export(path: str | Path, out: str | Path, fmt: str, table: str = "tasks") ->
         raise ValueError(f"invalid value for `format`: {fmt!r} (expected parquet or csv)")
     if table not in ("tasks", "series", "sweep_tasks", "failures"):
         raise ValueError(f"invalid value for `table`: {table!r} (expected tasks, series, sweep_tasks or failures)")
+    import duckdb
+
     con = _connect(path, read_only=True)
     try:
         n = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
         target = str(Path(out)).replace("'", "''")
-        con.execute(f"COPY {table} TO '{target}' (FORMAT {fmt.upper()})")
+        try:
+            con.execute(f"COPY {table} TO '{target}' (FORMAT {fmt.upper()})")
+        except duckdb.Error as e:
+            cause = _first_line(e)
+            cause = cause.split(": ", 1)[-1] if cause.startswith("IO Error") else cause
+            raise OSError(f"{out}: cannot write the export: {cause}") from None
         return int(n)
     finally:
         con.close()

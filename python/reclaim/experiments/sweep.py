@@ -10,9 +10,11 @@ sweep goes on and ends with a non-zero exit.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 import math
+import re
 import socket
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -64,14 +66,58 @@ def local_executor(workers: int | None) -> Callable[[list[list[Task]]], Iterator
     return run
 
 
+#: A Dask scheduler's address: ``[scheme://]host:port`` (Dask's schemes over a network).
+_ADDRESS = re.compile(r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})/?$")
+
+
+def check_scheduler(address: str) -> str:
+    """A Dask scheduler address as given, once its form is checked.
+
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+
+    Raises:
+        ValueError: not of the form ``tcp://host:port`` (also tls, ws, wss, ucx), port in
+            [1, 65535].
+    """
+    m = _ADDRESS.match(address.strip())
+    if m is None or not 1 <= int(m.group(3)) <= 65535:
+        raise ValueError(f"invalid value for `scheduler`: {address!r} (expected a Dask scheduler address "
+                         "tcp://host:port, port in [1, 65535], as `dask scheduler` prints it; tls://, ws://, wss:// and ucx:// also)")
+    return address.strip()
+
+
+def _not_a_scheduler(address: str, e: BaseException) -> RuntimeError:
+    """What a failed connection to ``address`` says: unreachable, or something that is not a
+    Dask scheduler (a server of another protocol answers with bytes Dask reads as a frame length
+    of exabytes: its MemoryError)."""
+    if isinstance(e, TimeoutError | asyncio.TimeoutError) or "Timed out" in str(e):
+        cause = "nothing answered within 10 s: is the scheduler running and the port open?"
+    elif isinstance(e, MemoryError | ValueError | TypeError | EOFError) or "Stream is closed" in str(e) or "deserial" in str(e).lower():
+        cause = "something answers there, but not a Dask scheduler (another protocol); give the address `dask scheduler` prints"
+    elif isinstance(e, OSError):
+        cause = f"cannot connect ({e.strerror or e}); is the scheduler running there?"
+    else:
+        cause = f"not a Dask scheduler, or not one this client can talk to ({type(e).__name__}: {_short(e)})"
+    return RuntimeError(f"invalid value for `scheduler`: {address}: {cause}")
+
+
+def _short(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:200] if text else type(e).__name__
+
+
 def dask_executor(scheduler: str | None = None, local_workers: int | None = None) -> Callable[[list[list[Task]]], Iterator[list[dict[str, Any]]]]:
     """Dask distributed: a running scheduler (``tcp://host:port``) or a LocalCluster of
     ``local_workers`` single-threaded worker processes started for the sweep.
 
     Raises:
-        RuntimeError: Dask is not installed (``pip install '.[dask]'``) or the scheduler
-            cannot be reached.
+        ValueError: the scheduler's address is not of Dask's form.
+        RuntimeError: Dask is not installed (``pip install '.[dask]'``), or the scheduler
+            cannot be reached or is not a Dask scheduler.
     """
+    if scheduler is not None:
+        check_scheduler(scheduler)
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -87,10 +133,11 @@ def dask_executor(scheduler: str | None = None, local_workers: int | None = None
             address = scheduler  # type: ignore[assignment]
         try:
             client = Client(address, timeout="10s")
-        except (OSError, TimeoutError) as e:
+        except Exception as e:  # whatever the handshake with a server that is not Dask's raises
             if cluster is not None:
                 cluster.close()
-            raise RuntimeError(f"invalid value for `scheduler`: {scheduler} (cannot reach it: {e})") from None
+                raise
+            raise _not_a_scheduler(str(scheduler), e) from None
         try:
             futures = client.map(run_chunk, units, pure=False)
             try:
@@ -135,7 +182,8 @@ def pending(experiments: Sequence[Experiment], store: ResultStore) -> tuple[list
 
 def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | None = None, scheduler: str | None = None,
         dask_local: int | None = None, chunk: int | None = None, on_progress: Callable[[int, int, int], None] | None = None,
-        on_failure: Callable[[Task, str], None] | None = None, on_write: Callable[[int, int, int], None] | None = None) -> SweepReport:
+        on_failure: Callable[[Task, str], None] | None = None, on_write: Callable[[int, int, int], None] | None = None,
+        into_foreign: bool = False) -> SweepReport:
     """Runs every task of ``experiments`` that is not yet in ``db``.
 
     Args:
@@ -150,10 +198,20 @@ def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | Non
         on_failure: Called with each failed task and its error.
         on_write: Called as ``(written, failed, total)`` after each transaction: tasks of this
             run in the database so far.
+        into_foreign: Add reclaim's tables to a DuckDB file that holds another program's
+            tables (refused otherwise).
+
+    Raises:
+        ValueError: ``scheduler`` is not a Dask scheduler address.
+        ForeignDatabaseError: ``db`` holds another program's tables.
+        WriteError: the database cannot be written (a full disk); the rows written before are
+            kept.
     """
+    if scheduler is not None:
+        check_scheduler(scheduler)
     t0 = time.perf_counter()
     report = SweepReport()
-    with ResultStore(db) as store:
+    with ResultStore(db, into_foreign=into_foreign) as store:
         everything, todo, first = pending(experiments, store)
         report.tasks, report.already_done = len(everything), len(everything) - len(todo)
         if not todo:
@@ -213,8 +271,10 @@ def execute(store: ResultStore, todo: Sequence[Task], sweep_of: Mapping[str, str
             if on_progress:
                 on_progress(done, len(report.failed), len(todo))
     finally:
-        # Whatever stops the sweep (Ctrl-C, SIGTERM, an error), what arrived is kept.
-        flush()
+        # Whatever stops the sweep (Ctrl-C, SIGTERM, an error), what arrived is kept; after a
+        # write that failed (a full disk) the next would fail the same way.
+        if not store.broken:
+            flush()
 
 
 def _dask_chunk(todo: Sequence[Task]) -> int:
@@ -236,35 +296,66 @@ class Plan:
     calibration: str
 
 
-def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int | None = None, calibrate: bool = True) -> Plan:
+#: Pending tasks whose total user writes the estimate of :func:`plan` reads (evenly spaced
+#: through the expansion; every task when there are no more). A simulator's construction takes
+#: about 0.1 ms, the expansion of a task 40-100 µs: the sample costs a tenth of a second.
+PLAN_SAMPLE = 1000
+
+
+def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int | None = None, calibrate: bool = True,
+         on_expand: Callable[[int, int], None] | None = None) -> Plan:
     """Task count, what is already in ``db``, and an estimated time from a short calibration
-    run: one reduced copy of the largest pending configuration (one logical capacity of warm-up
-    and of measured writes) gives user writes per second, and each pending task's total user
-    writes (warm-up and measured, from the engine) divided by it, summed and shared among the
-    workers, is the estimate."""
+    run: one reduced copy of the largest configuration of a sample of the pending tasks (one
+    logical capacity of warm-up and of measured writes) gives user writes per second; the
+    sample's mean total user writes (warm-up and measured, from the engine) times the pending
+    tasks, divided by that rate and shared among the workers, is the estimate.
+
+    The tasks are expanded one at a time and only their keys are kept (and the sample), so that
+    memory stays a few hundred bytes a task; ``on_expand(expanded, at_most)`` is called every
+    thousand tasks (``at_most``: the product of the axes, before duplicates collapse).
+
+    Raises:
+        RuntimeError: ``db`` is another program's database.
+    """
     from reclaim import _core
+    from reclaim.experiments.store import done_keys
 
-    listed = [(e.name, e.tasks()) for e in experiments]
-    per = [(name, len(ts)) for name, ts in listed]
-    # Each task once, in the order of first appearance.
-    everything = list({t.key: t for _, ts in listed for t in ts}.values())
-    done: set[str] = set()
-    if db is not None and Path(db).is_file():
-        from reclaim.experiments.store import query
-
-        done = {r[0] for r in query(db, "SELECT key FROM tasks")[1]}
-    todo = [t for t in everything if t.key not in done]
-    if not todo or not calibrate:
-        return Plan(len(everything), len(everything) - len(todo), per, 0.0 if not todo else None, "")
-    # Total user writes of each pending task, from the engine (one construction per config
+    done = done_keys(db) if db is not None else set()
+    at_most = sum(e.size for e in experiments)
+    step = max(1, at_most // PLAN_SAMPLE)
+    seen: set[str] = set()
+    per: list[tuple[str, int]] = []
+    sample: list[Task] = []
+    pending = expanded = 0
+    for e in experiments:
+        own = 0  # the experiment's tasks (iter_tasks yields each once)
+        for t in e.iter_tasks():
+            expanded += 1
+            if on_expand is not None and expanded % 1000 == 0:
+                on_expand(expanded, at_most)
+            own += 1
+            if t.key in seen:
+                continue
+            seen.add(t.key)
+            if t.key not in done:
+                if pending % step == 0:
+                    sample.append(t)
+                pending += 1
+        per.append((e.name, own))
+    if on_expand is not None:
+        on_expand(expanded, expanded)
+    total = len(seen)
+    if not pending or not calibrate:
+        return Plan(total, total - pending, per, 0.0 if not pending else None, "")
+    # Total user writes of each sampled task, from the engine (one construction per config
     # without its seed: the seed does not change the count).
-    ident = {t.key: json.dumps({k: v for k, v in json.loads(t.canonical).items() if k != "seed"}, sort_keys=True) for t in todo}
+    ident = {t.key: json.dumps({k: v for k, v in json.loads(t.canonical).items() if k != "seed"}, sort_keys=True) for t in sample}
     totals: dict[str, int] = {}
-    for t in todo:
+    for t in sample:
         if ident[t.key] not in totals:
             totals[ident[t.key]] = _core.Simulator(t.canonical).progress()[1]
-    writes = sum(totals[ident[t.key]] for t in todo)
-    biggest = max(todo, key=lambda t: totals[ident[t.key]])
+    writes = sum(totals[ident[t.key]] for t in sample) / len(sample) * pending
+    biggest = max(sample, key=lambda t: totals[ident[t.key]])
     probe = {**biggest.params, "warmup": "fill+1x", "writes": "1x"}
     if isinstance(probe.get("workload"), str) and probe["workload"].startswith("trace:"):
         # One pass of the trace after a short warm-up (Li et al.'s method: `precondition`'s passes
@@ -276,7 +367,8 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
     probe_writes = _core.Simulator(json.dumps(probe)).progress()[1]
     rate = probe_writes / max(seconds, 1e-9)
     n = parallel.workers(workers)
-    estimate = writes / rate / min(n, len(todo))
-    note = (f"calibrated on {biggest.describe() or 'the base configuration'}: {rate / 1e6:.2f}M user writes/s "
-            f"(WA {r.wa:.2f}) on one core, {n} workers")
-    return Plan(len(everything), len(everything) - len(todo), per, estimate, note)
+    estimate = writes / rate / min(n, pending)
+    shown = f"{len(sample):,} sampled tasks" if len(sample) < pending else "the pending tasks"
+    note = (f"calibrated on {biggest.describe() or 'the base configuration'}, the largest of {shown}: {rate / 1e6:.2f}M user "
+            f"writes/s (WA {r.wa:.2f}) on one core, {n} workers")
+    return Plan(total, total - pending, per, estimate, note)
