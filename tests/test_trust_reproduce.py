@@ -94,7 +94,8 @@ def test_a_folder_is_read_in_name_order(tmp_path: Path) -> None:
 def test_files_that_are_not_converted_traces_are_named(tmp_path: Path) -> None:
     traces.write_pages([1, 2, 1], tmp_path / "a.rtr")
     (tmp_path / "b.rtr").write_text("0,W,0,4096\n")
-    with pytest.raises(ValueError, match=r"invalid value for `trace`: .*b\.rtr, byte 0: a converted trace"):
+    with pytest.raises(ValueError, match=r"invalid value for `trace`: .*b\.rtr \(not a converted trace, which starts with "
+                                         r"RCLMTRC1: convert it first, `reclaim trace convert .*b\.rtr --format FMT"):
         logs_of(tmp_path)
     (tmp_path / "b.rtr").unlink()
     # A truncated file: the reader names the byte where it ends.
@@ -141,7 +142,7 @@ def test_the_command_refuses_a_bad_folder_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "x.rtr").write_text("not a trace\n")
     res = runner.invoke(app, ["reproduce", "sepbit", "--trace", str(tmp_path), "--db", str(tmp_path / "r.duckdb")])
     assert res.exit_code == 2, res.output
-    assert res.output.count("\n") == 1 and "x.rtr, byte 0: a converted trace" in res.output and "Traceback" not in res.output
+    assert res.output.count("\n") == 1 and "x.rtr (not a converted trace" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["reproduce", "stockmeyer", "--trace", str(tmp_path), "--db", str(tmp_path / "r.duckdb")])
     assert res.exit_code == 2 and "a folder of volumes is for `sepbit`" in res.output
 

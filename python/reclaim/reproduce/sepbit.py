@@ -110,12 +110,15 @@ def _header(path: Path) -> dict[str, Any]:
     from reclaim import traces
 
     try:
+        if not traces.is_converted(path):
+            raise ValueError(f"invalid value for `trace`: {path} (not a converted trace, which starts with RCLMTRC1: "
+                             f"convert it first, `reclaim trace convert {path} --format FMT -o OUT.rtr`)")
         return traces.load(path).meta
     except OSError as e:
         raise ValueError(f"invalid value for `trace`: {path} (cannot be read: {e.strerror or e})") from None
     except ValueError as e:
         # The reader's message names the file, the byte and what it expected.
-        raise ValueError(f"invalid value for `trace`: {e}") from None
+        raise ValueError(str(e) if str(e).startswith("invalid value") else f"invalid value for `trace`: {e}") from None
 
 
 def volume_paths(trace: Path) -> list[Path]:
