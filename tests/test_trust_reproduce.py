@@ -167,3 +167,16 @@ def test_the_lomet_table1_command_states_its_geometry() -> None:
     # Lomet & Luo Table 1: 512 pages a segment, FIFO; quick runs use 1,000 segments.
     assert "--segments 1000 (simulate: 1024" in text and "--pages-per-segment 512 (simulate: 64)" in text
     assert "--policy fifo (simulate: greedy:tie=random)" in text and "by row: --fill" in text
+
+
+def test_a_reproduction_prints_its_setting_under_its_table(tmp_path: Path) -> None:
+    # li-greedy (Li et al. §5.1): 8 × 1024 segments of 64 pages, S = 0.1, GRA d = 1 under the
+    # one-free trigger of §2.1, 5M measured writes after a fill and one capacity of warm-up.
+    res = runner.invoke(app, ["reproduce", "li-greedy", "--db", str(tmp_path / "r.duckdb"), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert ("as `reclaim simulate` options: --segments 8192 (simulate: 1024; with a trace workload, sized from the trace), "
+            "--pages-per-segment 64, --spare 0.1, --policy gra:d=1 (simulate: greedy:tie=random), --gc one-free "
+            "(simulate: frontier), --frontier single, --warmup fill+1x (simulate: fill+10x; none with method=precondition), "
+            "--writes 5000000 (simulate: 20x; with a trace, 1p), --seed 1; by row: --workload; the others at simulate's "
+            "defaults") in text
