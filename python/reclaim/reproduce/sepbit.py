@@ -247,9 +247,9 @@ def compute(ctx: Context) -> list[Row]:
 
 def render(rows: list[Row]) -> list[Table]:
     first = rows[0] if rows else {}
-    setting = (f"method {first.get('method', METHOD)}, each volume a log; segments of {first.get('segment', PPS)}, "
-               f"SepBIT's setting (`reclaim simulate` defaults to {SIMULATE_PPS}-page segments and, on a trace, to "
-               "the precondition method); overall WA = Σ all writes / Σ user writes; FK: the future-knowledge oracle")
+    setting = (f"method {first.get('method', METHOD)}, each volume a log; segments of {first.get('segment', PPS)} "
+               f"(SepBIT's: 128 blocks of 4 KiB; `reclaim simulate` defaults to {SIMULATE_PPS}-page segments and, on a "
+               "trace, to the precondition method); overall WA = Σ all writes / Σ user writes; FK: the future-knowledge oracle")
     idle = first.get("only_reads") or []
     t = Table(title=Text.assemble("SepBIT (FAST '22), Exp#1 layout: overall WA per scheme, under greedy and cost-benefit\n",
                                   (setting, "dim")),
