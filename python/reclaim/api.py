@@ -329,8 +329,22 @@ class SimResult:
         return (f"SimResult({what}, segments={self.simulated_segments:,}, spare={self.simulated_spare:.4g}, "
                 f"user_writes={self.user_writes:,}, wa={self.wa:.4f})")
 
+    def ran(self) -> dict[str, str | None]:
+        """What was simulated, by the canonical specs: the victim ``policy``, the ``placement``
+        (``single`` or ``double:…`` where ``frontier`` names it), the cleaner's trigger ``gc``
+        and, for a trace, its ``method`` (``None`` otherwise).
+
+        >>> simulate(segments=256, pages_per_segment=16, placement="dac", writes="2x").ran()
+        {'policy': 'greedy:tie=random', 'placement': 'dac:levels=6', 'gc': 'frontier', 'method': None}
+        """
+        c = self.config
+        return {"policy": c.policy, "placement": c.placement or c.frontier or "single", "gc": c.gc,
+                "method": (self.method or {}).get("method")}
+
     def to_dict(self, arrays: bool = True) -> dict[str, Any]:
-        """A JSON-ready dict: metric names as keys, arrays as lists (or left out).
+        """A JSON-ready dict: metric names as keys, arrays as lists (or left out), ``ran`` (see
+        :meth:`ran`) and the configuration, without the ``frontier`` alias where a
+        ``placement`` decided.
 
         Args:
             arrays: include the per-segment, histogram and time-series arrays.
@@ -345,7 +359,11 @@ class SimResult:
                 if arrays:
                     out[f.name] = {k: (a.tolist() if isinstance(a, np.ndarray) else a) for k, a in v.items()}
             elif f.name == "config":
-                out[f.name] = v.to_dict()
+                config = v.to_dict()
+                if config.get("placement") is not None:
+                    config.pop("frontier", None)  # an alias of `placement`: not what ran
+                out[f.name] = config
+                out["ran"] = self.ran()
             elif isinstance(v, float) and v != v:  # NaN is not JSON
                 out[f.name] = None
             else:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,9 @@ class VolumeResults:
         wa: The overall write amplification (ΣU + ΣG) / ΣU (SepBIT's over a trace set).
         config: The configuration the volumes share.
         idle: The volumes that only read, not run (nothing to replay).
+        off_spare: The volumes that ran at another spare factor than the one asked: too small
+            to fill whole segments at it (each result's ``simulated_spare`` says which, its
+            ``method["spare_as_asked"]`` is false and its ``warnings`` say why).
     """
 
     volumes: dict[str, SimResult]
@@ -114,11 +117,12 @@ class VolumeResults:
     wa: float
     config: SimConfig
     idle: list[str]
+    off_spare: list[str] = field(default_factory=list)
 
     def to_dict(self, arrays: bool = False) -> dict[str, Any]:
         """A JSON-ready dict: the overall metrics, the shared configuration and one entry per volume."""
         return {"user_writes": self.user_writes, "gc_writes": self.gc_writes, "wa": self.wa,
-                "config": self.config.to_dict(), "idle_volumes": self.idle,
+                "config": self.config.to_dict(), "idle_volumes": self.idle, "volumes_off_spare": self.off_spare,
                 "volumes": [{"volume": n, **r.to_dict(arrays=arrays)} for n, r in self.volumes.items()]}
 
 
@@ -164,5 +168,6 @@ def simulate_volumes(
     u = sum(r.user_writes for r in by_name.values())
     g = sum(r.gc_writes for r in by_name.values())
     shared = SimConfig(**{k: v for k, v in params.items() if k != "volume"})
+    off = [name for name, r in by_name.items() if (r.method or {}).get("spare_as_asked") is False]
     return VolumeResults(volumes=by_name, user_writes=u, gc_writes=g, wa=(u + g) / u if u else float("nan"), config=shared,
-                         idle=[] if params.get("volume") not in (None, "each") else idle_volumes(params))
+                         idle=[] if params.get("volume") not in (None, "each") else idle_volumes(params), off_spare=off)

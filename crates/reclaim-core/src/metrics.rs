@@ -122,6 +122,13 @@ pub struct MethodReport {
     /// `log`: how its trigger went.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<LogReport>,
+    /// The spare factor the configuration asked for (none with `logical_pages` or a log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked_spare: Option<f64>,
+    /// Whether `simulated_spare` is within 2% (relative) of `asked_spare`: a small trace may
+    /// not fill whole segments at the asked spare (`sim::plan::SPARE_TOLERANCE`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spare_as_asked: Option<bool>,
 }
 
 /// How the `log` method's trigger went (`method::log`).

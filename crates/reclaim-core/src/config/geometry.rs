@@ -42,12 +42,14 @@ impl SimConfig {
             self.logical_pages.is_some(),
         ];
         if given.iter().filter(|g| **g).count() > 1 {
+            let named = [
+                self.spare.map(|v| format!("spare={v}")),
+                self.fill.map(|v| format!("fill={v}")),
+                self.logical_pages.map(|v| format!("logical_pages={v}")),
+            ];
             return Err(Error::param(
                 "spare",
-                format!(
-                    "spare={:?}, fill={:?}, logical_pages={:?}",
-                    self.spare, self.fill, self.logical_pages
-                ),
+                named.into_iter().flatten().collect::<Vec<_>>().join(", "),
                 "only one of `spare`, `fill` and `logical_pages`",
             ));
         }
@@ -80,6 +82,7 @@ impl SimConfig {
         };
         let pps = u64::from(self.pages_per_segment);
         let reserved = self.kept_segments();
+        let only_trace = trace_pages.is_some() && self.writes_only_trace();
         let segments = match (self.segments, trace_pages) {
             (Some(n), _) => n,
             (None, Some(pages)) => {
@@ -91,11 +94,28 @@ impl SimConfig {
                         .as_ref()
                         .map_or(0, |z| u64::from(z.max()) - 1)
                         .min(pps - 1);
-                let mut n = ((need as f64 * mean / fill / pps as f64).ceil() as u64).max(4);
-                // Small traces: room for the open frontiers and the free segments the trigger keeps.
-                while ((fill * (n * pps) as f64 / mean).round() as u64).max(need) as f64 * mean
-                    > (n.saturating_sub(reserved) * room) as f64
-                {
+                let exact = need as f64 * mean / fill / pps as f64;
+                // A device that holds only the trace's pages is sized to the whole number of
+                // segments nearest the asked spare (its logical space is those pages, so any
+                // segment more is spare); one whose warm-up fills its logical space keeps the
+                // trace's pages and rounds up, the extra logical pages being the warm-up's.
+                let mut n = if only_trace {
+                    exact.round()
+                } else {
+                    exact.ceil()
+                } as u64;
+                n = n.max(4);
+                let data = |n: u64| {
+                    if only_trace {
+                        need
+                    } else {
+                        ((fill * (n * pps) as f64 / mean).round() as u64).max(need)
+                    }
+                };
+                // Small traces: room for the open frontiers and the free segments the trigger
+                // keeps. The spare then differs from the asked one: the result says so
+                // (`sim::plan`'s warnings).
+                while data(n) as f64 * mean > (n.saturating_sub(reserved) * room) as f64 {
                     n += 1;
                 }
                 u32::try_from(n).map_err(|_| {
@@ -139,8 +159,11 @@ impl SimConfig {
         let mean = self.sizes.as_ref().map_or(1.0, SizeSpec::mean);
         let logical = match (self.logical_pages, trace_pages, self.segments) {
             (Some(n), _, _) => n,
-            // A log holds the working set and floats above it (`method::log`).
+            // A log holds the working set and floats above it (`method::log`); a device that
+            // only the trace writes holds the trace's pages and no more (pages it never wrote
+            // would be spare in all but name).
             (None, Some(pages), None) if log.is_some() => pages,
+            (None, Some(pages), _) if only_trace => pages,
             (None, Some(pages), None) => {
                 ((fill * physical as f64 / mean).round() as u64).max(pages)
             }

@@ -304,6 +304,13 @@ impl SimConfig {
         self.is_trace().then(|| self.method.unwrap_or_default())
     }
 
+    /// Whether every page the run writes is the trace's: no warm-up writes synthetic data over
+    /// the logical space (`precondition` and `log` by default, or `warmup=none` / a trace share).
+    pub fn writes_only_trace(&self) -> bool {
+        let w = self.warmup();
+        self.is_trace() && !w.fill && w.multiple == 0.0
+    }
+
     /// The warm-up in force: `warmup`, or else `fill+10x` (none with `precondition`, whose trace
     /// preconditions the device itself).
     pub fn warmup(&self) -> WarmupSpec {

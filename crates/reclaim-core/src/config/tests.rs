@@ -263,3 +263,51 @@ fn declarations_and_parsers_agree() {
         assert!(e.contains(&info.usage()), "{e}");
     }
 }
+
+/// A configuration replaying a trace (the file is not read: `geometry_with` takes its size).
+fn on_trace(json: &str) -> SimConfig {
+    let base = r#"{"workload": "trace:t.rtr""#;
+    let text = if json.is_empty() {
+        format!("{base}}}")
+    } else {
+        format!("{base}, {json}}}")
+    };
+    SimConfig::from_json(&text).unwrap()
+}
+
+#[test]
+fn a_device_only_the_trace_writes_holds_its_pages_and_no_more() {
+    // `precondition` (the default): 1,000 pages at spare 0.1 need 1,000 / 0.9 / 64 = 17.4
+    // segments; 17 leave 15 × 64 = 960 pages beside the 2 kept open or free, too few, so 18:
+    // spare 1 − 1,000 / 1,152, stated, where 20 segments and 1,152 logical pages (152 never
+    // written, spare 0.22 in effect) were simulated before.
+    let g = on_trace("").geometry_with(Some(1_000)).unwrap();
+    assert_eq!((g.segments, g.logical_pages), (18, 1_000));
+    // Large enough, the nearest whole number of segments: 100,000 / 0.9 / 64 = 1,736.1.
+    let g = on_trace("").geometry_with(Some(100_000)).unwrap();
+    assert_eq!((g.segments, g.logical_pages), (1_736, 100_000));
+    // A given device keeps its segments; its data are the trace's pages.
+    let g = on_trace(r#""segments": 100"#)
+        .geometry_with(Some(1_000))
+        .unwrap();
+    assert_eq!((g.segments, g.logical_pages), (100, 1_000));
+    // A warm-up of synthetic data fills the whole logical space: that stays fill × physical
+    // (Li et al. §6.1's device), grown past the trace's pages where the kept segments need it.
+    let g = on_trace(r#""method": "li""#)
+        .geometry_with(Some(1_000))
+        .unwrap();
+    assert_eq!((g.segments, g.logical_pages), (20, 1_152));
+    let g = on_trace(r#""method": "stockmeyer:prefix=0""#)
+        .geometry_with(Some(100_000))
+        .unwrap();
+    assert_eq!((g.segments, g.logical_pages), (1_737, 100_051));
+}
+
+#[test]
+fn a_conflict_of_capacities_names_the_values_given() {
+    let err = SimConfig::from_json(r#"{"spare": 0.1, "fill": 0.8}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("spare=0.1, fill=0.8"), "{err}");
+    assert!(!err.contains("Some("), "{err}");
+}

@@ -133,13 +133,19 @@ impl Plan {
                     pass_wa: Vec::new(),
                     settled: None,
                     log: None,
+                    asked_spare: asked_spare(config),
+                    spare_as_asked: asked_spare(config).map(|a| {
+                        (simulated_spare(config, geometry) - a).abs() <= SPARE_TOLERANCE * a
+                    }),
                 };
                 let replayed = if settle.is_some() {
                     None
                 } else {
                     Some((prefix + measured_writes) as f64 / t.writes as f64)
                 };
-                (Some(report), warnings(t, &warm, logical, replayed))
+                let mut warned = warnings(t, &warm, logical, replayed);
+                warned.extend(spare_warning(config, geometry, t));
+                (Some(report), warned)
             }
             _ => (None, Vec::new()),
         };
@@ -288,6 +294,8 @@ pub(super) struct TraceFacts {
     pub writes: u64,
     /// Pages written at least once.
     pub working_set: u64,
+    /// Pages of the trace's address space as replayed (the working set when renamed densely).
+    pub address_pages: u64,
     /// Pages written exactly once per pass.
     pub written_once: u64,
 }
@@ -356,6 +364,73 @@ fn warnings(t: TraceFacts, warm: &WarmupSpec, logical: u64, replayed: Option<f64
         ));
     }
     out
+}
+
+/// Largest relative difference between the simulated and the asked spare factor that goes
+/// without a word: greedy's WA under uniform writes varies about as 1 / spare (Van Houdt's
+/// single-frontier model), so a spare 2% off moves the WA by about 2%.
+pub const SPARE_TOLERANCE: f64 = 0.02;
+
+/// The spare factor a configuration asks for on a trace, when it asks for one: `spare`, 1 −
+/// `fill`, or the default 0.1; none with `logical_pages` or a log (which has no capacity).
+pub fn asked_spare(config: &SimConfig) -> Option<f64> {
+    if config.logical_pages.is_some() || matches!(config.method(), Some(MethodSpec::Log(_))) {
+        return None;
+    }
+    Some(config.spare.or(config.fill.map(|f| 1.0 - f)).unwrap_or(0.1))
+}
+
+/// The spare factor of `geometry`, 1 − logical / physical (in slots with page sizes), as the
+/// result reports it (`SimResult::simulated_spare`).
+fn simulated_spare(config: &SimConfig, geometry: &Geometry) -> f64 {
+    let mean = config
+        .sizes
+        .as_ref()
+        .map_or(1.0, crate::config::SizeSpec::mean);
+    1.0 - geometry.logical_pages as f64 * mean / geometry.physical_pages() as f64
+}
+
+/// A device sized from a small trace cannot always hold the asked spare: its segments are whole
+/// and the frontiers and free segments the trigger keeps must fit (`config::geometry`). One line
+/// saying what was simulated instead, and why, when it is off by more than [`SPARE_TOLERANCE`];
+/// also when a warm-up's device had to grow past the trace's pages for the same reason.
+fn spare_warning(config: &SimConfig, geometry: &Geometry, t: TraceFacts) -> Option<String> {
+    let asked = asked_spare(config)?;
+    let mean = config
+        .sizes
+        .as_ref()
+        .map_or(1.0, crate::config::SizeSpec::mean);
+    let simulated = simulated_spare(config, geometry);
+    let pps = geometry.pages_per_segment;
+    let kept = config.kept_segments();
+    if (simulated - asked).abs() > SPARE_TOLERANCE * asked {
+        let (segments, pages) = (geometry.segments, geometry.logical_pages);
+        let what = format!("{segments} segments of {pps} pages for {pages} pages");
+        let rounded = (pages as f64 * mean / (1.0 - asked) / f64::from(pps)).round() as u32;
+        let why = if config.segments.is_some() {
+            "`segments` fixes the device and the trace's pages are its data; omit `segments` to size it from the trace".to_string()
+        } else if segments > rounded.max(4) {
+            format!("the {kept} segments kept open or free (frontiers, the trigger's free segments) leave too little room at the asked spare; smaller segments (`pages_per_segment`) come nearer")
+        } else {
+            "the trace's pages fill whole segments; smaller segments (`pages_per_segment`) come nearer".to_string()
+        };
+        return Some(format!(
+            "spare {simulated:.4} simulated where {asked} was asked ({what}): {why}"
+        ));
+    }
+    if config.segments.is_none() && !config.writes_only_trace() {
+        let need = t.address_pages.max(config.logical_pages.unwrap_or(0));
+        let exact = (need as f64 * mean / (1.0 - asked) / f64::from(pps)).ceil() as u32;
+        if geometry.segments > exact.max(4) {
+            return Some(format!(
+                "the device has {} segments where the trace's pages need {} at spare {asked}: {kept} segments are kept open or free, so the warm-up's data fills {} logical pages the trace never writes",
+                geometry.segments,
+                exact.max(4),
+                geometry.logical_pages.saturating_sub(need)
+            ));
+        }
+    }
+    None
 }
 
 impl Source {

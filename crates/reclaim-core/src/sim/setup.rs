@@ -76,6 +76,7 @@ impl Setup {
             TraceFacts {
                 writes: t.pages.len() as u64,
                 working_set,
+                address_pages: t.meta.address_pages,
                 written_once,
             }
         });
