@@ -29,11 +29,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from reclaim.api import SimConfig, SimResult, simulate
-from reclaim.progress import progress_bar
+from reclaim.progress import plain_console, progress_bar
 
 POLICIES = ("greedy", "fifo", "d-choices:d=10")
 
@@ -255,7 +254,7 @@ def measure_scaling(runs: int = 5, segments: str | None = None, policies: Sequen
                     row["ratio"] = row["new_page_writes_per_second"] / row["base_page_writes_per_second"]
                 report["rows"].append(row)
     if show:
-        Console().print(_scaling_table(report, engines))
+        plain_console().print(_scaling_table(report, engines))
     return report
 
 
@@ -499,7 +498,7 @@ def compare_instructions(base: str, writes: str = "2x", policies: Sequence[str] 
         a, b = _count_instructions(old, config), _count_instructions(new, config)
         report["policies"][policy] = {"base_instructions": a, "new_instructions": b, "ratio": b / a}
         if show:
-            Console().print(f"{policy}: base {a:,} instructions, new {b:,}, new/base {b / a:.4f} ({(b / a - 1) * 100:+.2f}%)")
+            plain_console().print(f"{policy}: base {a:,} instructions, new {b:,}, new/base {b / a:.4f} ({(b / a - 1) * 100:+.2f}%)")
     return report
 
 
@@ -531,7 +530,7 @@ def compare_revisions(base: str, runs: int = 5, writes: str = "10x", policies: S
         report["policies"][policy] = {"base": a, "new": b, "base_median": ma, "new_median": mb, "ratio": mb / ma,
                                       "pair_ratio": pairs}
         if show:
-            Console().print(f"{policy}: base {ma:.1f} M page writes/s, new {mb:.1f} M, new/base {mb / ma:.3f}, "
+            plain_console().print(f"{policy}: base {ma:.1f} M page writes/s, new {mb:.1f} M, new/base {mb / ma:.3f}, "
                             f"median of paired runs' new/base {pairs:.3f} "
                             f"(medians of {runs}; base {', '.join(f'{x:.1f}' for x in a)}; "
                             f"new {', '.join(f'{x:.1f}' for x in b)})")
@@ -661,7 +660,7 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
     if trace:
         report["traces"] = measure_traces()
     if show:
-        c = Console()
+        c = plain_console()
         c.print(_speed_table(f"reclaim bench — {report['geometry']}, median of {runs} runs", "policy", report["policies"]))
         if placements:
             c.print(_speed_table("greedy with one placement scheme or option changed", "placement / option",

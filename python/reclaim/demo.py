@@ -6,11 +6,10 @@ from __future__ import annotations
 import sys
 import time
 
-from rich.console import Console
 from rich.table import Table
 
 from reclaim.api import SimConfig
-from reclaim.progress import progress_bar, run_with_bar
+from reclaim.progress import plain_console, progress_bar, run_with_bar
 
 POLICIES = ("fifo", "greedy", "d-choices:d=10", "cost-benefit")
 WORKLOADS = (("uniform", "uniform"), ("hot/cold 80/20", "hotcold:r=0.8,f=0.2"))
@@ -32,7 +31,7 @@ def demo_config(policy: str, workload: str, quick: bool = False) -> SimConfig:
 
 def run_demo(quick: bool = False) -> dict[tuple[str, str], float]:
     """Runs the eight simulations with progress bars and prints the table of write amplification."""
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = plain_console(width=None if sys.stdout.isatty() else 200)
     results: dict[tuple[str, str], float] = {}
     rates: list[float] = []
     t0 = time.perf_counter()

@@ -11,15 +11,31 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from reclaim.api import SimConfig, SimResult, simulate
 
+
+def plain_console(*, stderr: bool = False, width: int | None = None) -> Console:
+    """A console that prints every string as it is: no markup and no emoji codes, so a path such
+    as ``tpcc[v2].trace``, a ``[/]`` or a ``:x:`` in a trace name, a database value or an error
+    message is shown as given. What is styled says so with :class:`rich.text.Text`.
+
+    >>> c = plain_console(width=40)
+    >>> with c.capture() as cap:
+    ...     c.print("tpcc[v2].trace [/] :x: [bold]")
+    >>> cap.get()
+    'tpcc[v2].trace [/] :x: [bold]\\n'
+    """
+    return Console(stderr=stderr, width=width, markup=False, emoji=False)
+
+
 #: Messages and progress go to stderr; results to stdout.
-console = Console(stderr=True)
+console = plain_console(stderr=True)
 
 
 @contextmanager
 def progress_bar(enabled: bool = True) -> Iterator[Progress]:
     """A rich progress display on stderr (silent when disabled)."""
     p = Progress(
-        TextColumn("[bold]{task.description}"),
+        # A description names a trace or a scheme: text, not markup.
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

@@ -12,13 +12,13 @@ from typing import Annotated, Any, NoReturn
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from typer.core import TyperGroup
 
 from reclaim import parallel
 from reclaim.api import PARAMETERS
-from reclaim.progress import console
+from reclaim.progress import console, plain_console
 
 
 class CliError(Exception):
@@ -26,7 +26,8 @@ class CliError(Exception):
 
 
 def _report(message: str) -> None:
-    console.print(f"[bold red]error:[/] {message}", soft_wrap=True, markup=True, highlight=False)
+    # The message is text: a path `tpcc[v2].trace` or a range `[tracks, 2³²]` is not markup.
+    console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True, highlight=False)
 
 
 #: The parser's exceptions: click's, or the copy of click that newer Typer releases carry.
@@ -127,8 +128,9 @@ app = typer.Typer(
     # Plain help text: units in square brackets are text, not markup.
     rich_markup_mode=None,
 )
-# Tables are not squeezed to 80 columns when the output goes to a file or a pipe.
-out = Console(width=None if sys.stdout.isatty() else 200)
+# Tables are not squeezed to 80 columns when the output goes to a file or a pipe; what they hold
+# (paths, trace and volume names, database values) is printed as it is.
+out = plain_console(width=None if sys.stdout.isatty() else 200)
 
 #: Set by ``--debug``: errors show their traceback.
 DEBUG = False

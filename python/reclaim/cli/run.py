@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from reclaim.api import SimConfig
 from reclaim.cli.common import DEFAULT_DB, app, fail, number, out, ph, print_json
@@ -155,17 +155,17 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
         settled = m.get("settled")
         # A log's segments are its largest size, not the bound allocated for it.
         segments = m["log"]["peak_segments"] if m.get("log") else v.simulated_segments
-        t.add_row(escape(name), f"{segments:,}", f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
+        t.add_row(name, f"{segments:,}", f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
                   f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"))
     for name in r.idle:
-        t.add_row(escape(name), "", "0", "0", "—", "", "only reads")
+        t.add_row(name, "", "0", "0", "—", "", "only reads")
     t.add_section()
     t.add_row("overall", "", f"{r.user_writes:,}", f"{r.gc_writes:,}", f"{r.wa:.4f}", "", "")
     out.print(t)
     out.print("overall WA = (ΣU + ΣG) / ΣU over the volumes, as SepBIT (FAST '22) reports a trace set")
     methods = {v.method["method"] for v in r.volumes.values() if v.method}
     if methods:
-        out.print(escape(f"method {', '.join(sorted(methods))} on each volume (passes: replayed; settled: whether its WA settled)"))
+        out.print(f"method {', '.join(sorted(methods))} on each volume (passes: replayed; settled: whether its WA settled)")
 
 
 def method_line(m: dict[str, Any]) -> str:
@@ -180,7 +180,7 @@ def method_line(m: dict[str, Any]) -> str:
     if m["settled"] is not None:
         was = ", ".join(f"{w:.4f}" for w in m["pass_wa"])
         line += f"; WA per pass {was} ({'settled' if m['settled'] else 'NOT settled'})"
-    return escape(line)
+    return line
 
 
 @app.command("schemes")
@@ -213,14 +213,14 @@ def schemes_cmd(
         t.add_column("what it does")
         t.add_column("source", max_width=28)
         for s in schemes(name):
-            params = "".join(
-                f"\n  [bold]{escape(p['key'] or p['values'])}[/bold]: "
-                + escape(p["help"] + (f" [{p['unit']}]" if p["unit"] else ""))
-                + (f" Default {escape(p['default'])}." if p["default"] is not None else " Required.")
-                for p in s["params"]
-            )
+            what = Text(s["summary"])
+            for p in s["params"]:
+                what.append("\n  ")
+                what.append(p["key"] or p["values"], style="bold")
+                what.append(": " + p["help"] + (f" [{p['unit']}]" if p["unit"] else "")
+                            + (f" Default {p['default']}." if p["default"] is not None else " Required."))
             aliases = f" (also {', '.join(s['aliases'])})" if s["aliases"] else ""
-            t.add_row(escape(s["usage"] + aliases), escape(s["summary"]) + params, escape(s["source"]))
+            t.add_row(s["usage"] + aliases, what, s["source"])
         out.print(t)
 
 

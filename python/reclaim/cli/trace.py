@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from reclaim.cli.common import app, emit, fail, out, print_json
@@ -155,7 +154,7 @@ def trace_stats(
         for c in ("volume", "requests", "writes", "pages_written", "unique_pages", "median lifetime", "rewritten within WS"):
             t.add_column(c, justify="left" if c == "volume" else "right")
         for v in listed[:30]:
-            t.add_row(escape(v["name"]), *(f"{v[k]:,}" for k in ("requests", "writes", "pages_written", "unique_pages")),
+            t.add_row(v["name"], *(f"{v[k]:,}" for k in ("requests", "writes", "pages_written", "unique_pages")),
                       f"{v.get('median_lifetime', float('nan')):,.0f}", f"{v.get('rewritten_within_working_set', float('nan')):.3f}")
         out.print(t)
 

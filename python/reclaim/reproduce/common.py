@@ -200,7 +200,7 @@ class Reproduction:
             return Group(self.table(rows), Text(setting, style="dim"))
         if self.render is not None:
             return Group(*self.render(rows))
-        t = Table(title=f"{self.title}\n[dim]{self.source}[/]")
+        t = Table(title=Text.assemble(self.title, "\n", (self.source, "dim")))
         for _, heading, _ in self.columns:
             t.add_column(heading, justify="right")
         for r in rows:

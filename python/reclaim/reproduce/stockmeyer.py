@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from reclaim.api import SimConfig
 from reclaim.reproduce.common import Choice, Context, Reproduction, Row, published
@@ -438,7 +439,7 @@ def render(rows: list[Row]) -> list[Table]:
     out.append(head)
     for fig, title in ((1, "Figure 1: summary at (DtgSortExp, FscSortExp) = (4, 4)"),
                        (2, "Figure 2: one destage stream and one FSC stream")):
-        t = Table(title=f"{title}\n[dim]ours (paper); work in thousands[/]")
+        t = Table(title=Text.assemble(title, "\n", ("ours (paper); work in thousands", "dim")))
         for h in ("Unwritten", "Algorithm", "Cache", "Sorting", "GCU", "WorkRdLive", "WorkRdAll", "EmptyCount"):
             t.add_column(h, justify="right")
         for r in _by(rows, f"figure{fig}"):
@@ -459,8 +460,9 @@ def render(rows: list[Row]) -> list[Table]:
         frows = _by(rows, f"figure{fig}")
         for cache, variant in dict.fromkeys((r["cache"], r["variant"]) for r in frows):
             cells = {(r["dtg"], r["fsc"]): r for r in frows if r["cache"] == cache and r["variant"] == variant}
-            t = Table(title=f"Figure {fig}: {titles[fig]}\n[dim]Cache = {cache}, {variant}; ours (paper); "
-                      "rows DtgSortExp, columns FscSortExp[/]", show_lines=True)
+            t = Table(title=Text.assemble(f"Figure {fig}: {titles[fig]}\n", (f"Cache = {cache}, {variant}; ours (paper); "
+                                                                         "rows DtgSortExp, columns FscSortExp", "dim")),
+                      show_lines=True)
             t.add_column("Dtg \\ Fsc", justify="right")
             for f in EXPS:
                 t.add_column(str(f), justify="right")
@@ -475,8 +477,8 @@ def render(rows: list[Row]) -> list[Table]:
                     lines.append("\n".join(f"{_f(r[k], fmt)} ({_f(r['paper_' + k], fmt)})" for k, fmt in ks))
                 t.add_row(str(d), *lines)
             out.append(t)
-    t = Table(title="Figure 3: ten passes through the trace\n[dim]% improvement from pass 1 to pass 10, % above goal "
-              "after pass 10 (goal: written tracks only, ASU 4/7); ours (paper)[/]")
+    t = Table(title=Text.assemble("Figure 3: ten passes through the trace\n", ("% improvement from pass 1 to pass 10, % above goal "
+              "after pass 10 (goal: written tracks only, ASU 4/7); ours (paper)", "dim")))
     for h in ("Algorithm", "Unwritten", "Cache", "SortExp", "impr. GCU", "impr. WRL", "impr. WRA", "above GCU",
               "above WRL", "above WRA"):
         t.add_column(h, justify="right")
@@ -497,8 +499,8 @@ def render(rows: list[Row]) -> list[Table]:
                       _f(r["goal_wrl_k"], ".0f"))
     out.append(t)
     q = _by(rows, "quarters")[0]
-    t = Table(title=f"§8: WorkRdLive (K) in the first eight quarters of the trace\n[dim]{q['case']}; the report does "
-              "not say which case its quarters are from[/]")
+    t = Table(title=Text.assemble("§8: WorkRdLive (K) in the first eight quarters of the trace\n", (f"{q['case']}; the report does "
+              "not say which case its quarters are from", "dim")))
     for i in range(1, 9):
         t.add_column(f"Q{i}", justify="right")
     t.add_row(*(_f(x, ".0f") for x in q["wrl_k"]))
@@ -508,7 +510,7 @@ def render(rows: list[Row]) -> list[Table]:
     for h in ("§", "Observation", "Holds", "Here"):
         t.add_column(h)
     for r in _by(rows, "observation"):
-        t.add_row(r["item"], r["statement"], "[green]yes[/]" if r["holds"] else "[red]no[/]", r["detail"])
+        t.add_row(r["item"], r["statement"], Text("yes", "green") if r["holds"] else Text("no", "red"), r["detail"])
     out.append(t)
     return out
 

@@ -103,7 +103,7 @@ pub(super) fn check_size(tracks: u32, writes: u64) -> Result<()> {
         return Err(Error::param(
             "writes",
             writes.to_string(),
-            "a whole number in [tracks, 2³²]",
+            format!("a whole number in [tracks = {tracks}, 2³²]"),
         ));
     }
     Ok(())

@@ -1,0 +1,171 @@
+"""Text from a user is printed as it is: paths, trace and volume names, database values and error
+messages that hold `[…]`, `[/]` or `:x:` are neither markup nor emoji codes, whatever the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from reclaim.cli import app
+from reclaim.cli.common import out
+from reclaim.progress import progress_bar
+from reclaim.reproduce.common import Reproduction
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+#: Names rich would read as markup (`[v2]` a style, `[/]` a closing tag with nothing to close,
+#: `[bold]` a style) or as an emoji code (`:x:` is ❌).
+ODD = ("[v2]", "[/]", ":x:", "[bold]")
+
+
+def flat(text: str) -> str:
+    """The text with every run of white space as one space (tables wrap long titles)."""
+    return " ".join(text.split())
+
+
+def squash(text: str) -> str:
+    """The text without white space (a table's title wraps at its width, within a long path too)."""
+    return "".join(text.split())
+
+
+def mqsim(path: Path, volumes: int = 1, requests: int = 400) -> Path:
+    """A small MQSim trace: `volumes` devices, each writing 50 pages of 4 KiB over and over."""
+    path.write_text("".join(f"{1000 * i} {i % volumes} {8 * (i % 50)} 8 0\n" for i in range(requests)))
+    return path
+
+
+@pytest.fixture
+def odd_dir(tmp_path: Path) -> Path:
+    """A folder whose path holds `[/]` and `:x:` (a `/` is a separator: `a[` then `]b:x:`)."""
+    d = tmp_path / "a[" / "]b:x:"
+    d.mkdir(parents=True)
+    return d
+
+
+def test_trace_convert_prints_a_bracketed_path_as_it_is(odd_dir: Path):
+    # Before: the title's `[/]` ended in a MarkupError traceback after the file was written.
+    src = mqsim(odd_dir / "tpcc[v2]:x:[bold].trace")
+    dst = odd_dir / "out[/x].rtr"
+    res = runner.invoke(app, ["trace", "convert", "-f", "mqsim", str(src), "-o", str(dst)])
+    assert res.exit_code == 0, res.output
+    assert "Traceback" not in res.output and "internal error" not in res.output
+    text = flat(res.stdout)
+    assert squash(f"tpcc[v2]:x:[bold].trace → {dst}") in squash(text)
+    assert f"│ source │ {src} │" in text
+    assert "❌" not in res.output
+    assert dst.is_file()
+
+
+def test_trace_stats_title_and_volume_names_as_they_are(odd_dir: Path):
+    # An MSR CSV names its volumes `host_disk`: hosts `[bold]` and `:x:` give volumes `[bold]_0`, `:x:_1`.
+    src = odd_dir / "msr[v2].csv"
+    src.write_text("".join(f"{128166372003061629 + i},{'[bold]' if i % 2 else ':x:'},{i % 2},Write,{4096 * (i % 40)},4096,1\n"
+                           for i in range(400)))
+    res = runner.invoke(app, ["trace", "stats", "-f", "msr", str(src)])
+    assert res.exit_code == 0, res.output
+    text = flat(res.stdout)
+    assert "trace statistics: msr[v2].csv" in text
+    assert "│ [bold]_1 │" in text and "│ :x:_0 │" in text
+    assert "❌" not in res.output and "Traceback" not in res.output
+
+
+def test_simulate_on_a_bracketed_trace_names_it_as_it_is(odd_dir: Path):
+    src = mqsim(odd_dir / "t[v2].trace")
+    dst = odd_dir / "t[/]:x:.rtr"
+    assert runner.invoke(app, ["trace", "convert", "-f", "mqsim", str(src), "-o", str(dst)]).exit_code == 0
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{dst}", "--pages-per-segment", "8", "-q"])
+    assert res.exit_code == 0, res.output
+    assert f"trace:{dst}" in squash(res.stdout)
+    assert "❌" not in res.output and "Traceback" not in res.output
+
+
+def test_simulate_names_each_volume_as_it_is(odd_dir: Path):
+    src = odd_dir / "v.csv"
+    src.write_text("".join(f"{128166372003061629 + i},{'[/]' if i % 2 else ':x:'},0,Write,{4096 * (i % 40)},4096,1\n"
+                           for i in range(4000)))
+    dst = odd_dir / "v[/].rtr"
+    assert runner.invoke(app, ["trace", "convert", "-f", "msr", str(src), "-o", str(dst)]).exit_code == 0
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{dst}", "--pages-per-segment", "8", "--workers", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    text = flat(res.stdout)
+    assert "│ [/]_0 │" in text and "│ :x:_0 │" in text
+    assert "❌" not in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("command", [["trace", "stats"], ["trace", "convert", "-f", "mqsim", "-o", "x.rtr"]])
+def test_an_error_naming_a_bracketed_path_prints_it(odd_dir: Path, command: list[str]):
+    missing = odd_dir / "no[/]such:x:[bold].trace"
+    res = runner.invoke(app, [*command, str(missing)])
+    assert res.exit_code == 2
+    assert str(missing) in flat(res.output)
+    assert "Traceback" not in res.output and "internal error" not in res.output
+
+
+def test_an_engine_error_naming_a_bracketed_path_prints_it(odd_dir: Path):
+    missing = odd_dir / "gone[/]:x:.rtr"
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{missing}", "-q"])
+    assert res.exit_code == 2
+    assert str(missing) in flat(res.output)
+    assert res.output.lstrip().startswith("error:")
+    assert "Traceback" not in res.output
+
+
+def test_a_range_in_brackets_is_not_eaten_as_a_tag(tmp_path: Path):
+    # Before: "expected a whole number in )": `[tracks, 2³²]` starts like a style tag.
+    res = runner.invoke(app, ["trace", "stand-in", "-o", str(tmp_path / "s.rtr"), "--tracks", "10", "--writes", "5"])
+    assert res.exit_code == 2
+    assert "invalid value for `writes`: 5 (expected a whole number in [tracks = 10, 2³²])" in flat(res.output)
+
+
+@pytest.fixture(scope="module")
+def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("db")
+    exp = d / "e.toml"
+    exp.write_text('name = "tiny"\n[base]\nsegments = 64\npages_per_segment = 8\nwrites = "1x"\n[axes]\npolicy = ["greedy"]\n')
+    db = d / "r[/]:x:.duckdb"
+    res = runner.invoke(app, ["sweep", "run", str(exp), "--db", str(db), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    return db
+
+
+def test_results_query_prints_values_as_they_are(results_db: Path):
+    sql = "SELECT '[/]' AS \"[bold]\", ':x:' AS b, '[bold]x' AS c, count(*) AS n FROM tasks"
+    res = runner.invoke(app, ["results", "query", str(results_db), sql])
+    assert res.exit_code == 0, res.output
+    # One task in the database (one policy, one seed): the row is the literals and 1.
+    assert "│ [/] │ :x: │ [bold]x │ 1 │" in flat(res.stdout)
+    assert "┃ [bold] ┃" in flat(res.stdout)
+    res = runner.invoke(app, ["results", "query", str(results_db), sql, "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == [{"[bold]": "[/]", "b": ":x:", "c": "[bold]x", "n": 1}]
+
+
+def test_a_database_error_names_the_value_as_it_is(results_db: Path):
+    res = runner.invoke(app, ["results", "query", str(results_db), "SELECT nope FROM '[/]:x:'"])
+    assert res.exit_code == 2
+    assert res.output.lstrip().startswith("error:")
+    assert "Table with name [/]:x: does not exist" in res.output
+    assert "Traceback" not in res.output and "❌" not in res.output
+
+
+def test_schemes_styles_parameter_names_without_literal_tags():
+    res = runner.invoke(app, ["schemes", "policies"])
+    assert res.exit_code == 0, res.output
+    assert "[bold]" not in res.output
+    # d-choices' one parameter, as its file declares it (policy/d_choices.rs).
+    assert "d: Segments drawn, with replacement. [segments] Required." in flat(res.stdout)
+
+
+def test_reproduction_titles_and_progress_descriptions_are_text():
+    t = Reproduction("t[v2] :x:", "source [/]", lambda c: [], [("a", "a [pages]", ".1f")]).table([{"a": 1.0}])
+    with out.capture() as cap:
+        out.print(t)
+    text = flat(cap.get())
+    assert "t[v2] :x:" in text and "source [/]" in text and "a [pages]" in text
+    with progress_bar(enabled=True) as p:
+        task = p.add_task("tpcc[v2] [/] :x:", total=None)
+        shown = p.columns[0].render(p.tasks[task])  # type: ignore[union-attr]
+        p.stop()
+    assert shown.plain == "tpcc[v2] [/] :x:"
