@@ -349,7 +349,9 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
 
     Raises:
         FileNotFoundError: ``db`` does not exist.
+        RuntimeError: ``db`` is an empty file or another program's database.
         ValueError: ``sweep`` is not in the database, or the database holds no task.
+        OSError: ``out`` cannot be written (the message names it and the cause).
     """
     from plotly.offline import get_plotlyjs
 
@@ -421,6 +423,9 @@ written {now}. Points are means over seeds; bars span the seeds' range.</p>
 <script>{"".join(scripts)}{SORT_JS}</script>
 </body></html>
 """
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page)
+    except OSError as e:
+        raise OSError(f"{out}: cannot write the report: {e.strerror or e}") from None
     return summary

@@ -58,13 +58,18 @@ def sweep_plan(
     data = {"tasks": pl.tasks, "done": pl.done, "pending": pl.tasks - pl.done, "experiments": dict(pl.experiments),
             "estimated_seconds": pl.seconds_estimate, "calibration": pl.calibration, "db": str(db)}
     if as_json:
-        print_json(data)
+        _write(lambda: print_json(data))
         return
-    for name, n in pl.experiments:
-        out.print(f"{name}: {n:,} tasks")
-    out.print(f"{pl.tasks:,} tasks in all, {pl.done:,} already in {db}, {pl.tasks - pl.done:,} to run")
+    lines = [f"{name}: {n:,} tasks" for name, n in pl.experiments]
+    lines.append(f"{pl.tasks:,} tasks in all, {pl.done:,} already in {db}, {pl.tasks - pl.done:,} to run")
     if pl.seconds_estimate is not None and pl.tasks > pl.done:
-        out.print(f"estimated time: {_duration(pl.seconds_estimate)} ({pl.calibration})")
+        lines.append(f"estimated time: {_duration(pl.seconds_estimate)} ({pl.calibration})")
+
+    def show() -> None:
+        for line in lines:
+            out.print(line, soft_wrap=True, markup=False, highlight=False)
+
+    _write(show)
 
 
 def _duration(seconds: float) -> str:
@@ -171,8 +176,8 @@ def results_query(
         if more:
             rest, complete = q.count_rest(COUNT_SECONDS)
             rest += counted
-            said = f"{rest:,} more rows" if complete else f"more than {rest:,} more rows (still counting after {COUNT_SECONDS:.0f} s)"
-            console.print(f"{said} not shown: `--limit N` shows more, `--limit 0` with --csv or --json all of them",
+            said = f"{rest:,} more rows not shown" if complete else f"more than {rest:,} more rows not shown (counted for {COUNT_SECONDS:.0f} s)"
+            console.print(f"{said}: `--limit N` shows more, `--limit 0` with --csv or --json all of them",
                           soft_wrap=True, markup=False, highlight=False)
 
 
