@@ -169,3 +169,21 @@ def test_reproduction_titles_and_progress_descriptions_are_text():
         shown = p.columns[0].render(p.tasks[task])  # type: ignore[union-attr]
         p.stop()
     assert shown.plain == "tpcc[v2] [/] :x:"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        # `{}` of an f64 wrote 1e-300 as 302 characters; the message gives the number as typed.
+        (["--spare", "-1e-300"], "invalid value for `spare`: -1e-300 (expected a number in (0, 1))"),
+        (["--workload", "hotcold:r=-1e-300,f=0.2"], "invalid value for `workload.r`: -1e-300 (expected a number in (0, 1))"),
+        (["--spare", "1e300"], "invalid value for `spare`: 1e300 (expected a number in (0, 1))"),
+        # 1024 segments of 64 pages less 2 kept open or free: 65,408 logical pages at most.
+        (["--spare", "1e-300"], "invalid value for `spare`: 1e-300 (65536 logical pages) (expected at least 1 and at most 65408"),
+    ],
+)
+def test_a_tiny_or_huge_number_is_echoed_in_its_shortest_form(args: list[str], message: str):
+    res = runner.invoke(app, ["simulate", "-q", *args])
+    assert res.exit_code == 2
+    assert message in flat(res.output)
+    assert len(res.output) < 300

@@ -102,16 +102,111 @@ pub enum Error {
 }
 
 impl Error {
-    /// A parameter error.
+    /// A parameter error. A number printed in full by `{}` (`1e-300` as 300 digits) is shown
+    /// in its shortest form ([`compact_numbers`]), whichever call site formatted it.
     #[allow(clippy::needless_pass_by_value)] // call sites pass numbers and fresh strings
     pub fn param(param: &str, value: impl ToString, expected: impl ToString) -> Self {
         Error::Param {
             param: param.to_string(),
-            value: value.to_string(),
-            expected: expected.to_string(),
+            value: compact_numbers(&value.to_string()),
+            expected: compact_numbers(&expected.to_string()),
         }
     }
 }
 
+/// A number as a message shows it: the shortest text that reads back as the same `f64`, with an
+/// exponent outside [1e-5, 1e16) (`1e-300`, `1.5e20`, `0.1`, `65536`), never the full decimal
+/// expansion that `{}` prints.
+pub fn num(x: f64) -> String {
+    let a = x.abs();
+    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// `text` with every long numeral written by `{}` of an `f64` (more than 16 characters with a
+/// decimal point, or more than 20 digits, beyond any `u64`) replaced by [`num`]'s form. Text
+/// between backticks is the user's own and is kept as given.
+pub fn compact_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quoted = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '`' {
+            quoted = !quoted;
+        }
+        let numeral = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+            .unwrap_or(rest.len());
+        if quoted || numeral == 0 {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let (token, after) = rest.split_at(numeral);
+        let digits = token.trim_start_matches('-');
+        let long = if digits.contains('.') {
+            digits.len() > 16
+        } else {
+            digits.len() > 20
+        };
+        match token.parse::<f64>() {
+            Ok(x) if long => out.push_str(&num(x)),
+            _ => out.push_str(token),
+        }
+        rest = after;
+    }
+    out
+}
+
 /// Result type of the engine.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_shown_in_their_shortest_form() {
+        assert_eq!(num(1e-300), "1e-300");
+        assert_eq!(num(-1e300), "-1e300");
+        assert_eq!(num(f64::MAX), "1.7976931348623157e308");
+        assert_eq!(num(0.1), "0.1");
+        assert_eq!(num(65536.0), "65536");
+        assert_eq!(num(0.0), "0");
+    }
+
+    #[test]
+    fn a_full_expansion_is_compacted_and_the_rest_kept() {
+        let tiny = format!("{}", 1e-300);
+        assert_eq!(tiny.len(), 302);
+        let e = Error::param(
+            "spare",
+            format!("{tiny} (65536 logical pages)"),
+            "a number in (0, 1)",
+        );
+        assert_eq!(
+            e.to_string(),
+            "invalid value for `spare`: 1e-300 (65536 logical pages) (expected a number in (0, 1))"
+        );
+        let big = format!("{}", f64::MAX);
+        assert_eq!(
+            compact_numbers(&format!("[0, {big}]")),
+            "[0, 1.7976931348623157e308]"
+        );
+        // A u64, a version, a short decimal, a range and the user's text in backticks stay.
+        for kept in [
+            "18446744073709551615",
+            "1.2.3",
+            "2.00 passes",
+            "[1.05, 100]",
+            "-3",
+            "`0.0000000000000000000000000001`",
+            "2³² − 2",
+        ] {
+            assert_eq!(compact_numbers(kept), kept);
+        }
+    }
+}

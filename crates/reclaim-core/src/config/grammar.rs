@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::error::{num, Error, Result};
 
 /// The families of schemes, each with its registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -318,8 +318,8 @@ pub fn check_range(
         let h = if hi_open { ")" } else { "]" };
         Err(Error::param(
             param,
-            value,
-            format!("a number in {l}{lo}, {hi}{h}"),
+            num(value),
+            format!("a number in {l}{}, {}{h}", num(lo), num(hi)),
         ))
     }
 }
