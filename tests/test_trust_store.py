@@ -115,6 +115,11 @@ def test_a_foreign_table_with_a_name_of_reclaims_is_never_taken_for_an_older_lay
     assert cols == ["id", "title"]
     with pytest.raises(ForeignDatabaseError):
         ResultStore(db, into_foreign=True)
+    # Nor is a `tasks` table of a key and a config alone (no metric): migrating it failed half-way
+    # on a missing column, an internal error.
+    db = foreign_db(tmp_path / "keys.duckdb", tasks="key VARCHAR, config JSON")
+    res = runner.invoke(app, ["results", "migrate", str(db)])
+    assert res.exit_code == 2 and f"not a reclaim results database: {db} has tables tasks" in said(res)
 
 
 def test_an_empty_duckdb_file_is_a_new_database_for_a_sweep_and_no_results_for_a_reader(tmp_path):
@@ -310,6 +315,8 @@ def test_an_output_that_cannot_be_written_is_named(results_db, tmp_path):
     assert res.exit_code == 2 and "/dev/full: cannot write the report: No space left on device" in said(res)
     res = runner.invoke(app, ["results", "export", str(results_db), "--csv", "/dev/full"])
     assert res.exit_code == 2 and "/dev/full: cannot write the export: No space left on device" in said(res)
+    res = runner.invoke(app, ["report", str(results_db), "-o", str(tmp_path / "r.html"), "--figures", "/dev/full"])
+    assert res.exit_code == 2 and "/dev/full: cannot make the figures folder: File exists" in said(res)
     f = experiment(tmp_path, 2)
     for args in (["results", "query", str(results_db), "SELECT * FROM tasks", "--json"],
                  ["results", "query", str(results_db), "SELECT key FROM tasks", "--csv", "--limit", "0"],

@@ -368,7 +368,10 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
         scripts: list[str] = []
         folder = Path(figures) if figures is not None else None
         if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise OSError(f"{folder}: cannot make the figures folder: {e.strerror or e}") from None
 
         def place(fig: Any) -> None:
             div = f"fig{summary.figures}"

@@ -153,7 +153,7 @@ class SchemaError(RuntimeError):
 
 #: reclaim's tables, and the columns that make each one reclaim's.
 OWN_TABLES: dict[str, set[str]] = {
-    "tasks": {"key", "config"},
+    "tasks": {"key", "config", "user_writes", "wa"},
     "series": {"key", "window_index"},
     "sweep_tasks": {"sweep", "key", "point"},
     "failures": {"key", "sweep", "error"},
@@ -539,6 +539,8 @@ def migrate(path: str | Path) -> str:
     ``segment_valid_histogram`` held shares, not counts: they move to the table
     ``legacy_segment_valid_fractions`` (``key``, ``fractions``) and the column is NULL for those rows.
     """
+    import duckdb
+
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"{p}: no results database there")
@@ -581,6 +583,12 @@ def migrate(path: str | Path) -> str:
             con.execute("DELETE FROM schema_version")
             con.execute("INSERT INTO schema_version VALUES ($1)", [SCHEMA_VERSION])
             con.execute("COMMIT")
+        except duckdb.Error as e:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has ended the transaction already
+            raise RuntimeError(f"{p}: cannot migrate it: {_first_line(e)} (one transaction: the database is as it was)") from None
         except BaseException:
             con.execute("ROLLBACK")
             raise
