@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
+import reclaim
 from reclaim.cli import app
 from reclaim.cli.common import out
 from reclaim.progress import progress_bar
@@ -178,6 +180,7 @@ def test_reproduction_titles_and_progress_descriptions_are_text():
         (["--spare", "-1e-300"], "invalid value for `spare`: -1e-300 (expected a number in (0, 1))"),
         (["--workload", "hotcold:r=-1e-300,f=0.2"], "invalid value for `workload.r`: -1e-300 (expected a number in (0, 1))"),
         (["--spare", "1e300"], "invalid value for `spare`: 1e300 (expected a number in (0, 1))"),
+        (["--fill", "1e-300"], "invalid value for `fill`: 1e-300 (0 logical pages) (expected at least 1"),
         # 1024 segments of 64 pages less 2 kept open or free: 65,408 logical pages at most.
         (["--spare", "1e-300"], "invalid value for `spare`: 1e-300 (65536 logical pages) (expected at least 1 and at most 65408"),
     ],
@@ -187,3 +190,18 @@ def test_a_tiny_or_huge_number_is_echoed_in_its_shortest_form(args: list[str], m
     assert res.exit_code == 2
     assert message in flat(res.output)
     assert len(res.output) < 300
+
+
+@pytest.mark.parametrize("pages", [np.array([]), [], np.array([], dtype=np.uint32)])
+def test_an_empty_page_array_is_named_as_the_argument(pages):
+    # Before: "invalid value for `workload`: trace:/tmp/tmpXXXX/pages.rtr (expected a trace with at
+    # least one page write)", a temporary file the caller never named.
+    with pytest.raises(ValueError) as e:
+        reclaim.simulate(workload=pages)
+    assert str(e.value) == ("invalid value for `workload`: an empty sequence of page ids "
+                            "(expected at least one page id, a whole number in [0, 4294967294])")
+
+
+def test_a_bad_page_id_is_named_as_the_argument():
+    with pytest.raises(ValueError, match=r"^invalid value for `workload`: page id -1 at index 2 "):
+        reclaim.simulate(workload=[0, 1, -1])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from reclaim import _core
-from reclaim.pages import page_ids
+from reclaim.pages import MAX_PAGE_ID, page_ids
 from reclaim.schemes import FAMILIES, usage_list
 
 #: User writes per engine step between progress reports (and Ctrl-C checks).
@@ -480,10 +480,19 @@ def simulate(
 
         from reclaim.traces import write_pages
 
+        ids = page_ids(workload, "workload")
+        if ids.size == 0:
+            raise ValueError("invalid value for `workload`: an empty sequence of page ids (expected at least one page id, "
+                             f"a whole number in [0, {MAX_PAGE_ID}])")
         with tempfile.TemporaryDirectory() as tmp:
             path = f"{tmp}/pages.rtr"
-            write_pages(workload, path, source="page ids given to simulate()")
-            return simulate({**params, "workload": f"trace:{path}"}, progress=progress)
+            write_pages(ids, path, source="page ids given to simulate()")
+            try:
+                return simulate({**params, "workload": f"trace:{path}"}, progress=progress)
+            except (ValueError, RuntimeError) as e:
+                # The temporary file is no name the caller knows: the message names the argument.
+                shown = str(e).replace(f"trace:{path}", "the page ids given as `workload`").replace(path, "the page ids given as `workload`")
+                raise type(e)(shown) from None
     params = resolve_optimal_regions(params)
     sim = _core.Simulator(json.dumps(params, allow_nan=False))
     more = True
