@@ -145,6 +145,34 @@ impl Plan {
                 };
                 let mut warned = warnings(t, &warm, logical, replayed);
                 warned.extend(spare_warning(config, geometry, t));
+                if t.steps_back.count > 0 {
+                    let back = t.steps_back;
+                    let placement = config.placement();
+                    let readers: Vec<String> = [
+                        config
+                            .policy
+                            .needs(crate::config::grammar::Need::Times)
+                            .then(|| format!("`{}`", config.policy)),
+                        placement
+                            .info()
+                            .needs(crate::config::grammar::Need::Times)
+                            .then(|| format!("`{placement}`")),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    warned.push(format!(
+                        "the trace's clock goes backwards at {} of its requests (the first at request {}, the largest step {} s back): {} reads it, so each time is held at the latest before it",
+                        back.count,
+                        back.first,
+                        if back.largest >= 1e-3 {
+                            format!("{:.3}", back.largest)
+                        } else {
+                            format!("{:.3e}", back.largest)
+                        },
+                        readers.join(" and ")
+                    ));
+                }
                 (Some(report), warned)
             }
             _ => (None, Vec::new()),
@@ -296,6 +324,8 @@ pub(super) struct TraceFacts {
     pub working_set: u64,
     /// Pages of the trace's address space as replayed (the working set when renamed densely).
     pub address_pages: u64,
+    /// Where the trace's clock goes backwards, when a scheme reads it.
+    pub steps_back: crate::workload::trace::StepsBack,
     /// Pages written exactly once per pass.
     pub written_once: u64,
 }

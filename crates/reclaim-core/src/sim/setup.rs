@@ -28,7 +28,7 @@ use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 use crate::trace::convert::{self, ConvertOptions, Trims};
 use crate::trace::Format;
-use crate::workload::trace::TraceClock;
+use crate::workload::trace::{StepsBack, TraceClock};
 use crate::workload::{ClassShare, Rate, Workload, Write};
 
 /// A configuration's geometry, its workload (and the warm-up's, for a trace) and what the run
@@ -71,13 +71,14 @@ impl Setup {
         }
         let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
         let mut rng = SimRng::seed_from_u64(config.seed);
-        let facts = trace.as_ref().map(|t| {
+        let mut facts = trace.as_ref().map(|t| {
             let (written_once, working_set) = t.written_once();
             TraceFacts {
                 writes: t.pages.len() as u64,
                 working_set,
                 address_pages: t.meta.address_pages,
                 written_once,
+                steps_back: StepsBack::default(),
             }
         });
         if facts.is_some_and(|f| f.writes == 0) {
@@ -118,6 +119,9 @@ impl Setup {
         // without times has its requests 1 µs apart; a workload without requests, its writes.
         let needs_times =
             config.placement().info().needs(Need::Times) || config.policy.needs(Need::Times);
+        if let (Some(f), true) = (facts.as_mut(), needs_times) {
+            f.steps_back = StepsBack::of(&times);
+        }
         let clock = match (&pages, needs_times) {
             (Some(p), true) if times.is_empty() => {
                 let times: Vec<f64> = (0..requests.len()).map(|i| i as f64 * 1e-6).collect();

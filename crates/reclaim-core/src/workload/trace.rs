@@ -29,6 +29,38 @@ pub struct Replay {
     shares: Vec<ClassShare>,
 }
 
+/// Where a trace's clock goes backwards: how many requests are earlier than one before them, the
+/// first of them (its index among the requests) and the largest step back [s].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepsBack {
+    /// Requests earlier than the latest before them.
+    pub count: u64,
+    /// Index of the first such request.
+    pub first: u64,
+    /// Largest step back [s].
+    pub largest: f64,
+}
+
+impl StepsBack {
+    /// The steps back of request times `seconds`.
+    pub fn of(seconds: &[f64]) -> Self {
+        let mut out = StepsBack::default();
+        let mut latest = f64::NEG_INFINITY;
+        for (i, &s) in seconds.iter().enumerate() {
+            if s < latest {
+                if out.count == 0 {
+                    out.first = i as u64;
+                }
+                out.count += 1;
+                out.largest = out.largest.max(latest - s);
+            } else {
+                latest = s;
+            }
+        }
+        out
+    }
+}
+
 /// The time of each write of a trace: its request's, pass after pass, ticked once per page write
 /// in replay order.
 #[derive(Clone, Debug)]
@@ -59,6 +91,16 @@ impl TraceClock {
             .filter(|(&n, _)| n > 0)
             .map(|(&n, &s)| (n, (s.max(0.0) * 1e6).round() as u64))
             .unzip();
+        // A clock that goes backwards (requests logged out of order, a clock reset) would give a
+        // time-based scheme a negative age: each time is held at the latest before it, and the
+        // run warns ([`StepsBack`]).
+        let times: Vec<u64> = times
+            .iter()
+            .scan(0u64, |latest, &t| {
+                *latest = (*latest).max(t);
+                Some(*latest)
+            })
+            .collect();
         let (&first, &last) = (times.first()?, times.last()?);
         let span = last.saturating_sub(first);
         let gap = if times.len() > 1 {
@@ -212,6 +254,22 @@ mod tests {
 
     fn ticks(clock: &mut TraceClock, n: usize) -> Vec<u64> {
         (0..n).map(|_| clock.tick()).collect()
+    }
+
+    #[test]
+    fn a_clock_that_goes_backwards_is_held_at_its_latest_time() {
+        // Requests at 0, 3, 1, 2, 5 s: two steps back (1 and 2 after 3), the first at index 2,
+        // the largest 2 s; the clock then reads 0, 3, 3, 3, 5 s, never a negative age.
+        let seconds = [0.0, 3.0, 1.0, 2.0, 5.0];
+        let back = StepsBack::of(&seconds);
+        assert_eq!((back.count, back.first), (2, 2));
+        assert!((back.largest - 2.0).abs() < 1e-12);
+        let mut clock = TraceClock::new(&[1; 5], &seconds, 5).unwrap();
+        assert_eq!(
+            ticks(&mut clock, 5),
+            [0, 3_000_000, 3_000_000, 3_000_000, 5_000_000]
+        );
+        assert_eq!(StepsBack::of(&[0.0, 1.0, 1.0]), StepsBack::default());
     }
 
     #[test]
