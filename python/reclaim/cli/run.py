@@ -91,14 +91,16 @@ def simulate_cmd(
         print_json(r.to_dict(arrays=arrays))
         return
     room = f"spare {r.simulated_spare:.4f}" if config.sizes is None else f"sizes {config.sizes}, spare {r.simulated_spare:.4f} of slots (U, G in slots)"
+    what = r.ran()
+    ran = f"{what['policy']}, {what['placement']}, gc {what['gc']}" + (f", {what['method']}" if what["method"] else "")
     log = (r.method or {}).get("log")
     if log is not None:
         # A log has no capacity: the segments are only its bound (`method::log`).
         room = f"a log of at most {log['peak_segments']:,} segments (bound {r.simulated_segments:,})"
-        t = Table(title=f"{config.policy}, {config.workload}, segments of {r.simulated_pages_per_segment} pages, "
+        t = Table(title=f"{ran}, {config.workload}, segments of {r.simulated_pages_per_segment} pages, "
                         f"working set {r.simulated_logical_pages:,} pages, {room}")
     else:
-        t = Table(title=f"{config.policy}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
+        t = Table(title=f"{ran}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
                         f"{r.simulated_logical_pages:,} logical pages, {room}")
     t.add_column("metric")
     t.add_column("value", justify="right")
@@ -147,22 +149,29 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
     if as_json:
         print_json(r.to_dict(arrays=arrays))
         return
-    t = Table(title=f"{r.config.policy or 'greedy'}, {params['workload']}: {len(r.volumes) + len(r.idle)} volumes, each on a device of its own")
-    for c in ("volume", "segments", "user_writes", "gc_writes", "wa", "passes", "settled"):
+    first = next(iter(r.volumes.values()), None)
+    what = first.ran() if first is not None else {"policy": r.config.policy or "greedy", "placement": r.config.placement or "single", "gc": r.config.gc}
+    t = Table(title=f"{what['policy']}, {what['placement']}, gc {what['gc']}, {params['workload']}: {len(r.volumes) + len(r.idle)} volumes, each on a device of its own")
+    for c in ("volume", "segments", "spare", "user_writes", "gc_writes", "wa", "passes", "settled"):
         t.add_column(c, justify="left" if c == "volume" else "right")
     for name, v in r.volumes.items():
         m = v.method or {}
         settled = m.get("settled")
         # A log's segments are its largest size, not the bound allocated for it.
         segments = m["log"]["peak_segments"] if m.get("log") else v.simulated_segments
-        t.add_row(name, f"{segments:,}", f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
+        spare = "" if m.get("log") else f"{v.simulated_spare:.4f}" + ("" if m.get("spare_as_asked") is not False else " *")
+        t.add_row(name, f"{segments:,}", spare, f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
                   f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"))
     for name in r.idle:
-        t.add_row(name, "", "0", "0", "—", "", "only reads")
+        t.add_row(name, "", "", "0", "0", "—", "", "only reads")
     t.add_section()
-    t.add_row("overall", "", f"{r.user_writes:,}", f"{r.gc_writes:,}", f"{r.wa:.4f}", "", "")
+    t.add_row("overall", "", "", f"{r.user_writes:,}", f"{r.gc_writes:,}", f"{r.wa:.4f}", "", "")
     out.print(t)
     out.print("overall WA = (ΣU + ΣG) / ΣU over the volumes, as SepBIT (FAST '22) reports a trace set")
+    if r.off_spare:
+        asked = next(iter(r.volumes.values())).method or {}
+        out.print(f"* {len(r.off_spare)} of {len(r.volumes)} volumes ran at another spare than the {asked.get('asked_spare')} asked "
+                  "(too small to fill whole segments at it); the overall WA includes them")
     methods = {v.method["method"] for v in r.volumes.values() if v.method}
     if methods:
         out.print(f"method {', '.join(sorted(methods))} on each volume (passes: replayed; settled: whether its WA settled)")
