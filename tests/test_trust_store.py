@@ -180,7 +180,7 @@ def test_allow_files_lets_a_query_read_and_write_files(results_db, tmp_path):
     assert len(target.read_text().splitlines()) == 1 + 120  # a header and the 120 tasks of results_db
 
 
-@pytest.mark.parametrize("sql", ["", "   ", " ; ", ";;"])
+@pytest.mark.parametrize("sql", ["", "   ", " ; ", ";;", "/* a comment, no statement */"])
 def test_an_empty_query_is_named(results_db, sql):
     res = runner.invoke(app, ["results", "query", str(results_db), sql])
     assert res.exit_code == 2, res.output

@@ -119,8 +119,11 @@ def sweep_run(
                 logged[0] = time.monotonic()
                 console.print(f"sweep: {n:,} of {total:,} tasks written, {failed:,} failed", soft_wrap=True, markup=False, highlight=False)
 
+        def expanded(n: int, at_most: int) -> None:
+            p.update(bar, completed=n, total=at_most, description="making tasks")
+
         report = run(exps, db, workers=workers, scheduler=scheduler, dask_local=dask_local, chunk=chunk,
-                     on_progress=progress, on_failure=failure, on_write=written, into_foreign=into_foreign)
+                     on_progress=progress, on_failure=failure, on_write=written, into_foreign=into_foreign, on_expand=expanded)
     console.print(f"{report.tasks:,} tasks: {report.already_done:,} already in {db}, {report.ran:,} ran, "
                   f"{len(report.failed):,} failed ({_duration(report.seconds)})", soft_wrap=True, markup=False, highlight=False)
     if report.failed:

@@ -341,8 +341,8 @@ class ResultStore:
                     raise ForeignDatabaseError(f"{_foreign(self.path, tables)}; its table {clash[0]} is not reclaim's, so "
                                                "reclaim's tables cannot go beside it: choose another --db")
                 if not into_foreign:
-                    raise ForeignDatabaseError(f"{_foreign(self.path, tables)}; choose another --db, or give "
-                                               "--into-foreign to add reclaim's tables beside them")
+                    raise ForeignDatabaseError(f"{_foreign(self.path, tables)}; choose another --db, or add reclaim's "
+                                               "tables beside them with `reclaim sweep run --into-foreign`")
             self._schema()
         except duckdb.Error as e:
             self.broken = True
@@ -601,10 +601,14 @@ def migrate(path: str | Path) -> str:
             "legacy_segment_valid_fractions (the counts were not stored)")
 
 
+#: What an empty query is told.
+_EMPTY = ("invalid value for `sql`: an empty query (expected a statement, e.g. "
+          "\"SELECT policy, spare, avg(wa) FROM tasks GROUP BY ALL\")")
+
+
 def _refuse_empty(sql: str) -> None:
     if not sql.strip().strip(";").strip():
-        raise ValueError("invalid value for `sql`: an empty query (expected a statement, e.g. "
-                         "\"SELECT policy, spare, avg(wa) FROM tasks GROUP BY ALL\")")
+        raise ValueError(_EMPTY)
 
 
 def _sql_error(e: BaseException) -> ValueError:
@@ -645,6 +649,8 @@ class Query:
         try:
             # A DB-API result streams: its rows are made as they are fetched.
             self._result = self.con.execute(sql)
+            if self._result is None:  # comments only: no statement
+                raise ValueError(_EMPTY)
             described = self._result.description if self._result is not None else None
             self.columns: list[str] = [d[0] for d in described] if described else []
         except duckdb.Error as e:
@@ -713,10 +719,10 @@ def query(path: str | Path, sql: str, allow_files: bool = False) -> tuple[list[s
     _refuse_empty(sql)
     con = _connect(path, read_only=True, confined=not allow_files)
     try:
-        rel = con.sql(sql)
-        if rel is None:
-            return [], []
-        return list(rel.columns), rel.fetchall()
+        result = con.execute(sql)
+        if result is None:  # comments only: no statement
+            raise ValueError(_EMPTY)
+        return [d[0] for d in result.description or []], result.fetchall() if result.description else []
     except duckdb.Error as e:
         raise _sql_error(e) from None
     finally:

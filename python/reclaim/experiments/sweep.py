@@ -164,13 +164,22 @@ class SweepReport:
     seconds: float = 0.0
 
 
-def pending(experiments: Sequence[Experiment], store: ResultStore) -> tuple[list[Task], list[Task], dict[str, str]]:
+def pending(experiments: Sequence[Experiment], store: ResultStore,
+            on_expand: Callable[[int, int], None] | None = None) -> tuple[list[Task], list[Task], dict[str, str]]:
     """All tasks (each once), those not yet in the database, and the sweep each task is first
-    listed in; registers every task with its sweeps."""
+    listed in; registers every task with its sweeps. ``on_expand(made, at_most)`` is called
+    every thousand tasks made (``at_most``: the product of the axes)."""
     everything: list[Task] = []
     first: dict[str, str] = {}
+    at_most = sum(e.size for e in experiments)
+    made = 0
     for e in experiments:
-        ts = e.tasks()
+        ts = []
+        for t in e.iter_tasks():
+            ts.append(t)
+            made += 1
+            if on_expand is not None and made % 1000 == 0:
+                on_expand(made, at_most)
         store.register(e.name, [(t.key, t.point) for t in ts])
         for t in ts:
             if t.key not in first:
@@ -183,7 +192,7 @@ def pending(experiments: Sequence[Experiment], store: ResultStore) -> tuple[list
 def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | None = None, scheduler: str | None = None,
         dask_local: int | None = None, chunk: int | None = None, on_progress: Callable[[int, int, int], None] | None = None,
         on_failure: Callable[[Task, str], None] | None = None, on_write: Callable[[int, int, int], None] | None = None,
-        into_foreign: bool = False) -> SweepReport:
+        into_foreign: bool = False, on_expand: Callable[[int, int], None] | None = None) -> SweepReport:
     """Runs every task of ``experiments`` that is not yet in ``db``.
 
     Args:
@@ -200,6 +209,8 @@ def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | Non
             run in the database so far.
         into_foreign: Add reclaim's tables to a DuckDB file that holds another program's
             tables (refused otherwise).
+        on_expand: Called as ``(made, at_most)`` every thousand tasks made from the
+            experiments, before any runs.
 
     Raises:
         ValueError: ``scheduler`` is not a Dask scheduler address.
@@ -212,7 +223,7 @@ def run(experiments: Sequence[Experiment], db: str | Path, *, workers: int | Non
     t0 = time.perf_counter()
     report = SweepReport()
     with ResultStore(db, into_foreign=into_foreign) as store:
-        everything, todo, first = pending(experiments, store)
+        everything, todo, first = pending(experiments, store, on_expand)
         report.tasks, report.already_done = len(everything), len(everything) - len(todo)
         if not todo:
             report.seconds = time.perf_counter() - t0
