@@ -404,3 +404,26 @@ def test_more_tasks_than_the_cap_are_refused_before_any_is_made(tmp_path):
     b.write_text('name = "b"\nreplications = 600\n[axes]\nspare = { start = 0.05, stop = 0.3, num = 1000 }\n')
     res = runner.invoke(app, ["sweep", "plan", str(a), str(b)])
     assert res.exit_code == 2 and f"1,200,000 tasks in 2 experiment files (expected at most {MAX_TASKS:,} in one command" in said(res)
+
+
+def available_gib() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines() if Path("/proc/meminfo").exists() else []:
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 2**20
+    return 0.0
+
+
+@pytest.mark.skipif(available_gib() > 30, reason="60,000,000 segments fit in this machine's memory")
+def test_a_plan_leaves_out_of_its_estimate_the_tasks_that_cannot_run_here(tmp_path):
+    # 60,000,000 segments of 64 pages need about 32.5 GiB (the engine's estimate): it refuses to
+    # build them, and the plan says so instead of stopping (the sweep would fail that task alone).
+    f = tmp_path / "huge.toml"
+    f.write_text('[base]\npages_per_segment = 64\nwarmup = "fill"\nwrites = "1x"\n[axes]\nsegments = [64, 60000000]\n')
+    res = runner.invoke(app, ["sweep", "plan", str(f), "--db", str(tmp_path / "r.duckdb")])
+    assert res.exit_code == 0, res.output
+    text = said(res)
+    assert "2 tasks in all, 0 already in" in text
+    assert "50% of the sampled tasks cannot run here and are left out (first: segments=60000000, seed=1: invalid value for `segments`" in text
+    f.write_text('[base]\npages_per_segment = 64\nwarmup = "fill"\nwrites = "1x"\n[axes]\nsegments = [60000000]\n')
+    res = runner.invoke(app, ["sweep", "plan", str(f), "--db", str(tmp_path / "r.duckdb")])
+    assert res.exit_code == 0 and "estimated time: no estimate: none of the sampled tasks can run here" in said(res)

@@ -64,6 +64,8 @@ def sweep_plan(
     lines.append(f"{pl.tasks:,} tasks in all, {pl.done:,} already in {db}, {pl.tasks - pl.done:,} to run")
     if pl.seconds_estimate is not None and pl.tasks > pl.done:
         lines.append(f"estimated time: {_duration(pl.seconds_estimate)} ({pl.calibration})")
+    elif pl.calibration:
+        lines.append(f"estimated time: {pl.calibration}")
 
     def show() -> None:
         for line in lines:

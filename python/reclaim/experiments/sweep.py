@@ -362,11 +362,24 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
     # without its seed: the seed does not change the count).
     ident = {t.key: json.dumps({k: v for k, v in json.loads(t.canonical).items() if k != "seed"}, sort_keys=True) for t in sample}
     totals: dict[str, int] = {}
+    refused: dict[str, str] = {}
     for t in sample:
-        if ident[t.key] not in totals:
-            totals[ident[t.key]] = _core.Simulator(t.canonical).progress()[1]
-    writes = sum(totals[ident[t.key]] for t in sample) / len(sample) * pending
-    biggest = max(sample, key=lambda t: totals[ident[t.key]])
+        if ident[t.key] not in totals and ident[t.key] not in refused:
+            try:
+                totals[ident[t.key]] = _core.Simulator(t.canonical).progress()[1]
+            except (ValueError, RuntimeError, MemoryError) as e:
+                # A task this machine cannot run (a device larger than its memory) fails alone
+                # in the sweep; the estimate is of the others.
+                refused[ident[t.key]] = f"{t.describe()}: {e}"
+    runnable = [t for t in sample if ident[t.key] in totals]
+    cannot = ""
+    if refused:
+        share = 1 - len(runnable) / len(sample)
+        cannot = f"; {share:.0%} of the sampled tasks cannot run here and are left out (first: {next(iter(refused.values()))})"
+    if not runnable:
+        return Plan(total, total - pending, per, None, f"no estimate: none of the sampled tasks can run here (first: {next(iter(refused.values()))})")
+    writes = sum(totals[ident[t.key]] for t in runnable) / len(sample) * pending
+    biggest = max(runnable, key=lambda t: totals[ident[t.key]])
     probe = {**biggest.params, "warmup": "fill+1x", "writes": "1x"}
     if isinstance(probe.get("workload"), str) and probe["workload"].startswith("trace:"):
         # One pass of the trace after a short warm-up (Li et al.'s method: `precondition`'s passes
@@ -381,5 +394,5 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
     estimate = writes / rate / min(n, pending)
     shown = f"{len(sample):,} sampled tasks" if len(sample) < pending else "the pending tasks"
     note = (f"calibrated on {biggest.describe() or 'the base configuration'}, the largest of {shown}: {rate / 1e6:.2f}M user "
-            f"writes/s (WA {r.wa:.2f}) on one core, {n} workers")
+            f"writes/s (WA {r.wa:.2f}) on one core, {n} workers{cannot}")
     return Plan(total, total - pending, per, estimate, note)
