@@ -8,15 +8,44 @@ use reclaim_core::config::{PlacementSpec, RegionSpare};
 use reclaim_core::trace::convert::{
     check_binary, page_list_trace, write_binary, ConvertOptions, Converter,
 };
-use reclaim_core::trace::{request_sizes as trace_request_sizes, Format, ReadOptions};
+use reclaim_core::trace::{request_sizes as trace_request_sizes, Format, ReadOptions, Stop};
 use reclaim_core::{Error, SimConfig, Simulator};
 use serde_json::Value;
+use std::sync::{Arc, Mutex};
 
 fn map_err(e: Error) -> PyErr {
     match e {
         Error::Param { .. } => PyValueError::new_err(e.to_string()),
         _ => PyRuntimeError::new_err(e.to_string()),
     }
+}
+
+/// The exception a Python signal handler raised while the engine read a file (Ctrl-C's
+/// `KeyboardInterrupt`, SIGTERM's), kept by [`signal_stop`]'s hook until the engine returns.
+type Raised = Arc<Mutex<Option<PyErr>>>;
+
+/// A stop hook that runs Python's signal handlers (as the interpreter does between bytecodes)
+/// and stops the engine's read when one raises; the exception is kept in `raised`.
+fn signal_stop(raised: &Raised) -> Stop {
+    let raised = Arc::clone(raised);
+    Box::new(move || {
+        Python::with_gil(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                *raised.lock().expect("not poisoned") = Some(e);
+                true
+            }
+        })
+    })
+}
+
+/// The engine's error, or the signal handler's exception that stopped it.
+fn map_err_raised(raised: &Raised, e: Error) -> PyErr {
+    raised
+        .lock()
+        .expect("not poisoned")
+        .take()
+        .unwrap_or_else(|| map_err(e))
 }
 
 fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
@@ -216,6 +245,7 @@ impl PySimulator {
 #[pyclass(module = "reclaim._core", name = "TraceConverter", unsendable)]
 struct PyTraceConverter {
     inner: Option<Converter>,
+    raised: Raised,
 }
 
 #[pymethods]
@@ -245,12 +275,16 @@ impl PyTraceConverter {
         };
         let path = std::path::Path::new(path);
         // With the output known, the arrays spill to disk as they grow (bounded memory).
-        let converter = match out {
+        let mut converter = match out {
             Some(out) => Converter::spilling(path, format, options, std::path::Path::new(out)),
             None => Converter::new(path, format, options),
-        };
+        }
+        .map_err(map_err)?;
+        let raised = Raised::default();
+        converter.set_stop(signal_stop(&raised));
         Ok(PyTraceConverter {
-            inner: Some(converter.map_err(map_err)?),
+            inner: Some(converter),
+            raised,
         })
     }
 
@@ -260,7 +294,8 @@ impl PyTraceConverter {
             .inner
             .as_mut()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        c.step(max_requests).map_err(map_err)
+        c.step(max_requests)
+            .map_err(|e| map_err_raised(&self.raised, e))
     }
 
     /// Lines read so far.
@@ -274,7 +309,9 @@ impl PyTraceConverter {
             .inner
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        let meta = c.finish_to(std::path::Path::new(out)).map_err(map_err)?;
+        let meta = c
+            .finish_to(std::path::Path::new(out))
+            .map_err(|e| map_err_raised(&self.raised, e))?;
         Ok(serde_json::to_string(&meta).expect("metadata serializes"))
     }
 
@@ -285,7 +322,7 @@ impl PyTraceConverter {
             .inner
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        let trace = c.finish().map_err(map_err)?;
+        let trace = c.finish().map_err(|e| map_err_raised(&self.raised, e))?;
         let files = reclaim_core::trace::convert::write_volumes(&trace, std::path::Path::new(dir))
             .map_err(map_err)?;
         Ok((
@@ -413,11 +450,19 @@ fn request_sizes(
         device,
         ..ReadOptions::default()
     };
+    let raised = Raised::default();
+    let stop = signal_stop(&raised);
     let (sizes, report) = py
         .allow_threads(|| {
-            trace_request_sizes(std::path::Path::new(path), format, options, slot_bytes)
+            trace_request_sizes(
+                std::path::Path::new(path),
+                format,
+                options,
+                slot_bytes,
+                Some(stop),
+            )
         })
-        .map_err(map_err)?;
+        .map_err(|e| map_err_raised(&raised, e))?;
     Ok((
         sizes,
         serde_json::to_string(&report.skipped).expect("counts serialize"),

@@ -137,6 +137,17 @@ fn read_header(bytes: &[u8], bad: &dyn Fn(usize, &str) -> Error) -> Result<(Trac
     if meta.page_size == 0 {
         return Err(bad(16, "a page size ≥ 1"));
     }
+    // Page ids are 32-bit: a larger address space is a damaged header, and what is sized by it
+    // (a replay's logical pages, a count per page) must not be allocated from it.
+    if meta.address_pages > 1 << 32 {
+        return Err(bad(
+            16,
+            &format!(
+                "`address_pages` of at most 2^32 (page ids are 32-bit), not {}",
+                meta.address_pages
+            ),
+        ));
+    }
     Ok((meta, 16 + header.len()))
 }
 

@@ -26,7 +26,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::spill::Spill;
-use super::{Format, ReadOptions, ReadReport, TraceReader};
+use super::{Format, ReadOptions, ReadReport, Stop, TraceReader};
 use crate::error::{Error, Result};
 
 pub use super::binary::{
@@ -354,6 +354,12 @@ impl Converter {
         }
     }
 
+    /// Sets the hook polled while the trace is read and written out ([`Stop`]): when it
+    /// returns true the conversion stops with an error naming the file and the line.
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.reader.set_stop(stop);
+    }
+
     /// Lines read so far.
     pub fn lines(&self) -> u64 {
         self.reader.report.lines
@@ -504,7 +510,8 @@ impl Converter {
         self.spill_out()?;
         let has_times = self.has_times();
         let mut spill = self.spill.take().expect("spilling");
-        spill.assemble(&meta, &trims, has_times, out)?;
+        let reader = &mut self.reader;
+        spill.assemble(&meta, &trims, has_times, out, &mut || reader.check_stop())?;
         Ok(meta)
     }
 

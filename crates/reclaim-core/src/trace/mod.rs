@@ -32,6 +32,37 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 
+/// Longest text line a reader takes [bytes], its newline included: 1 MiB. A record of every text
+/// format is under 200 bytes; the longest lines a reader passes over are archive framing, a tar
+/// header (512 bytes) or the NUL padding after an archive's last member (up to a record of 10 KiB
+/// by default). A longer line is damaged or binary input, and buffering it whole would take the
+/// memory of the file (a gzip of zeros holds 1 GB in one "line" of 1 MB compressed): it is an error
+/// naming the file and the line, or with `--skip-bad-lines` a bad line skipped without being kept.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Bytes before the first record that are not records a reader passes over (archive framing,
+/// binary data) before it stops with "no record" [bytes]: 16 MiB. A tar archive's framing before
+/// a trace is a 512-byte header per member; 16 MiB of anything else before a first record is
+/// not a trace of this format (`/dev/urandom` ends here in a fraction of a second).
+pub const MAX_LEADING_GARBAGE_BYTES: u64 = 1 << 24;
+
+/// Lines (or records) a reader reads between two polls of its stop hook ([`Stop`]): 2^12, a few
+/// microseconds of reading a plain file, so a stop is honoured at once however the lines fare.
+pub const POLL_LINES: u64 = 1 << 12;
+
+/// A caller's stop request, polled by a reader every [`POLL_LINES`] lines and by every loop over
+/// a file's contents: true stops the reading with an error that says where (the Python bindings
+/// poll Python's signal handlers, so Ctrl-C and SIGTERM stop a conversion as they stop a run).
+pub type Stop = Box<dyn FnMut() -> bool + Send>;
+
+/// The error of a read stopped by its [`Stop`] hook.
+pub fn interrupted(path: &Path, line: u64) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        message: format!("interrupted after line {line}"),
+    }
+}
+
 /// A trace format (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -368,6 +399,8 @@ pub struct TraceReader {
     last_volume: u32,
     /// The last volume's device as the line writes it.
     last_device: String,
+    /// The caller's stop request, if any, polled every [`POLL_LINES`] lines.
+    stop: Option<Stop>,
     /// Counts so far.
     pub report: ReadReport,
 }
@@ -444,7 +477,100 @@ impl TraceReader {
             volume_index: std::collections::HashMap::new(),
             last_volume: 0,
             last_device: String::new(),
+            stop: None,
             report: ReadReport::default(),
+        })
+    }
+
+    /// Sets the hook polled every [`POLL_LINES`] lines (records) and while a long bad line is
+    /// skipped: when it returns true the read stops with an error naming the file and the line.
+    pub fn set_stop(&mut self, stop: Stop) {
+        self.stop = Some(stop);
+    }
+
+    /// Polls the stop hook: an error when the caller asked to stop.
+    pub fn check_stop(&mut self) -> Result<()> {
+        if self.stop.as_mut().is_some_and(|stop| stop()) {
+            return Err(interrupted(&self.path, self.line));
+        }
+        Ok(())
+    }
+
+    /// Reads the next line into `self.buf` (cleared first), at most [`MAX_LINE_BYTES`] bytes of
+    /// it; returns the bytes read and whether the line was longer (then only its first
+    /// [`MAX_LINE_BYTES`] bytes are in the buffer and the rest is still unread).
+    fn read_line(&mut self) -> Result<(usize, bool)> {
+        self.buf.clear();
+        let limit = MAX_LINE_BYTES as u64;
+        let n = (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| Error::Io {
+                path: self.path.display().to_string(),
+                // A damaged gzip stream fails mid-file: say where.
+                message: format!("{e} (after line {})", self.line),
+            })?;
+        Ok((n, n as u64 == limit && self.buf.last() != Some(&b'\n')))
+    }
+
+    /// Reads past the rest of a line longer than [`MAX_LINE_BYTES`] without keeping it, polling
+    /// the stop hook at every buffer (an endless line, `/dev/zero`, is read until stopped).
+    fn skip_rest_of_line(&mut self) -> Result<()> {
+        loop {
+            self.check_stop()?;
+            let chunk = match self.input.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Error::Io {
+                        path: self.path.display().to_string(),
+                        message: format!("{e} (in line {})", self.line),
+                    })
+                }
+            };
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            if let Some(i) = chunk.iter().position(|&b| b == b'\n') {
+                self.input.consume(i + 1);
+                return Ok(());
+            }
+            let n = chunk.len();
+            self.input.consume(n);
+        }
+    }
+
+    /// A line longer than [`MAX_LINE_BYTES`]: an error, or with `skip_bad_lines` skipped (not
+    /// kept) and counted.
+    fn long_line(&mut self) -> Result<()> {
+        self.line += 1;
+        self.report.lines += 1;
+        let expected =
+            format!("a line of at most {MAX_LINE_BYTES} bytes (damaged or binary input?)");
+        if !self.options.skip_bad_lines {
+            let head = String::from_utf8_lossy(&self.buf[..self.buf.len().min(40)])
+                .escape_debug()
+                .to_string();
+            return Err(self.error(&head, expected));
+        }
+        *self.report.skipped.entry(expected).or_insert(0) += 1;
+        self.skip_rest_of_line()
+    }
+
+    /// Stops a read that has passed over more than [`MAX_LEADING_GARBAGE_BYTES`] before its
+    /// first record.
+    fn check_leading_garbage(&self) -> Result<()> {
+        if self.seen_record || self.report.leading_garbage_bytes <= MAX_LEADING_GARBAGE_BYTES {
+            return Ok(());
+        }
+        Err(Error::NoRecords {
+            path: self.path.display().to_string(),
+            format: self.format.to_string(),
+            lines: self.report.lines,
+            skipped: format!(
+                " ({} bytes before any record are not text records; at most {MAX_LEADING_GARBAGE_BYTES} are passed over)",
+                self.report.leading_garbage_bytes
+            ),
         })
     }
 
@@ -467,18 +593,17 @@ impl TraceReader {
             return self.next_record();
         }
         loop {
-            self.buf.clear();
-            let n = self
-                .input
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| Error::Io {
-                    path: self.path.display().to_string(),
-                    // A damaged gzip stream fails mid-file: say where.
-                    message: format!("{e} (after line {})", self.line),
-                })?;
+            if self.line.is_multiple_of(POLL_LINES) {
+                self.check_stop()?;
+            }
+            let (n, long) = self.read_line()?;
             if n == 0 {
                 self.report.trailing_padding_bytes += self.pending_padding;
                 return Ok(None);
+            }
+            if long {
+                self.long_line()?;
+                continue;
             }
             // The line is parsed in place (no copy per line): the buffer is lent out meanwhile.
             let buf = std::mem::take(&mut self.buf);
@@ -487,6 +612,7 @@ impl TraceReader {
             if let Some(request) = request? {
                 return Ok(Some(request));
             }
+            self.check_leading_garbage()?;
         }
     }
 
@@ -526,8 +652,11 @@ impl TraceReader {
         let Some(size) = self.record_bytes()? else {
             return Ok(None);
         };
-        let path = || self.path.display().to_string();
+        let path = |p: &Path| p.display().to_string();
         loop {
+            if self.line.is_multiple_of(POLL_LINES) {
+                self.check_stop()?;
+            }
             let at = self.line * size as u64;
             self.buf.resize(size, 0);
             let mut got = 0;
@@ -538,7 +667,7 @@ impl TraceReader {
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
                         return Err(Error::Io {
-                            path: path(),
+                            path: path(&self.path),
                             message: format!("{e} (after record {})", self.line),
                         })
                     }
@@ -549,7 +678,7 @@ impl TraceReader {
             }
             if got < size {
                 return Err(Error::BadFile {
-                    path: path(),
+                    path: path(&self.path),
                     byte: at,
                     expected: format!(
                         "a whole {size}-byte {} record ({got} bytes left)",
@@ -609,7 +738,7 @@ impl TraceReader {
                 }
                 Err(expected) => {
                     return Err(Error::BadFile {
-                        path: path(),
+                        path: path(&self.path),
                         byte: at,
                         expected,
                     })
@@ -767,17 +896,21 @@ impl TraceReader {
 /// The lengths of a trace's write requests in slots of `slot_bytes` bytes, each rounded up, as
 /// (slots, requests) in increasing order of slots: a page-size distribution taken from a trace
 /// (Lomet & Luo §4.4; `sizes=choice:…`). Zero-length writes are left out and counted in the
-/// report's `skipped` as `empty write`.
+/// report's `skipped` as `empty write`. `stop`, if given, is polled as the trace is read ([`Stop`]).
 pub fn request_sizes(
     path: &Path,
     format: Format,
     options: ReadOptions,
     slot_bytes: u64,
+    stop: Option<Stop>,
 ) -> Result<(Vec<(u64, u64)>, ReadReport)> {
     if slot_bytes == 0 {
         return Err(Error::param("slot_bytes", 0, "a whole number of bytes ≥ 1"));
     }
     let mut reader = TraceReader::new(path, format, options)?;
+    if let Some(stop) = stop {
+        reader.set_stop(stop);
+    }
     let mut counts = BTreeMap::new();
     let mut empty = 0;
     while let Some(r) = reader.next_request()? {

@@ -71,6 +71,7 @@ impl Spill {
         trims: &Trims,
         has_times: bool,
         out: &Path,
+        check_stop: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
         for (f, p) in self.files.iter_mut().zip(&self.paths) {
             f.flush().map_err(|e| io_err(p, &e))?;
@@ -89,7 +90,10 @@ impl Spill {
             // Each request's pages moved by its volume's first page.
             let (mut pages, mut sizes, mut vols) = (open(0)?, open(1)?, open(3)?);
             let mut b4 = [0u8; 4];
-            for _ in 0..self.counts[1] {
+            for k in 0..self.counts[1] {
+                if k.is_multiple_of(1 << 16) {
+                    check_stop()?;
+                }
                 sizes
                     .read_exact(&mut b4)
                     .map_err(|e| io_err(&self.paths[1], &e))?;
@@ -106,6 +110,7 @@ impl Spill {
                 }
             }
         } else {
+            check_stop()?;
             std::io::copy(&mut open(0)?, &mut w).map_err(werr)?;
         }
         std::io::copy(&mut open(1)?, &mut w).map_err(werr)?;

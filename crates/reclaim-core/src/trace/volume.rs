@@ -162,7 +162,20 @@ impl Trace {
     }
 
     /// Writes per page: how many pages the trace writes exactly once, and the working set.
+    /// Memory follows the page writes, not the address space: a count per address when the
+    /// addresses are fewer than 8 per page write (a byte each), else a sorted copy of the page
+    /// writes (4 bytes each), so a trace with one far address costs what its writes cost.
     pub fn written_once(&self) -> (u64, u64) {
+        if self.meta.address_pages / 8 > self.pages.len() as u64 {
+            let mut sorted = self.pages.clone();
+            sorted.sort_unstable();
+            let (mut once, mut set) = (0, 0);
+            for run in sorted.chunk_by(|a, b| a == b) {
+                set += 1;
+                once += u64::from(run.len() == 1);
+            }
+            return (once, set);
+        }
         let mut counts = vec![0u8; self.meta.address_pages as usize];
         for &p in &self.pages {
             let c = &mut counts[p as usize];
