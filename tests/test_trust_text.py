@@ -205,3 +205,69 @@ def test_an_empty_page_array_is_named_as_the_argument(pages):
 def test_a_bad_page_id_is_named_as_the_argument():
     with pytest.raises(ValueError, match=r"^invalid value for `workload`: page id -1 at index 2 "):
         reclaim.simulate(workload=[0, 1, -1])
+
+
+def three_volumes(path: Path) -> Path:
+    """An MQSim trace of three volumes: 0 and 2 write each of their pages once (200 and 100
+    pages), 1 rewrites 20 pages ten times each; a fourth device, 3, only reads."""
+    lines = [f"{i} 0 {8 * i} 8 0" for i in range(200)]
+    lines += [f"{i} 1 {8 * (i % 20)} 8 0" for i in range(200)]
+    lines += [f"{i} 2 {8 * i} 8 0" for i in range(100)]
+    lines += [f"{i} 3 {8 * i} 8 1" for i in range(50)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_warning_of_several_volumes_is_one_line_naming_them(tmp_path: Path):
+    src = three_volumes(tmp_path / "t.trace")
+    dst = tmp_path / "t.rtr"
+    assert runner.invoke(app, ["trace", "convert", "-f", "mqsim", str(src), "-o", str(dst)]).exit_code == 0
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{dst}", "--pages-per-segment", "4", "--workers", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    looped = [ln for ln in res.stderr.splitlines() if "written once per pass" in ln]
+    # precondition replays pass after pass; volumes 0 and 2 write every page once a pass (100%),
+    # volume 1 rewrites its 20 pages within the pass (none written once): it is not named.
+    assert looped == ["warning: volumes 0, 2: the trace is replayed pass after pass and 100.0% of the pages it writes are "
+                      "written once per pass: looped, each of them is rewritten exactly one pass later, a lifetime the "
+                      "loop makes and the trace does not have"]
+    assert all(ln.startswith("warning: volume") for ln in res.stderr.splitlines() if ln.startswith("warning:"))
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{dst}", "--pages-per-segment", "4", "--workers", "1",
+                              "--json"])
+    d = json.loads(res.stdout)
+    assert looped[0].removeprefix("warning: ") in d["warnings"]
+    # Each volume keeps its own warnings, unnamed and with its own figures.
+    own = {v["volume"]: [w for w in v["warnings"] if "written once per pass" in w] for v in d["volumes"]}
+    assert [len(own[n]) for n in ("0", "1", "2")] == [1, 0, 1]
+    assert own["0"][0].startswith("the trace is replayed pass after pass and 100.0%")
+
+
+def test_group_warnings_gives_differing_figures_as_a_range_and_counts_the_rest():
+    from reclaim.volumes import group_warnings
+
+    by = {f"v{i}": [f"spare {0.1 + i / 100:.4f} simulated where 0.1 was asked", "same"] for i in range(25)}
+    by["idle"] = []
+    lines = group_warnings(by)
+    # 25 of the 26 volumes: the first 20 named, 5 counted; 0.1000 to 0.3400 the range of the figure.
+    named = ", ".join(f"v{i}" for i in range(20))
+    assert lines == [f"25 volumes ({named} and 5 more): spare 0.1000–0.3400 simulated where 0.1 was asked",
+                     f"25 volumes ({named} and 5 more): same"]
+    assert group_warnings({"a": ["x 1,000 y"], "b": ["x 999 y"]}) == ["volumes a, b: x 999–1,000 y"]
+
+
+def test_trace_stats_says_only_reads_where_it_printed_nan(tmp_path: Path):
+    src = three_volumes(tmp_path / "t.trace")
+    res = runner.invoke(app, ["trace", "stats", "-f", "mqsim", str(src)])
+    assert res.exit_code == 0, res.output
+    text = flat(res.stdout)
+    assert "nan" not in text
+    # Volume 3: 50 reads, no write; volume 0: 200 pages written once each, none rewritten.
+    assert "│ 3 │ 50 │ 0 │ 0 │ 0 │ only reads │ only reads │" in text
+    assert "│ 0 │ 200 │ 200 │ 200 │ 200 │ no page rewritten │ 0.000 │" in text
+    reads = tmp_path / "reads.trace"
+    reads.write_text("".join(f"{i} 0 {8 * i} 8 1\n" for i in range(10)))
+    res = runner.invoke(app, ["trace", "stats", "-f", "mqsim", str(reads)])
+    assert res.exit_code == 0, res.output
+    text = flat(res.stdout)
+    assert "nan" not in text and "n/a" not in text
+    for row in ("f_a", "f_a_address", "lifetime quantiles", "rewritten within"):
+        assert f"│ {row} │ only reads │" in text

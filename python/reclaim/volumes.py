@@ -23,7 +23,8 @@ request's device) or from a folder of one converted trace per volume (``reclaim 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,11 +120,66 @@ class VolumeResults:
     idle: list[str]
     off_spare: list[str] = field(default_factory=list)
 
+    @property
+    def warnings(self) -> list[str]:
+        """The volumes' warnings, one line for each kind naming the volumes it concerns
+        (:func:`group_warnings`); each volume's result keeps its own, with its figures."""
+        return group_warnings({n: r.warnings for n, r in self.volumes.items()})
+
     def to_dict(self, arrays: bool = False) -> dict[str, Any]:
-        """A JSON-ready dict: the overall metrics, the shared configuration and one entry per volume."""
+        """A JSON-ready dict: the overall metrics, the shared configuration, the warnings grouped
+        by kind and one entry per volume (with its own warnings)."""
         return {"user_writes": self.user_writes, "gc_writes": self.gc_writes, "wa": self.wa,
                 "config": self.config.to_dict(), "idle_volumes": self.idle, "volumes_off_spare": self.off_spare,
+                "warnings": self.warnings,
                 "volumes": [{"volume": n, **r.to_dict(arrays=arrays)} for n, r in self.volumes.items()]}
+
+
+#: A figure in a warning: a count (with thousands separators), a decimal or a number with an exponent.
+_FIGURE = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def group_warnings(by_volume: Mapping[str, Sequence[str]], names: int = 20) -> list[str]:
+    """The warnings of several volumes, one line for each kind of warning (its text with its
+    figures left out) naming the volumes it concerns, in the volumes' order; a figure that differs
+    between them is given as its range. A volume's own warnings keep its figures.
+
+    Args:
+        by_volume: Each volume's warnings, by name, in the trace's order.
+        names: Volumes named at most in a line; the others are counted. A kind of warning
+            that concerns every volume, more than three, says so instead of naming them.
+
+    >>> group_warnings({"a": ["the trace is replayed 2.00 times and 100.0% of its pages ..."],
+    ...                 "b": ["the trace is replayed 2.00 times and 82.0% of its pages ..."], "c": []})
+    ['volumes a, b: the trace is replayed 2.00 times and 82.0–100.0% of its pages ...']
+    >>> group_warnings({str(v): ["x"] for v in range(16)})
+    ['all 16 volumes: x']
+    """
+    kinds: dict[str, tuple[str, list[str], list[list[str]]]] = {}
+    for volume, warnings in by_volume.items():
+        for w in dict.fromkeys(warnings):
+            kind = _FIGURE.sub("#", w)
+            _, volumes, figures = kinds.setdefault(kind, (w, [], []))
+            volumes.append(volume)
+            figures.append(_FIGURE.findall(w))
+    lines = []
+    for first, volumes, figures in kinds.values():
+        shown = []
+        for values in zip(*figures):
+            ordered = sorted(set(values), key=lambda v: float(v.replace(",", "")))
+            shown.append(ordered[0] if len(ordered) == 1 else f"{ordered[0]}–{ordered[-1]}")
+        parts = _FIGURE.split(first)
+        text = parts[0] + "".join(f + p for f, p in zip(shown, parts[1:]))
+        if len(volumes) == 1:
+            who = f"volume {volumes[0]}"
+        elif len(volumes) == len(by_volume) and len(volumes) > 3:
+            who = f"all {len(volumes):,} volumes"
+        elif len(volumes) <= names:
+            who = "volumes " + ", ".join(volumes)
+        else:
+            who = f"{len(volumes):,} volumes ({', '.join(volumes[:names])} and {len(volumes) - names:,} more)"
+        lines.append(f"{who}: {text}")
+    return lines
 
 
 def _run(params: dict[str, Any]) -> SimResult:

@@ -143,9 +143,9 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
         task = p.add_task("volumes", total=None)
         r = simulate_volumes({k: v for k, v in params.items() if v is not None}, workers=workers,
                              progress=lambda done, total: p.update(task, completed=done, total=total))
-    for name, v in r.volumes.items():
-        for w in v.warnings:
-            typer.echo(f"warning: volume {name}: {w}", err=True)
+    # One line per kind of warning, naming its volumes (each volume's own are in --json).
+    for w in r.warnings:
+        typer.echo(f"warning: {w}", err=True)
     if as_json:
         print_json(r.to_dict(arrays=arrays))
         return

@@ -15,6 +15,9 @@ from reclaim.progress import console, progress_bar
 
 _FORMATS = "msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages | vscsi | oracle-general | csv:op=I,offset=I,size=I[,…] (docs/traces.md)"
 
+#: What `trace stats` shows for a figure of the pages written when a trace or volume has no writes.
+ONLY_READS = "only reads"
+
 trace_app = typer.Typer(help="Block traces: convert, statistics.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(trace_app, name="trace")
 
@@ -144,6 +147,12 @@ def trace_stats(
     shown["rewrites"] = lt["rewrites"]
     shown["lifetime quantiles"] = ", ".join(f"p{float(k) * 100:g} {v:,.0f}" for k, v in q.items())
     shown["rewritten within"] = ", ".join(f"{float(k) * 100:g}% WS {v:.3f}" for k, v in lt["within"].items())
+    if not st["writes"]:
+        # Shares of the pages written and lifetimes have nothing to count: said, not `nan`.
+        for k in ("f_a", "f_a_address", "lifetime quantiles", "rewritten within"):
+            shown[k] = ONLY_READS
+    elif not lt["rewrites"]:
+        shown["lifetime quantiles"] = "no page rewritten"
     if "fit" in st:
         fit = st["fit"]
         shown["fit"] = f"f_a={fit['fa']:.4f}, n={fit['n']}, r=({', '.join(f'{x:.3f}' for x in fit['r'])}), f=({', '.join(f'{x:.3f}' for x in fit['f'])})"
@@ -154,8 +163,14 @@ def trace_stats(
         for c in ("volume", "requests", "writes", "pages_written", "unique_pages", "median lifetime", "rewritten within WS"):
             t.add_column(c, justify="left" if c == "volume" else "right")
         for v in listed[:30]:
+            median, within = v.get("median_lifetime", math.nan), v.get("rewritten_within_working_set", math.nan)
+            if not v["writes"]:
+                shown_lifetime, shown_within = ONLY_READS, ONLY_READS
+            else:
+                shown_lifetime = "no page rewritten" if math.isnan(median) else f"{median:,.0f}"
+                shown_within = f"{within:.3f}"
             t.add_row(v["name"], *(f"{v[k]:,}" for k in ("requests", "writes", "pages_written", "unique_pages")),
-                      f"{v.get('median_lifetime', float('nan')):,.0f}", f"{v.get('rewritten_within_working_set', float('nan')):.3f}")
+                      shown_lifetime, shown_within)
         out.print(t)
 
 
