@@ -79,7 +79,7 @@ def simulate_cmd(
         window=window,
     )
     trace = workload[len("trace:"):] if workload and workload.startswith("trace:") else None
-    if trace is not None and (volume == "each" or Path(trace).is_dir() or (volume is None and _several_volumes(trace))):
+    if trace and (volume == "each" or Path(trace).is_dir() or (volume is None and _several_volumes(trace))):
         _simulate_volumes(params, workers, as_json, arrays, quiet)
         return
     config = SimConfig(**params).validated()  # type: ignore[arg-type]
@@ -270,6 +270,14 @@ def bench(
     chosen = None if policies is None else [p.strip() for p in policies.split(",") if p.strip()]
     if segments is not None and not sizes:
         fail("`--segments` is for `--sizes` only")
+    if chosen is not None and not (sizes or compare is not None):
+        fail("`--policies` is for `--compare` or `--sizes` only (the full bench times its own rows)")
+    for p in chosen or []:
+        if not p.startswith("row:"):
+            try:
+                SimConfig(policy=p).validated()
+            except ValueError as e:
+                fail(str(e))
     if sizes:
         try:
             report = measure_scaling(runs=runs, segments=segments, policies=chosen or list(SCALING_POLICIES),
