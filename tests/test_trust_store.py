@@ -427,3 +427,33 @@ def test_a_plan_leaves_out_of_its_estimate_the_tasks_that_cannot_run_here(tmp_pa
     f.write_text('[base]\npages_per_segment = 64\nwarmup = "fill"\nwrites = "1x"\n[axes]\nsegments = [60000000]\n')
     res = runner.invoke(app, ["sweep", "plan", str(f), "--db", str(tmp_path / "r.duckdb")])
     assert res.exit_code == 0 and "estimated time: no estimate: none of the sampled tasks can run here" in said(res)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_scheduler_without_workers_is_said_so(tmp_path, monkeypatch):
+    # A running scheduler with no worker: the sweep's tasks waited for ever without a word.
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(sweep_mod, "DASK_WORKER_WAIT", 2.0)
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    # Its HTTP server on a free port too: on 8787, Dask's default, it would stand in the way of
+    # any LocalCluster started meanwhile.
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard", "--dashboard-address", "127.0.0.1:0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert scheduler.stderr is not None
+        for line in scheduler.stderr:  # its log says when it listens
+            if "Scheduler at:" in line:
+                break
+        res = runner.invoke(app, ["sweep", "run", str(experiment(tmp_path, 2)), "--db", str(tmp_path / "r.duckdb"), "--scheduler", address])
+    finally:
+        scheduler.terminate()
+        scheduler.communicate(timeout=30)
+    assert res.exit_code == 2, res.output
+    assert f"the Dask scheduler at {address} has no worker after 2 s: start some (`dask worker {address}`)" in said(res)
+    assert query(tmp_path / "r.duckdb", "SELECT count(*) FROM tasks")[1] == [(0,)]

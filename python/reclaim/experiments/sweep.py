@@ -31,6 +31,9 @@ from reclaim.experiments.store import ResultStore, row
 FLUSH_SECONDS = 0.5
 #: Work per unit sent to Dask [s]: shorter tasks are batched, since each costs about 1 ms there.
 DASK_UNIT_SECONDS = 0.2
+#: How long a sweep waits for a running Dask scheduler to have a worker [s] before it says so
+#: (without one, its tasks would wait for ever without a word).
+DASK_WORKER_WAIT = 60.0
 
 
 def run_task(task: Task) -> dict[str, Any]:
@@ -139,6 +142,12 @@ def dask_executor(scheduler: str | None = None, local_workers: int | None = None
                 raise
             raise _not_a_scheduler(str(scheduler), e) from None
         try:
+            if scheduler is not None:
+                try:
+                    client.wait_for_workers(1, timeout=DASK_WORKER_WAIT)
+                except TimeoutError:
+                    raise RuntimeError(f"the Dask scheduler at {scheduler} has no worker after {DASK_WORKER_WAIT:.0f} s: start some "
+                                       f"(`dask worker {scheduler}`) and run again; the sweep runs only what is missing") from None
             futures = client.map(run_chunk, units, pure=False)
             try:
                 for fut in as_completed(futures):
@@ -386,7 +395,10 @@ def plan(experiments: Sequence[Experiment], db: str | Path | None, workers: int 
         # are not known before the run).
         probe.update(method="li", writes="1p")
     start = time.perf_counter()
-    r = simulate(probe)
+    try:
+        r = simulate(probe)
+    except (ValueError, RuntimeError, MemoryError) as e:
+        return Plan(total, total - pending, per, None, f"no estimate: its calibration run on {biggest.describe() or 'the base configuration'} failed: {e}")
     seconds = time.perf_counter() - start
     probe_writes = _core.Simulator(json.dumps(probe)).progress()[1]
     rate = probe_writes / max(seconds, 1e-9)
