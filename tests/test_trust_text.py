@@ -271,3 +271,18 @@ def test_trace_stats_says_only_reads_where_it_printed_nan(tmp_path: Path):
     assert "nan" not in text and "n/a" not in text
     for row in ("f_a", "f_a_address", "lifetime quantiles", "rewritten within"):
         assert f"│ {row} │ only reads │" in text
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("d-choices:d=", "invalid value for `policy.d`: nothing after `d=` in `d-choices:d=` (expected a whole number ≥ 1)"),
+        ("d-choices:=3", "invalid value for `policy`: `d-choices:=3` (a value without its key: `=3`) "
+                         "(expected `key=value` arguments after `d-choices:`)"),
+    ],
+)
+def test_an_empty_key_or_value_in_a_spec_is_said_so(spec: str, message: str):
+    # Before: "`` (expected …)" and "(unknown argument ``)", an empty pair of backticks.
+    res = runner.invoke(app, ["simulate", "-q", "--policy", spec])
+    assert res.exit_code == 2
+    assert message in flat(res.output)

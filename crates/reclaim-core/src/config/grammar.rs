@@ -213,6 +213,13 @@ impl<'a> Args<'a> {
                     )
                 })?;
                 let k = k.trim();
+                if k.is_empty() {
+                    return Err(Error::param(
+                        param,
+                        format!("`{text}` (a value without its key: `{part}`)"),
+                        format!("`key=value` arguments after `{name}:`"),
+                    ));
+                }
                 // A repeated key would otherwise be resolved silently in favour of one of them.
                 if args.iter().any(|(seen, _)| *seen == k) {
                     return Err(Error::param(
@@ -274,7 +281,7 @@ impl<'a> Args<'a> {
             }),
             Some(v) => v
                 .parse::<T>()
-                .map_err(|_| Error::param(&self.key(key), format!("`{v}`"), range.to_string())),
+                .map_err(|_| Error::param(&self.key(key), self.given(key, v), range.to_string())),
         }
     }
 
@@ -291,7 +298,17 @@ impl<'a> Args<'a> {
             Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
             _ => names.join(""),
         };
-        Err(Error::param(&self.key(key), format!("`{v}`"), expected))
+        Err(Error::param(&self.key(key), self.given(key, v), expected))
+    }
+
+    /// The value `v` given to `key` as an error shows it: quoted, or, when empty, said so
+    /// with the spec it is missing from (an empty pair of backticks reads as a typo).
+    fn given(&self, key: &str, v: &str) -> String {
+        if v.is_empty() {
+            format!("nothing after `{key}=` in `{}`", self.text)
+        } else {
+            format!("`{v}`")
+        }
     }
 
     /// The error for a spec that is wrong as a whole.
@@ -373,3 +390,55 @@ macro_rules! string_serde {
     };
 }
 pub(crate) use string_serde;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num_error(text: &str) -> String {
+        let args = match Args::parse("policy", text) {
+            Ok(a) => a,
+            Err(e) => return e.to_string(),
+        };
+        args.num::<u32>("d", None, "a whole number ≥ 1")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn an_empty_key_or_value_is_named_as_such() {
+        assert_eq!(
+            num_error("d-choices:d="),
+            "invalid value for `policy.d`: nothing after `d=` in `d-choices:d=` (expected a whole number ≥ 1)"
+        );
+        assert_eq!(
+            num_error("d-choices:=3"),
+            "invalid value for `policy`: `d-choices:=3` (a value without its key: `=3`) (expected `key=value` arguments after `d-choices:`)"
+        );
+        assert_eq!(
+            num_error("d-choices:d=x"),
+            "invalid value for `policy.d`: `x` (expected a whole number ≥ 1)"
+        );
+        let args = Args::parse("policy", "greedy:tie=").unwrap();
+        assert_eq!(
+            args.choice("tie", &[("random", 0), ("oldest", 1)], 0)
+                .unwrap_err()
+                .to_string(),
+            "invalid value for `policy.tie`: nothing after `tie=` in `greedy:tie=` (expected `random` or `oldest`)"
+        );
+    }
+
+    #[test]
+    fn a_range_check_shows_its_numbers_in_their_shortest_form() {
+        let e = check_range("workload.r", -1e-300, 0.0, 1.0, true, true).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value for `workload.r`: -1e-300 (expected a number in (0, 1))"
+        );
+        let e = check_range("sizes.weights", -1.0, 0.0, f64::MAX, false, false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value for `sizes.weights`: -1 (expected a number in [0, 1.7976931348623157e308])"
+        );
+    }
+}
