@@ -154,7 +154,8 @@ def test_the_setting_names_what_differs_from_simulate() -> None:
     text = setting([li.config(f) for f in ("0.2/0.8", "0.8/0.2")])
     assert "--segments 8192 (simulate: 1024" in text and "--gc one-free (simulate: frontier)" in text
     assert "--pages-per-segment 64," in text and "(simulate: 64)" not in text
-    assert text.endswith("by row: --workload; the others at simulate's defaults")
+    assert text.endswith("by row: --workload (locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | locality:fa=0.1,r=0.8/0.2,f=0.8/0.2); "
+                         "the others at simulate's defaults")
     assert setting([]) == ""
     # A value the engine spells out is compared as spelled: `greedy` is simulate's default.
     assert "--policy greedy:tie=random;" in setting([SimConfig(policy="greedy", spare=0.2)])
@@ -166,7 +167,7 @@ def test_the_lomet_table1_command_states_its_geometry() -> None:
     text = setting([lomet.config(f, quick=True) for f in lomet.FILLS])
     # Lomet & Luo Table 1: 512 pages a segment, FIFO; quick runs use 1,000 segments.
     assert "--segments 1000 (simulate: 1024" in text and "--pages-per-segment 512 (simulate: 64)" in text
-    assert "--policy fifo (simulate: greedy:tie=random)" in text and "by row: --fill" in text
+    assert "--policy fifo (simulate: greedy:tie=random)" in text and "by row: --fill;" in text
 
 
 def test_a_reproduction_prints_its_setting_under_its_table(tmp_path: Path) -> None:
@@ -178,5 +179,5 @@ def test_a_reproduction_prints_its_setting_under_its_table(tmp_path: Path) -> No
     assert ("as `reclaim simulate` options: --segments 8192 (simulate: 1024; with a trace workload, sized from the trace), "
             "--pages-per-segment 64, --spare 0.1, --policy gra:d=1 (simulate: greedy:tie=random), --gc one-free "
             "(simulate: frontier), --frontier single, --warmup fill+1x (simulate: fill+10x; none with method=precondition), "
-            "--writes 5000000 (simulate: 20x; with a trace, 1p), --seed 1; by row: --workload; the others at simulate's "
-            "defaults") in text
+            "--writes 5000000 (simulate: 20x; with a trace, 1p), --seed 1; by row: --workload "
+            "(locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | locality:fa=0.1,r=0.8/0.2,f=0.8/0.2); the others at simulate's defaults") in text

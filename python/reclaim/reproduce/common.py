@@ -90,7 +90,7 @@ def setting(configs: Sequence[SimConfig]) -> str:
     parameter no run sets is at ``simulate``'s default. Empty when nothing was simulated.
 
     >>> print(setting([SimConfig(pages_per_segment=128, policy="greedy", gc="one-free", spare=s) for s in (0.1, 0.2)]))
-    as `reclaim simulate` options: --pages-per-segment 128 (simulate: 64), --policy greedy:tie=random, --gc one-free (simulate: frontier); by row: --spare; the others at simulate's defaults
+    as `reclaim simulate` options: --pages-per-segment 128 (simulate: 64), --policy greedy:tie=random, --gc one-free (simulate: frontier); by row: --spare (0.1 | 0.2); the others at simulate's defaults
     """
     from reclaim.api import PARAMETERS
 
@@ -105,7 +105,10 @@ def setting(configs: Sequence[SimConfig]) -> str:
             continue
         option = "--" + key.replace("_", "-")
         if len(values) > 1:
-            varying.append(option)
+            # A few values are shown (the triggers of a table, say); many only named.
+            shown = sorted("(simulate's default)" if v is None else v for v in values)
+            few = len(shown) <= 4 and sum(map(len, shown)) <= 160
+            varying.append(f"{option} ({' | '.join(shown)})" if few else option)
             continue
         (value,) = values
         # The default as the parameter table gives it, e.g. `20x; with a trace, 1p`: the part before
