@@ -187,10 +187,12 @@ def roomy(args: argparse.Namespace) -> str:
 
 
 def _progress() -> Any:
-    from rich.console import Console
-    from rich.progress import Progress
+    from reclaim.progress import plain_console
+    from rich.progress import Progress, TextColumn
 
-    return Progress(console=Console(stderr=True), transient=True)
+    # Descriptions are the reproductions' names: text, not markup.
+    return Progress(TextColumn("{task.description}", markup=False), *Progress.get_default_columns()[1:],
+                    console=plain_console(stderr=True), transient=True)
 
 
 def _sample(name: str, args: argparse.Namespace) -> Path:
