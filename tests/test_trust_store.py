@@ -321,7 +321,10 @@ def test_an_output_that_cannot_be_written_is_named(results_db, tmp_path):
     for args in (["results", "query", str(results_db), "SELECT * FROM tasks", "--json"],
                  ["results", "query", str(results_db), "SELECT key FROM tasks", "--csv", "--limit", "0"],
                  ["results", "query", str(results_db), "SELECT key FROM tasks"],
-                 ["sweep", "plan", str(f), "--json", "--no-calibrate", "--db", str(results_db)]):
+                 ["sweep", "plan", str(f), "--json", "--no-calibrate", "--db", str(results_db)],
+                 # Any command's output, through the one error path: the OSError of a failed write
+                 # names no file, standard output is the one that failed.
+                 ["simulate", "--segments", "64", "--json"], ["schemes"]):
         with open("/dev/full", "w") as full:
             p = subprocess.run([*RECLAIM, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
         assert p.returncode == 2, (args, p.stderr)

@@ -51,6 +51,8 @@ class _OneErrorPath(TyperGroup):
         # The parser's own signature varies between click and Typer releases: pass it through.
         standalone = kwargs.get("standalone_mode", True)
         kwargs["standalone_mode"] = False
+        if not isinstance(sys.stdout, _WatchedStdout):
+            sys.stdout = _WatchedStdout(sys.stdout)  # type: ignore[assignment]
         if not standalone:
             return super().main(*args, **kwargs)
         try:
@@ -109,6 +111,9 @@ def _fail(e: Exception) -> NoReturn:
     unless ``--debug``)."""
     if DEBUG:
         raise e
+    if isinstance(e, OSError) and e.filename is None and _stdout_failed():
+        _report(f"cannot write the output: standard output: {e.strerror or e}")
+        raise typer.Exit(2) from None
     if isinstance(e, (ValueError, TypeError, OSError, RuntimeError, LookupError)):
         text = str(e) or type(e).__name__
         if isinstance(e, OSError) and e.filename is not None:
@@ -117,6 +122,38 @@ def _fail(e: Exception) -> NoReturn:
         raise typer.Exit(2) from None
     _report(f"internal error ({type(e).__name__}: {e}); run again with --debug for the traceback")
     raise typer.Exit(1) from None
+
+
+class _WatchedStdout:
+    """Standard output, remembering whether a write to it failed: an OSError carries no file
+    name when a write to an open file fails, and Python drops what it could not flush, so that
+    only this tells a full ``> /dev/full`` or a closed pipe from another file's error."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except OSError:
+            self.failed = True
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _stdout_failed() -> bool:
+    """Whether the command's last error was a failed write to standard output."""
+    return bool(getattr(sys.stdout, "failed", False))
 
 
 app = typer.Typer(
