@@ -89,8 +89,8 @@ def setting(configs: Sequence[SimConfig]) -> str:
     and ``simulate``'s default beside each that differs from it; then those that vary by row. A
     parameter no run sets is at ``simulate``'s default. Empty when nothing was simulated.
 
-    >>> print(setting([SimConfig(pages_per_segment=128, policy="greedy", gc="one-free", spare=s) for s in (0.1, 0.2)]))
-    as `reclaim simulate` options: --pages-per-segment 128 (simulate: 64), --policy greedy:tie=random, --gc one-free (simulate: frontier); by row: --spare (0.1 | 0.2); the others at simulate's defaults
+    >>> print(setting([SimConfig(pages_per_segment=128, policy="greedy", spare=s) for s in (0.1, 0.2)]))
+    as `reclaim simulate` options: --pages-per-segment 128 (simulate: 64), --policy greedy:tie=random; by row: --spare (0.1 | 0.2); the others at simulate's defaults
     """
     from reclaim.api import PARAMETERS
 
