@@ -145,11 +145,11 @@ def test_stats_are_the_same_counted_densely_or_sparsely(tmp_path: Path, monkeypa
     assert (len(counts), int(counts.sum())) == (len(np.unique(pages)), 40_000)
 
 
-def _endless_bad_lines(tmp_path: Path) -> tuple[Path, subprocess.Popen[bytes]]:
-    """A FIFO fed MSR lines forever (each a bad `spc` line) by `yes`."""
+def _endless_lines(tmp_path: Path, line: str) -> tuple[Path, subprocess.Popen[bytes]]:
+    """A FIFO fed `line` forever by `yes`."""
     fifo = tmp_path / "endless.fifo"
     os.mkfifo(fifo)
-    writer = subprocess.Popen(["sh", "-c", f'exec yes "{MSR_LINE}" > "{fifo}"'], stderr=subprocess.DEVNULL)
+    writer = subprocess.Popen(["sh", "-c", f'exec yes "{line}" > "{fifo}"'], stderr=subprocess.DEVNULL)
     return fifo, writer
 
 
@@ -168,14 +168,16 @@ def _sigint_as_from_a_terminal() -> None:
      "interrupted"),
     ("fifo", ["trace", "stats", "{fifo}", "-f", "spc", "--skip-bad-lines"], signal.SIGTERM, 143, "terminated"),
     ("fifo", ["trace", "sizes", "{fifo}", "-f", "spc", "--skip-bad-lines"], signal.SIGINT, 130, "interrupted"),
+    # A run's own read of a page list (comments forever: no record, no memory), in the engine.
+    ("comments", ["simulate", "--workload", "trace:{fifo}"], signal.SIGINT, 130, "interrupted"),
 ], ids=["zero-convert-SIGINT", "zero-convert-SIGTERM", "fifo-convert-SIGINT", "fifo-stats-SIGTERM",
-        "fifo-sizes-SIGINT"])
+        "fifo-sizes-SIGINT", "fifo-simulate-SIGINT"])
 def test_an_endless_read_stops_on_a_signal(source: str, argv: list[str], sig: int, status: int, said: str,
                                            tmp_path: Path) -> None:
     writer = None
     fifo = tmp_path / "none"
-    if source == "fifo":
-        fifo, writer = _endless_bad_lines(tmp_path)
+    if source in ("fifo", "comments"):
+        fifo, writer = _endless_lines(tmp_path, MSR_LINE if source == "fifo" else "# a comment")
     args = [a.format(tmp=tmp_path, fifo=fifo) for a in argv]
     p = subprocess.Popen([*RECLAIM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=_sigint_as_from_a_terminal)

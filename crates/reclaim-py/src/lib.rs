@@ -8,12 +8,15 @@ use reclaim_core::config::{PlacementSpec, RegionSpare};
 use reclaim_core::trace::convert::{
     check_binary, page_list_trace, write_binary, ConvertOptions, Converter,
 };
-use reclaim_core::trace::{request_sizes as trace_request_sizes, Format, ReadOptions, Stop};
+use reclaim_core::trace::{request_sizes as trace_request_sizes, Format, ReadOptions};
 use reclaim_core::{Error, SimConfig, Simulator};
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 fn map_err(e: Error) -> PyErr {
+    if let Some(raised) = RAISED.lock().expect("not poisoned").take() {
+        return raised;
+    }
     match e {
         Error::Param { .. } => PyValueError::new_err(e.to_string()),
         _ => PyRuntimeError::new_err(e.to_string()),
@@ -21,31 +24,20 @@ fn map_err(e: Error) -> PyErr {
 }
 
 /// The exception a Python signal handler raised while the engine read a file (Ctrl-C's
-/// `KeyboardInterrupt`, SIGTERM's), kept by [`signal_stop`]'s hook until the engine returns.
-type Raised = Arc<Mutex<Option<PyErr>>>;
+/// `KeyboardInterrupt`, SIGTERM's), kept by [`signal_stop`] until the engine's error reaches
+/// [`map_err`], which raises it in place of the error.
+static RAISED: Mutex<Option<PyErr>> = Mutex::new(None);
 
-/// A stop hook that runs Python's signal handlers (as the interpreter does between bytecodes)
-/// and stops the engine's read when one raises; the exception is kept in `raised`.
-fn signal_stop(raised: &Raised) -> Stop {
-    let raised = Arc::clone(raised);
-    Box::new(move || {
-        Python::with_gil(|py| match py.check_signals() {
-            Ok(()) => false,
-            Err(e) => {
-                *raised.lock().expect("not poisoned") = Some(e);
-                true
-            }
-        })
+/// The engine's stop request ([`reclaim_core::trace::Stop`]): runs Python's signal handlers (as
+/// the interpreter does between bytecodes) and asks the engine to stop when one raises.
+fn signal_stop() -> bool {
+    Python::with_gil(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            *RAISED.lock().expect("not poisoned") = Some(e);
+            true
+        }
     })
-}
-
-/// The engine's error, or the signal handler's exception that stopped it.
-fn map_err_raised(raised: &Raised, e: Error) -> PyErr {
-    raised
-        .lock()
-        .expect("not poisoned")
-        .take()
-        .unwrap_or_else(|| map_err(e))
 }
 
 fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
@@ -245,7 +237,6 @@ impl PySimulator {
 #[pyclass(module = "reclaim._core", name = "TraceConverter", unsendable)]
 struct PyTraceConverter {
     inner: Option<Converter>,
-    raised: Raised,
 }
 
 #[pymethods]
@@ -275,16 +266,13 @@ impl PyTraceConverter {
         };
         let path = std::path::Path::new(path);
         // With the output known, the arrays spill to disk as they grow (bounded memory).
-        let mut converter = match out {
+        // Its reader polls Python's signal handlers ([`signal_stop`], set at import).
+        let converter = match out {
             Some(out) => Converter::spilling(path, format, options, std::path::Path::new(out)),
             None => Converter::new(path, format, options),
-        }
-        .map_err(map_err)?;
-        let raised = Raised::default();
-        converter.set_stop(signal_stop(&raised));
+        };
         Ok(PyTraceConverter {
-            inner: Some(converter),
-            raised,
+            inner: Some(converter.map_err(map_err)?),
         })
     }
 
@@ -294,8 +282,7 @@ impl PyTraceConverter {
             .inner
             .as_mut()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        c.step(max_requests)
-            .map_err(|e| map_err_raised(&self.raised, e))
+        c.step(max_requests).map_err(map_err)
     }
 
     /// Lines read so far.
@@ -309,9 +296,7 @@ impl PyTraceConverter {
             .inner
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        let meta = c
-            .finish_to(std::path::Path::new(out))
-            .map_err(|e| map_err_raised(&self.raised, e))?;
+        let meta = c.finish_to(std::path::Path::new(out)).map_err(map_err)?;
         Ok(serde_json::to_string(&meta).expect("metadata serializes"))
     }
 
@@ -322,7 +307,7 @@ impl PyTraceConverter {
             .inner
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the conversion is finished"))?;
-        let trace = c.finish().map_err(|e| map_err_raised(&self.raised, e))?;
+        let trace = c.finish().map_err(map_err)?;
         let files = reclaim_core::trace::convert::write_volumes(&trace, std::path::Path::new(dir))
             .map_err(map_err)?;
         Ok((
@@ -450,8 +435,6 @@ fn request_sizes(
         device,
         ..ReadOptions::default()
     };
-    let raised = Raised::default();
-    let stop = signal_stop(&raised);
     let (sizes, report) = py
         .allow_threads(|| {
             trace_request_sizes(
@@ -459,10 +442,10 @@ fn request_sizes(
                 format,
                 options,
                 slot_bytes,
-                Some(stop),
+                None,
             )
         })
-        .map_err(|e| map_err_raised(&raised, e))?;
+        .map_err(map_err)?;
     Ok((
         sizes,
         serde_json::to_string(&report.skipped).expect("counts serialize"),
@@ -472,6 +455,8 @@ fn request_sizes(
 /// The compiled engine behind `reclaim`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Every trace the engine reads, a run's included, stops on Ctrl-C and SIGTERM.
+    reclaim_core::trace::set_default_stop(signal_stop);
     m.add_class::<PySimulator>()?;
     m.add_class::<PyTraceConverter>()?;
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;

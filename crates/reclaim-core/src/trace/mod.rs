@@ -55,6 +55,16 @@ pub const POLL_LINES: u64 = 1 << 12;
 /// poll Python's signal handlers, so Ctrl-C and SIGTERM stop a conversion as they stop a run).
 pub type Stop = Box<dyn FnMut() -> bool + Send>;
 
+/// The stop request of readers given no hook of their own ([`set_default_stop`]).
+static DEFAULT_STOP: std::sync::OnceLock<fn() -> bool> = std::sync::OnceLock::new();
+
+/// Sets, once for the process, the stop request polled by every reader not given a hook of its
+/// own ([`TraceReader::set_stop`]): the readers the engine opens itself (a run's trace) are then
+/// stopped as the caller's are. Later calls are ignored.
+pub fn set_default_stop(stop: fn() -> bool) {
+    let _ = DEFAULT_STOP.set(stop);
+}
+
 /// The error of a read stopped by its [`Stop`] hook.
 pub fn interrupted(path: &Path, line: u64) -> Error {
     Error::Io {
@@ -477,7 +487,7 @@ impl TraceReader {
             volume_index: std::collections::HashMap::new(),
             last_volume: 0,
             last_device: String::new(),
-            stop: None,
+            stop: DEFAULT_STOP.get().map(|&f| Box::new(f) as Stop),
             report: ReadReport::default(),
         })
     }
