@@ -36,3 +36,17 @@ def test_a_folder_without_an_index_says_so(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "this folder has no volumes.json" in " ".join(res.output.split())
     assert "Errno" not in res.output
+
+
+def test_a_skew_that_does_not_sum_to_100_is_refused() -> None:
+    # `120:20` was rescaled without a word to 85.7:14.3 (Lomet & Luo's skews are m : 100 − m).
+    res = runner.invoke(app, ["model", "hot-cold-slack", "--fill", "0.8", "--skew", "120:20"])
+    assert res.exit_code == 2
+    assert "expected two positive percentages summing to 100" in res.output
+
+
+def test_a_spare_whose_fill_rounds_to_1_names_the_value_given() -> None:
+    # It was reported as `spare`: 0.0, the value of 1 − (1 − 1e-300).
+    res = runner.invoke(app, ["model", "mean-field", "--spare", "1e-300"])
+    assert res.exit_code == 2
+    assert "invalid value for `--spare`: 1e-300" in res.output

@@ -29,6 +29,9 @@ def _fill_of(fill: float | None, spare: float | None) -> float:
     assert v is not None
     if not 0.0 < v < 1.0:
         fail(f"invalid value for `{name}`: {v} (expected a number in (0, 1))")
+    if fill is None and not 1.0 - v < 1.0:
+        # The fill is what the models take: a spare this small leaves a fill of exactly 1.
+        fail(f"invalid value for `{name}`: {v} (expected a number in (0, 1) whose fill 1 − {v} is below 1 in double precision, ≥ 1.2e-16)")
     return v if fill is not None else 1.0 - v
 
 

@@ -92,15 +92,22 @@ def parse_skew(skew: str) -> tuple[float, float]:
 
     >>> parse_skew("90:10")
     (0.9, 0.1)
+
+    Two percentages that do not sum to 100 are refused rather than rescaled (``120:20`` would
+    otherwise be read silently as 85.7:14.3):
+
+    >>> parse_skew("120:20")
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid value for `skew`: `120:20` (expected two positive percentages summing to 100, such as `80:20`)
     """
     try:
         a, b = (float(x) for x in skew.split(":"))
     except ValueError:
         raise ValueError(f"invalid value for `skew`: `{skew}` (expected `m:n` such as `80:20`)") from None
-    total = a + b
-    if a <= 0 or b <= 0:
-        raise ValueError(f"invalid value for `skew`: `{skew}` (expected two positive shares such as `80:20`)")
-    return a / total, b / total
+    if not (a > 0 and b > 0 and abs(a + b - 100.0) <= 1e-9 * 100):
+        raise ValueError(f"invalid value for `skew`: `{skew}` (expected two positive percentages summing to 100, such as `80:20`)")
+    return a / 100.0, b / 100.0
 
 
 def hot_cold_cost(fill: float, hot_updates: float, hot_data: float, hot_share: float) -> float:
