@@ -58,7 +58,7 @@ def sweep_plan(
     data = {"tasks": pl.tasks, "done": pl.done, "pending": pl.tasks - pl.done, "experiments": dict(pl.experiments),
             "estimated_seconds": pl.seconds_estimate, "calibration": pl.calibration, "db": str(db)}
     if as_json:
-        _write(lambda: print_json(data))
+        print_json(data)
         return
     lines = [f"{name}: {n:,} tasks" for name, n in pl.experiments]
     lines.append(f"{pl.tasks:,} tasks in all, {pl.done:,} already in {db}, {pl.tasks - pl.done:,} to run")
@@ -66,12 +66,8 @@ def sweep_plan(
         lines.append(f"estimated time: {_duration(pl.seconds_estimate)} ({pl.calibration})")
     elif pl.calibration:
         lines.append(f"estimated time: {pl.calibration}")
-
-    def show() -> None:
-        for line in lines:
-            out.print(line, soft_wrap=True, markup=False, highlight=False)
-
-    _write(show)
+    for line in lines:
+        out.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _duration(seconds: float) -> str:
@@ -162,22 +158,19 @@ def results_query(
             t = Table(*q.columns)
             for r in shown:
                 t.add_row(*("" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v) for v in r))
-            _write(lambda: out.print(t))
+            out.print(t)
         elif as_csv:
             import csv
 
-            def csv_rows() -> None:
-                w = csv.writer(sys.stdout)
-                w.writerow(q.columns)
-                w.writerows(shown)
-                if limit == 0:
-                    for batch in batches:
-                        w.writerows(batch)
-                sys.stdout.flush()
-
-            _write(csv_rows)
+            w = csv.writer(sys.stdout)
+            w.writerow(q.columns)
+            w.writerows(shown)
+            if limit == 0:
+                for batch in batches:
+                    w.writerows(batch)
+            sys.stdout.flush()
         else:
-            _write(lambda: _json_rows(q.columns, shown, batches if limit == 0 else iter(())))
+            _json_rows(q.columns, shown, batches if limit == 0 else iter(()))
         if more:
             rest, complete = q.count_rest(COUNT_SECONDS)
             rest += counted
@@ -219,14 +212,6 @@ def _json_rows(columns: list[str], first: list[tuple[Any, ...]], rest: Any) -> N
 def _chain(first: list[tuple[Any, ...]], rest: Any) -> Any:
     yield first
     yield from rest
-
-
-def _write(emit: Any) -> None:
-    """Runs ``emit``, naming a failure to write the output (a full disk, a closed pipe)."""
-    try:
-        emit()
-    except OSError as e:
-        raise OSError(f"cannot write the output: standard output: {e.strerror or e}") from None
 
 
 @results_app.command("export")
