@@ -91,6 +91,16 @@ def test_a_folder_is_read_in_name_order(tmp_path: Path) -> None:
     assert [name for name, _, _ in logs] == ["a", "b", "c10", "c9"] and idle == []
 
 
+def test_a_file_of_several_volumes_in_a_folder_gives_one_log_each(trace_set: dict[str, Path], tmp_path: Path) -> None:
+    # t.rtr holds h_0, h_1 (writes) and h_2 (reads only); a.rtr one volume of its own.
+    (tmp_path / "t.rtr").write_bytes(trace_set["file"].read_bytes())
+    traces.write_pages([1, 2, 1], tmp_path / "a.rtr")
+    logs, idle = logs_of(tmp_path)
+    assert [(name, path.name, volume) for name, path, volume in logs] == [
+        ("a", "a.rtr", None), ("t/h_0", "t.rtr", "h_0"), ("t/h_1", "t.rtr", "h_1")]
+    assert idle == ["t/h_2"]
+
+
 def test_files_that_are_not_converted_traces_are_named(tmp_path: Path) -> None:
     traces.write_pages([1, 2, 1], tmp_path / "a.rtr")
     (tmp_path / "b.rtr").write_text("0,W,0,4096\n")
