@@ -8,8 +8,11 @@ future-knowledge oracle FK beside them, and each volume's WA for a CDF.
 The default trace set is synthetic, one volume per shape: the artifact's hot/cold trace (a
 working set written once in order, then single-page writes, 90% of them to a random tenth),
 hot/cold 80/20, uniform, and Zipf (θ = 0.99 over a random order of the pages). ``--trace``
-replays a converted trace instead, each of its volumes as its own log. The published figures
-this is checked against are the artifact's on the hot/cold trace (``docs/validation.md``).
+replays a converted trace instead, or a folder of them (:func:`volume_paths`), each volume as its
+own log; volumes that only read are skipped and named (:func:`logs_of`). The segments are 128
+pages, SepBIT's, where ``reclaim simulate`` takes 64, and the method is ``log`` where
+``simulate`` preconditions: the table and its rows say so. The published figures this is checked
+against are the artifact's on the hot/cold trace (``docs/validation.md``).
 """
 
 from __future__ import annotations
