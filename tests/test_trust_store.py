@@ -4,6 +4,7 @@ an output that cannot be written, a scheduler that is not Dask's (docs/experimen
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -69,6 +70,7 @@ def said(res: Any) -> str:
 
 def test_another_programs_database_is_named_and_left_alone(tmp_path):
     db = foreign_db(tmp_path / "other.duckdb")
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
     expected = f"not a reclaim results database: {db} has tables x, y"
     for args in (["results", "query", str(db), "SELECT 1"], ["report", str(db), "-o", str(tmp_path / "r.html")],
                  ["results", "export", str(db), "--csv", str(tmp_path / "t.csv")], ["results", "migrate", str(db)],
@@ -80,8 +82,9 @@ def test_another_programs_database_is_named_and_left_alone(tmp_path):
         assert "older" not in res.output and "layout" not in res.output
     res = runner.invoke(app, ["sweep", "run", str(experiment(tmp_path, 2)), "--db", str(db)])
     assert res.exit_code == 2 and expected in said(res) and "--into-foreign" in said(res)
-    # Nothing was added to the other program's file.
+    # Nothing was added to the other program's file, not a byte changed.
     assert tables_of(db) == ["x", "y"]
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
 
 
 def test_into_foreign_adds_reclaims_tables_beside_the_others(tmp_path):
@@ -122,8 +125,11 @@ def test_a_foreign_table_with_a_name_of_reclaims_is_never_taken_for_an_older_lay
     assert res.exit_code == 2 and f"not a reclaim results database: {db} has tables tasks" in said(res)
 
 
-def test_an_empty_duckdb_file_is_a_new_database_for_a_sweep_and_no_results_for_a_reader(tmp_path):
-    db = empty_db(tmp_path / "new.duckdb")
+@pytest.mark.parametrize("kind", ["no table", "no byte"])
+def test_an_empty_duckdb_file_is_a_new_database_for_a_sweep_and_no_results_for_a_reader(tmp_path, kind):
+    db = empty_db(tmp_path / "new.duckdb") if kind == "no table" else tmp_path / "new.duckdb"
+    if kind == "no byte":
+        db.touch()  # DuckDB itself refuses such a file: "not a valid DuckDB database file"
     for args in (["results", "query", str(db), "SELECT 1"], ["report", str(db), "-o", str(tmp_path / "r.html")],
                  ["results", "export", str(db), "--parquet", str(tmp_path / "t.parquet")]):
         res = runner.invoke(app, args)

@@ -253,6 +253,12 @@ def _connect(path: str | Path, read_only: bool = False, check: bool = True, conf
     p = Path(path)
     if read_only and not p.is_file():
         raise FileNotFoundError(f"{p}: no results database there (a sweep creates one: `reclaim sweep run`)")
+    if p.is_file() and p.stat().st_size == 0:
+        # A file of no byte (`touch`) holds nothing to lose: a new database for a writer (DuckDB
+        # refuses to open it), no results for a reader.
+        if read_only:
+            raise EmptyDatabaseError(f"no results in {p}: run `reclaim sweep run` first")
+        p.unlink()
     try:
         con = duckdb.connect(str(p), read_only=read_only, config=dict(CONFINED) if confined else {})
     except duckdb.IOException as e:
