@@ -52,6 +52,7 @@ def sweep_plan(
     at_most = sum(e.size for e in exps)
     # The product of the axes is known at once; the exact count (duplicates collapse) and what
     # the database holds need each task made: a bar when that takes more than a moment.
+    _making(at_most)
     with progress_bar(enabled=sys.stderr.isatty() and at_most >= 20_000) as p:
         bar = p.add_task(f"planning {at_most:,} tasks", total=at_most)
         pl = plan(exps, db, workers=workers, calibrate=calibrate, on_expand=lambda n, total: p.update(bar, completed=n, total=total))
@@ -68,6 +69,12 @@ def sweep_plan(
         lines.append(f"estimated time: {pl.calibration}")
     for line in lines:
         out.print(line, soft_wrap=True, markup=False, highlight=False)
+
+
+def _making(at_most: int) -> None:
+    """Without a terminal (no bar), a line before tasks that take long to make (40-100 µs each)."""
+    if not sys.stderr.isatty() and at_most >= 100_000:
+        console.print(f"making up to {at_most:,} tasks (about {_duration(at_most * 70e-6)})", soft_wrap=True, markup=False, highlight=False)
 
 
 def _duration(seconds: float) -> str:
@@ -100,6 +107,7 @@ def sweep_run(
     if workers is not None and (scheduler is not None or dask_local is not None):
         fail("`--workers` is for local processes; on Dask the cluster has its workers (`--dask-local N`)")
     exps = _load_experiments(files)
+    _making(sum(e.size for e in exps))
     with progress_bar(enabled=sys.stderr.isatty()) as p:
         bar = p.add_task("sweep", total=None)
 
@@ -153,7 +161,7 @@ def results_query(
         fail(f"invalid value for `limit`: {limit} (a table shows 1 to {TABLE_MOST:,} rows; --csv or --json print any number, 0 for all)")
     with Query(db, sql, allow_files=allow_files) as q:
         batches = q.batches()
-        shown, more, counted = _rows(batches, limit)
+        shown, past = _rows(batches, limit)
         if table:
             t = Table(*q.columns)
             for r in shown:
@@ -171,24 +179,25 @@ def results_query(
             sys.stdout.flush()
         else:
             _json_rows(q.columns, shown, batches if limit == 0 else iter(()))
-        if more:
+        if past:
             rest, complete = q.count_rest(COUNT_SECONDS)
-            rest += counted
+            rest += past
             said = f"{rest:,} more rows not shown" if complete else f"more than {rest:,} more rows not shown (counted for {COUNT_SECONDS:.0f} s)"
             console.print(f"{said}: `--limit N` shows more, `--limit 0` with --csv or --json all of them",
                           soft_wrap=True, markup=False, highlight=False)
 
 
-def _rows(batches: Any, limit: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int]:
-    """The first ``limit`` rows (all of the first batch for 0), and what was read past them."""
+def _rows(batches: Any, limit: int) -> tuple[list[tuple[Any, ...]], int]:
+    """The first ``limit`` rows (the first batch for 0: the rest follow), and how many more were
+    read past them."""
     shown: list[tuple[Any, ...]] = []
     for batch in batches:
         if limit == 0:
-            return batch, [], 0
+            return batch, 0
         shown.extend(batch)
         if len(shown) > limit:
-            return shown[:limit], shown[limit:], len(shown) - limit
-    return shown, [], 0
+            return shown[:limit], len(shown) - limit
+    return shown, 0
 
 
 def _json_rows(columns: list[str], first: list[tuple[Any, ...]], rest: Any) -> None:
