@@ -50,3 +50,19 @@ def test_a_spare_whose_fill_rounds_to_1_names_the_value_given() -> None:
     res = runner.invoke(app, ["model", "mean-field", "--spare", "1e-300"])
     assert res.exit_code == 2
     assert "invalid value for `--spare`: 1e-300" in res.output
+
+
+def test_a_whole_number_past_64_bits_is_echoed_as_given() -> None:
+    # It reached the engine's JSON reader as a float: `seed`: 1.1805916207174112e+21.
+    import pytest
+    from reclaim import simulate
+
+    with pytest.raises(ValueError, match=r"invalid value for `seed`: 1180591620717411303424 \(expected a whole number in \[0, 2⁶⁴\)\)"):
+        simulate(seed=2**70)
+
+
+def test_a_one_page_trace_is_one_page() -> None:
+    from reclaim import simulate
+
+    r = simulate(workload=[0] * 100)
+    assert any("for 1 page)" in w for w in r.warnings), r.warnings

@@ -39,12 +39,17 @@ def _whole(name: str, v: Any) -> int:
     if isinstance(v, (bool, np.bool_)):
         raise _bad_type(name, v, "a whole number")
     if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        if math.isfinite(v) and float(v).is_integer():
-            return int(v)
-        raise _bad_value(name, float(v))
-    raise _bad_type(name, v, "a whole number")
+        n = int(v)
+    elif isinstance(v, (float, np.floating)):
+        if not (math.isfinite(v) and float(v).is_integer()):
+            raise _bad_value(name, float(v))
+        n = int(v)
+    else:
+        raise _bad_type(name, v, "a whole number")
+    # Past 64 bits the engine's JSON reader would take the number as a float and echo it so.
+    if not -(2**63) <= n < 2**64:
+        raise _bad_value(name, n)
+    return n
 
 
 def checked(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -435,7 +435,12 @@ fn spare_warning(config: &SimConfig, geometry: &Geometry, t: TraceFacts) -> Opti
     let kept = config.kept_segments();
     if (simulated - asked).abs() > SPARE_TOLERANCE * asked {
         let (segments, pages) = (geometry.segments, geometry.logical_pages);
-        let what = format!("{segments} segments of {pps} pages for {pages} pages");
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        let what = format!(
+            "{segments} segments of {pps} page{} for {pages} page{}",
+            plural(u64::from(pps)),
+            plural(pages)
+        );
         let rounded = (pages as f64 * mean / (1.0 - asked) / f64::from(pps)).round() as u32;
         let why = if config.segments.is_some() {
             "`segments` fixes the device and the trace's pages are its data; omit `segments` to size it from the trace".to_string()
