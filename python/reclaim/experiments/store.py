@@ -254,11 +254,8 @@ def _connect(path: str | Path, read_only: bool = False, check: bool = True, conf
     if read_only and not p.is_file():
         raise FileNotFoundError(f"{p}: no results database there (a sweep creates one: `reclaim sweep run`)")
     if p.is_file() and p.stat().st_size == 0:
-        # A file of no byte (`touch`) holds nothing to lose: a new database for a writer (DuckDB
-        # refuses to open it), no results for a reader.
-        if read_only:
-            raise EmptyDatabaseError(f"no results in {p}: run `reclaim sweep run` first")
-        p.unlink()
+        # A file of no byte (`touch`): DuckDB refuses to open it (a writer replaces it first).
+        raise EmptyDatabaseError(f"no results in {p}: run `reclaim sweep run` first")
     try:
         con = duckdb.connect(str(p), read_only=read_only, config=dict(CONFINED) if confined else {})
     except duckdb.IOException as e:
@@ -338,6 +335,9 @@ class ResultStore:
         self.broken = False
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True)
+        if self.path.is_file() and self.path.stat().st_size == 0:
+            # A file of no byte (`touch`) holds nothing to lose; DuckDB would refuse to open it.
+            self.path.unlink()
         self.con = _connect(self.path)
         try:
             kind, tables = ownership(self.con)
