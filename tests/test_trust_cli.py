@@ -66,3 +66,16 @@ def test_a_one_page_trace_is_one_page() -> None:
 
     r = simulate(workload=[0] * 100)
     assert any("for 1 page)" in w for w in r.warnings), r.warnings
+
+
+def test_a_failed_simulation_of_a_reproduction_is_named_as_a_command(tmp_path: Path) -> None:
+    # It was a dump of the canonical configuration as a Python dict.
+    import pytest
+    from reclaim.experiments.batch import results
+
+    bad = tmp_path / "pages.txt"
+    bad.write_text("1\n2\nabc\n")
+    with pytest.raises(RuntimeError) as e:
+        results([{"workload": f"trace:{bad}", "pages_per_segment": 4}], sweep="reproduce:x", workers=1)
+    assert f"line 3: an unsigned integer `page` expected; found `abc` (reclaim simulate --workload trace:{bad} --pages-per-segment 4)" in str(e.value)
+    assert "{" not in str(e.value)

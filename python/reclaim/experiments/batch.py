@@ -10,7 +10,6 @@ and every result is read back from the database, so a second run only prints.
 
 from __future__ import annotations
 
-import json
 import types
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -101,7 +100,9 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
     if failures:
         task, error = failures[0]
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-        raise RuntimeError(f"a simulation of {sweep} failed{more}: {json.loads(task.canonical)}: {error}")
+        # The run as the command that repeats it, not a dump of its canonical configuration.
+        options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in task.params.items() if v is not None)
+        raise RuntimeError(f"a simulation of {sweep} failed{more}: {error} (reclaim simulate {options})")
     if not series:
         return [Metrics(**rows[t.key]) for t in tasks]
     return [Metrics(**rows[t.key], series={n: [w[n] for w in windows.get(t.key, [])] for n in SERIES}) for t in tasks]

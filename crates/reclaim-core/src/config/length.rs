@@ -171,7 +171,10 @@ impl fmt::Display for WarmupSpec {
             (false, true) => write!(f, "{m}x")?,
         }
         if self.trace_share > 0.0 {
-            write!(f, "+{}%", self.trace_share * 100.0)?;
+            // The share is kept as a fraction; as a percentage it is rounded to 10 decimals so
+            // that `14.7929%` reads back as written, not as 14.792900000000001%.
+            let percent = (self.trace_share * 100.0 * 1e10).round() / 1e10;
+            write!(f, "+{percent}%")?;
         }
         Ok(())
     }

@@ -311,3 +311,11 @@ fn a_conflict_of_capacities_names_the_values_given() {
     assert!(err.contains("spare=0.1, fill=0.8"), "{err}");
     assert!(!err.contains("Some("), "{err}");
 }
+
+#[test]
+fn a_warm_up_share_reads_back_as_written() {
+    // 14.7929% was shown as 14.792900000000001% (the fraction times 100 in binary).
+    let w: WarmupSpec = "fill+2x+14.7929%".parse().unwrap();
+    assert_eq!(w.to_string(), "fill+2x+14.7929%");
+    assert_eq!(w.to_string().parse::<WarmupSpec>().unwrap(), w);
+}
