@@ -145,34 +145,7 @@ impl Plan {
                 };
                 let mut warned = warnings(t, &warm, logical, replayed);
                 warned.extend(spare_warning(config, geometry, t));
-                if t.steps_back.count > 0 {
-                    let back = t.steps_back;
-                    let placement = config.placement();
-                    let readers: Vec<String> = [
-                        config
-                            .policy
-                            .needs(crate::config::grammar::Need::Times)
-                            .then(|| format!("`{}`", config.policy)),
-                        placement
-                            .info()
-                            .needs(crate::config::grammar::Need::Times)
-                            .then(|| format!("`{placement}`")),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                    warned.push(format!(
-                        "the trace's clock goes backwards at {} of its requests (the first at request {}, the largest step {} s back): {} reads it, so each time is held at the latest before it",
-                        back.count,
-                        back.first,
-                        if back.largest >= 1e-3 {
-                            format!("{:.3}", back.largest)
-                        } else {
-                            format!("{:.3e}", back.largest)
-                        },
-                        readers.join(" and ")
-                    ));
-                }
+                warned.extend(clock_warning(config, t));
                 (Some(report), warned)
             }
             _ => (None, Vec::new()),
@@ -394,6 +367,40 @@ fn warnings(t: TraceFacts, warm: &WarmupSpec, logical: u64, replayed: Option<f64
         ));
     }
     out
+}
+
+/// A trace whose clock goes backwards, for the schemes that read it: one line with how many
+/// requests, the first and the largest step back (`workload::trace::StepsBack`).
+fn clock_warning(config: &SimConfig, t: TraceFacts) -> Option<String> {
+    if t.steps_back.count == 0 {
+        return None;
+    }
+    let back = t.steps_back;
+    let placement = config.placement();
+    let readers: Vec<String> = [
+        config
+            .policy
+            .needs(crate::config::grammar::Need::Times)
+            .then(|| format!("`{}`", config.policy)),
+        placement
+            .info()
+            .needs(crate::config::grammar::Need::Times)
+            .then(|| format!("`{placement}`")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let largest = if back.largest >= 1e-3 {
+        format!("{:.3}", back.largest)
+    } else {
+        format!("{:.3e}", back.largest)
+    };
+    Some(format!(
+        "the trace's clock goes backwards at {} of its requests (the first at request {}, the largest step {largest} s back): {} reads it, so each time is held at the latest before it",
+        back.count,
+        back.first,
+        readers.join(" and ")
+    ))
 }
 
 /// Largest relative difference between the simulated and the asked spare factor that goes
