@@ -128,7 +128,8 @@ pub fn num(x: f64) -> String {
 
 /// `text` with every long numeral written by `{}` of an `f64` (more than 16 characters with a
 /// decimal point, or more than 20 digits, beyond any `u64`) replaced by [`num`]'s form. Text
-/// between backticks is the user's own and is kept as given.
+/// between backticks is the user's own and is kept as given, and so are digits that are part of
+/// a word or a path.
 pub fn compact_numbers(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut quoted = false;
@@ -152,8 +153,11 @@ pub fn compact_numbers(text: &str) -> String {
         } else {
             digits.len() > 20
         };
+        // A numeral stands alone: digits inside a word or a path (`/tmp/123…/t.rtr`) are kept.
+        let alone = out.chars().last().is_none_or(|c| " ([{,=:".contains(c))
+            && after.chars().next().is_none_or(|c| " )]},;%".contains(c));
         match token.parse::<f64>() {
-            Ok(x) if long => out.push_str(&num(x)),
+            Ok(x) if long && alone => out.push_str(&num(x)),
             _ => out.push_str(token),
         }
         rest = after;
@@ -205,6 +209,8 @@ mod tests {
             "-3",
             "`0.0000000000000000000000000001`",
             "2³² − 2",
+            "/tmp/123456789012345678901234567890/t.rtr",
+            "page 1234567890123456789012345x",
         ] {
             assert_eq!(compact_numbers(kept), kept);
         }
