@@ -286,3 +286,13 @@ def test_an_empty_key_or_value_in_a_spec_is_said_so(spec: str, message: str):
     res = runner.invoke(app, ["simulate", "-q", "--policy", spec])
     assert res.exit_code == 2
     assert message in flat(res.output)
+
+
+def test_group_warnings_keeps_digits_in_names_and_paths_as_text():
+    from reclaim.volumes import group_warnings
+
+    # Each volume's own file: two kinds of text, not one with a range inside a file name.
+    assert group_warnings({"a": ["in /d/vol_1.rtr: 3 steps back"], "b": ["in /d/vol_2.rtr: 5 steps back"]}) == [
+        "volume a: in /d/vol_1.rtr: 3 steps back", "volume b: in /d/vol_2.rtr: 5 steps back"]
+    assert group_warnings({"a": ["`fill+10x` writes 30 pages"], "b": ["`fill+10x` writes 50 pages"]}) == [
+        "volumes a, b: `fill+10x` writes 30–50 pages"]

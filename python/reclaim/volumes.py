@@ -135,8 +135,9 @@ class VolumeResults:
                 "volumes": [{"volume": n, **r.to_dict(arrays=arrays)} for n, r in self.volumes.items()]}
 
 
-#: A figure in a warning: a count (with thousands separators), a decimal or a number with an exponent.
-_FIGURE = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+#: A figure in a warning: a count (with thousands separators), a decimal or a number with an
+#: exponent, standing alone (digits in a word or a path, `fill+10x` or `vol_2.rtr`, are text).
+_FIGURE = re.compile(r"(?<![\w./-])-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?(?![\w/])")
 
 
 def group_warnings(by_volume: Mapping[str, Sequence[str]], names: int = 20) -> list[str]:
