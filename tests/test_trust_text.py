@@ -296,3 +296,20 @@ def test_group_warnings_keeps_digits_in_names_and_paths_as_text():
         "volume a: in /d/vol_1.rtr: 3 steps back", "volume b: in /d/vol_2.rtr: 5 steps back"]
     assert group_warnings({"a": ["`fill+10x` writes 30 pages"], "b": ["`fill+10x` writes 50 pages"]}) == [
         "volumes a, b: `fill+10x` writes 30–50 pages"]
+
+
+def test_the_installed_command_prints_a_bracketed_path_without_a_traceback(odd_dir: Path):
+    import subprocess
+    import sys
+
+    src = mqsim(odd_dir / "t[v2]:x:.trace")
+    dst = odd_dir / "o[bold].rtr"
+    run = subprocess.run([sys.executable, "-m", "reclaim.cli", "trace", "convert", "-f", "mqsim", str(src), "-o", str(dst)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr and run.stderr == ""
+    assert f"│ source │ {src} │" in flat(run.stdout)
+    run = subprocess.run([sys.executable, "-m", "reclaim.cli", "trace", "stats", str(odd_dir / "gone[/]:x:.rtr")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[-1] == f"error: Invalid value for 'path': file '{odd_dir / 'gone[/]:x:.rtr'}' does not exist."
