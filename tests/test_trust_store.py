@@ -466,3 +466,48 @@ def test_a_scheduler_without_workers_is_said_so(tmp_path, monkeypatch):
     assert res.exit_code == 2, res.output
     assert f"the Dask scheduler at {address} has no worker after 2 s: start some (`dask worker {address}`)" in said(res)
     assert query(tmp_path / "r.duckdb", "SELECT count(*) FROM tasks")[1] == [(0,)]
+
+
+def test_a_scheduler_lost_during_a_sweep_is_named_and_loses_no_written_row(tmp_path):
+    # Before: the client's reconnection traceback, then "internal error (FutureCancelledError: …
+    # scheduler-connection-lost)", status 1.
+    pytest.importorskip("distributed")
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard", "--dashboard-address", "127.0.0.1:0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = tmp_path / "r.duckdb"
+    # About 20 ms a task (12,288 logical pages, 20 passes, as in test_experiments' kill test):
+    # 600 tasks on one worker take some 12 s, the scheduler goes after the first write.
+    base = "\n".join(f"{k} = {json.dumps(v)}" for k, v in {**SMALL, "segments": 256, "pages_per_segment": 64, "writes": "20x"}.items())
+    f = tmp_path / "long.toml"
+    f.write_text(f'name = "long"\nreplications = 600\n[base]\n{base}\n')
+    try:
+        assert scheduler.stderr is not None
+        for line in scheduler.stderr:
+            if "Scheduler at:" in line:
+                break
+        sweep = subprocess.Popen([*RECLAIM, "sweep", "run", str(f), "--db", str(db), "--scheduler", address, "--log-interval", "0"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert sweep.stderr is not None
+        first = sweep.stderr.readline()
+        assert "tasks written" in first, first
+        scheduler.terminate()
+        scheduler.communicate(timeout=30)
+        rest = sweep.communicate(timeout=120)[1]
+    finally:
+        for p in (scheduler, worker):
+            if p.poll() is None:
+                p.terminate()
+                p.communicate(timeout=30)
+    text = " ".join(rest.split())
+    assert sweep.returncode == 2, rest
+    assert f"error: lost the Dask scheduler at {address} during the sweep" in text and "every task written before is kept" in text
+    assert "Traceback" not in rest and "internal error" not in rest
+    kept, distinct, orphans = query(db, "SELECT count(*), count(DISTINCT key), (SELECT count(*) FROM series WHERE key NOT IN "
+                                        "(SELECT key FROM tasks)) FROM tasks")[1][0]
+    assert 0 < kept < 600 and distinct == kept and orphans == 0
+    # Each task kept has its 20 windows (20x measured writes, a window a logical capacity).
+    assert query(db, "SELECT count(*) FROM series")[1] == [(20 * kept,)]

@@ -11,8 +11,10 @@ sweep goes on and ends with a non-zero exit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import json
+import logging
 import math
 import re
 import socket
@@ -150,16 +152,52 @@ def dask_executor(scheduler: str | None = None, local_workers: int | None = None
                                        f"(`dask worker {scheduler}`) and run again; the sweep runs only what is missing") from None
             futures = client.map(run_chunk, units, pure=False)
             try:
-                for fut in as_completed(futures):
-                    yield fut.result()
+                # The client's own log of its failed reconnections is a traceback; the error
+                # below says what happened.
+                with _quiet("distributed.client"):
+                    for fut in as_completed(futures):
+                        yield fut.result()
+            except Exception as e:
+                # distributed's CommClosedError is an OSError; its futures are cancelled
+                # (FutureCancelledError) when the client loses the scheduler.
+                if isinstance(e, OSError | TimeoutError) or type(e).__name__ == "FutureCancelledError":
+                    where = f"at {scheduler}" if scheduler is not None else "of the local cluster"
+                    raise RuntimeError(f"lost the Dask scheduler {where} during the sweep ({_short(e)}); every task written "
+                                       "before is kept: run again for the rest") from None
+                if type(e).__name__ == "KilledWorker":
+                    raise RuntimeError(f"Dask workers died running the same tasks, more often than Dask retries them ({_short(e)}; "
+                                       "out of memory?); every task written before is kept: run again for the rest") from None
+                raise
             finally:
-                client.cancel(futures)
+                _quietly(client.cancel, futures)
         finally:
-            client.close()
+            _quietly(client.close)
             if cluster is not None:
-                cluster.close()
+                _quietly(cluster.close)
 
     return run
+
+
+@contextlib.contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    """Only a critical record of ``logger`` while inside."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _quietly(fn: Callable[..., Any], *args: Any) -> None:
+    """A clean-up that may fail once the scheduler is gone: its error would hide the one that
+    says so."""
+    try:
+        with _quiet("distributed.client"):
+            fn(*args)
+    except Exception:  # noqa: BLE001 (best effort; the sweep's own error or result stands)
+        pass
 
 
 @dataclass
