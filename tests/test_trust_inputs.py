@@ -145,11 +145,16 @@ def test_stats_are_the_same_counted_densely_or_sparsely(tmp_path: Path, monkeypa
     assert (len(counts), int(counts.sum())) == (len(np.unique(pages)), 40_000)
 
 
-def _endless_lines(tmp_path: Path, line: str) -> tuple[Path, subprocess.Popen[bytes]]:
-    """A FIFO fed `line` forever by `yes`."""
+def _endless_lines(tmp_path: Path, line: str | None) -> tuple[Path, subprocess.Popen[bytes] | None]:
+    """A FIFO fed `line` forever by `yes`, opened again for each reader (the command line may
+    look at a file's first bytes before the engine reads it); no writer at all for `None`."""
     fifo = tmp_path / "endless.fifo"
     os.mkfifo(fifo)
-    writer = subprocess.Popen(["sh", "-c", f'exec yes "{line}" > "{fifo}"'], stderr=subprocess.DEVNULL)
+    if line is None:
+        return fifo, None
+    # A session of its own, so that the loop and its `yes` are stopped together.
+    writer = subprocess.Popen(["sh", "-c", f'while :; do yes "{line}" > "{fifo}"; done'], stderr=subprocess.DEVNULL,
+                              start_new_session=True)
     return fifo, writer
 
 
@@ -170,14 +175,16 @@ def _sigint_as_from_a_terminal() -> None:
     ("fifo", ["trace", "sizes", "{fifo}", "-f", "spc", "--skip-bad-lines"], signal.SIGINT, 130, "interrupted"),
     # A run's own read of a page list (comments forever: no record, no memory), in the engine.
     ("comments", ["simulate", "--workload", "trace:{fifo}"], signal.SIGINT, 130, "interrupted"),
+    # A FIFO whose writer never comes: the engine waits in its open.
+    ("no-writer", ["trace", "convert", "{fifo}", "-f", "msr", "-o", "{tmp}/n.rtr"], signal.SIGINT, 130, "interrupted"),
 ], ids=["zero-convert-SIGINT", "zero-convert-SIGTERM", "fifo-convert-SIGINT", "fifo-stats-SIGTERM",
-        "fifo-sizes-SIGINT", "fifo-simulate-SIGINT"])
+        "fifo-sizes-SIGINT", "fifo-simulate-SIGINT", "fifo-without-writer-SIGINT"])
 def test_an_endless_read_stops_on_a_signal(source: str, argv: list[str], sig: int, status: int, said: str,
                                            tmp_path: Path) -> None:
     writer = None
     fifo = tmp_path / "none"
-    if source in ("fifo", "comments"):
-        fifo, writer = _endless_lines(tmp_path, MSR_LINE if source == "fifo" else "# a comment")
+    if source != "zero":
+        fifo, writer = _endless_lines(tmp_path, {"fifo": MSR_LINE, "comments": "# a comment"}.get(source))
     args = [a.format(tmp=tmp_path, fifo=fifo) for a in argv]
     p = subprocess.Popen([*RECLAIM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=_sigint_as_from_a_terminal)
@@ -195,7 +202,7 @@ def test_an_endless_read_stops_on_a_signal(source: str, argv: list[str], sig: in
             p.kill()
         _, err = p.communicate()
         if writer is not None:
-            writer.kill()
+            os.killpg(writer.pid, signal.SIGKILL)
             writer.wait()
     assert p.returncode == status, err.decode()
     # Polled every 4,096 lines (POLL_LINES): the stop is at once, not at the end of the input.

@@ -21,6 +21,7 @@
 //! id. [`Trace::volume`] takes one volume out, as if converted alone.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -806,7 +807,11 @@ pub(super) fn io_err(path: &Path, e: &std::io::Error) -> Error {
 
 /// Loads a trace: a converted file as it is, a text file through the reader of `format`.
 pub fn load(path: &Path, format: Option<Format>, options: ConvertOptions) -> Result<Trace> {
-    if is_binary(path) {
+    // Opened as the reader opens it: a FIFO waiting for its writer stops on a stop request.
+    let mut magic = [0u8; 8];
+    let starts_with_magic =
+        super::open_file(path)?.read_exact(&mut magic).is_ok() && &magic == MAGIC;
+    if starts_with_magic {
         return read_binary(path);
     }
     let format = format.ok_or_else(|| {

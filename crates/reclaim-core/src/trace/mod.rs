@@ -346,11 +346,54 @@ fn same_device(format: Format, device: &str, name: &str) -> bool {
 
 /// Opens a file, decompressing gzip or zstd when it starts with their magic bytes.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let f = File::open(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    decode(path, f)
+    decode(path, open_file(path)?)
+}
+
+/// Opens a file for reading; a wait for a FIFO's writer stops on the default stop.
+pub(crate) fn open_file(path: &Path) -> Result<File> {
+    open_stoppable(path).map_err(|e| match e {
+        OpenError::Stopped => interrupted(path, 0),
+        OpenError::Io(e) => Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        },
+    })
+}
+
+enum OpenError {
+    Stopped,
+    Io(std::io::Error),
+}
+
+/// Opens `path` for reading as `File::open` does, but a signal that interrupts the wait (a FIFO
+/// waits for its writer to open it) asks the default stop before the open is tried again, where
+/// `File::open` would try again at once and wait forever.
+#[cfg(unix)]
+fn open_stoppable(path: &Path) -> std::result::Result<File, OpenError> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| OpenError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
+    loop {
+        // SAFETY: `name` is a NUL-terminated path that outlives the call.
+        let fd = unsafe { libc::open(name.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        if fd >= 0 {
+            // SAFETY: `fd` was just opened and is owned by nothing else.
+            return Ok(unsafe { File::from_raw_fd(fd) });
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(OpenError::Io(e));
+        }
+        if DEFAULT_STOP.get().is_some_and(|stop| stop()) {
+            return Err(OpenError::Stopped);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn open_stoppable(path: &Path) -> std::result::Result<File, OpenError> {
+    File::open(path).map_err(OpenError::Io)
 }
 
 /// Wraps `input` in a buffer, and in a gzip or zstd decoder when it starts with a gzip member's
@@ -358,11 +401,25 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
 /// concatenated members or frames are read as one stream.
 pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn BufRead + Send>> {
     let mut buffered = BufReader::with_capacity(1 << 20, input);
-    // Peeking at the buffer reads no byte twice (a pipe or a file alike).
-    let head = buffered.fill_buf().map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    // Peeking at the buffer reads no byte twice (a pipe or a file alike). A pipe's writer may
+    // keep it waiting: a signal then interrupts the read, and the default stop is asked.
+    loop {
+        match buffered.fill_buf() {
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                if DEFAULT_STOP.get().is_some_and(|stop| stop()) {
+                    return Err(interrupted(path, 0));
+                }
+            }
+            Err(e) => {
+                return Err(Error::Io {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+    let head = buffered.buffer();
     if is_gzip(head) {
         Ok(Box::new(BufReader::with_capacity(
             1 << 20,
@@ -387,6 +444,32 @@ pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn 
 /// method and flags checked, a false match is one in 2^27.
 pub fn is_gzip(head: &[u8]) -> bool {
     head.len() >= 4 && head[..3] == [0x1f, 0x8b, 0x08] && head[3] & 0xe0 == 0
+}
+
+/// The index of the first `\n` in `bytes`, eight bytes at a time (the converter's hot path; std's
+/// `read_until` searches so too, but retries the reads a signal interrupts, which a stop must
+/// see). A byte `b` of `x = word ^ 0x0a0a…` is zero where the word holds `\n`, and
+/// `(x - 0x0101…) & !x & 0x8080…` flags the lowest such byte exactly (a borrow only flags bytes
+/// above it).
+fn newline(bytes: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let x = u64::from_le_bytes(w.try_into().expect("8 bytes")) ^ NL;
+        let found = x.wrapping_sub(LO) & !x & HI;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| at + i)
 }
 
 /// A streaming reader of one trace file.
@@ -508,19 +591,41 @@ impl TraceReader {
 
     /// Reads the next line into `self.buf` (cleared first), at most [`MAX_LINE_BYTES`] bytes of
     /// it; returns the bytes read and whether the line was longer (then only its first
-    /// [`MAX_LINE_BYTES`] bytes are in the buffer and the rest is still unread).
+    /// [`MAX_LINE_BYTES`] bytes are in the buffer and the rest is still unread). A read that a
+    /// signal interrupts (a pipe waiting for its writer) polls the stop hook before it resumes.
     fn read_line(&mut self) -> Result<(usize, bool)> {
         self.buf.clear();
-        let limit = MAX_LINE_BYTES as u64;
-        let n = (&mut self.input)
-            .take(limit)
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| Error::Io {
-                path: self.path.display().to_string(),
-                // A damaged gzip stream fails mid-file: say where.
-                message: format!("{e} (after line {})", self.line),
-            })?;
-        Ok((n, n as u64 == limit && self.buf.last() != Some(&b'\n')))
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    self.check_stop()?;
+                    continue;
+                }
+                Err(e) => {
+                    return Err(Error::Io {
+                        path: self.path.display().to_string(),
+                        // A damaged gzip stream fails mid-file: say where.
+                        message: format!("{e} (after line {})", self.line),
+                    });
+                }
+            };
+            if chunk.is_empty() {
+                return Ok((self.buf.len(), false));
+            }
+            let window = &chunk[..chunk.len().min(MAX_LINE_BYTES - self.buf.len())];
+            if let Some(i) = newline(window) {
+                self.buf.extend_from_slice(&window[..=i]);
+                self.input.consume(i + 1);
+                return Ok((self.buf.len(), false));
+            }
+            let n = window.len();
+            self.buf.extend_from_slice(window);
+            self.input.consume(n);
+            if self.buf.len() == MAX_LINE_BYTES {
+                return Ok((self.buf.len(), true));
+            }
+        }
     }
 
     /// Reads past the rest of a line longer than [`MAX_LINE_BYTES`] without keeping it, polling
@@ -674,7 +779,7 @@ impl TraceReader {
                 match self.input.read(&mut self.buf[got..]) {
                     Ok(0) => break,
                     Ok(n) => got += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.check_stop()?,
                     Err(e) => {
                         return Err(Error::Io {
                             path: path(&self.path),
@@ -938,4 +1043,28 @@ pub fn request_sizes(
         report.skipped.insert("empty write".to_string(), empty);
     }
     Ok((counts.into_iter().collect(), report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::newline;
+
+    #[test]
+    fn newline_finds_the_first_newline_as_a_byte_search_does() {
+        // Every length to 40 and every position of a first `\n`, around bytes that trip a
+        // word-at-a-time search (0x0b = `\n` + 1, 0x8a, 0x09, 0x00, 0xff), and none at all.
+        let fill = [0x0b, 0x8a, 0x09, 0x00, 0xff, b'a', 0x0a ^ 0x80];
+        for len in 0..40 {
+            let base: Vec<u8> = (0..len).map(|i| fill[i % fill.len()]).collect();
+            assert_eq!(newline(&base), None, "{base:?}");
+            for first in 0..len {
+                let mut b = base.clone();
+                b[first] = b'\n';
+                if first + 3 < len {
+                    b[first + 3] = b'\n';
+                }
+                assert_eq!(newline(&b), Some(first), "{b:?}");
+            }
+        }
+    }
 }
