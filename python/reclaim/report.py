@@ -99,19 +99,25 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         if sweep not in names:
             raise ValueError(f"invalid value for `sweep`: {sweep!r} (expected one of {', '.join(names) or 'no sweep: the database is empty'})")
         names = [sweep]
-    # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
-    frames = [(n, con.sql("SELECT t.* FROM tasks t JOIN sweep_tasks s USING (key) WHERE s.sweep = $sweep ORDER BY t.key",
-                          params={"sweep": n}).to_arrow_table().to_pandas()) for n in names]
+    have = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
+    given = [c for c in CONFIG_COLUMNS if c != "seed" and c in have]
+    selections = [(n, "FROM tasks t JOIN sweep_tasks s USING (key) WHERE s.sweep = $sweep", {"sweep": n}) for n in names]
     if not names:
-        frames = [("all tasks", con.sql("SELECT * FROM tasks ORDER BY key").to_arrow_table().to_pandas())]
+        selections = [("all tasks", "FROM tasks t", {})]
     out = []
-    for name, df in frames:
-        if df.empty:
-            continue
+    for name, where, params in selections:
         # Varying as given (the canonical configuration), not as simulated (`simulated_*`, which
-        # follows from `spare` and the rest).
-        configs = [json.loads(c) for c in df["config"]]
-        varying = [c for c in CONFIG_COLUMNS if c != "seed" and c in df and len({json.dumps(x.get(c), sort_keys=True) for x in configs}) > 1]
+        # follows from `spare` and the rest): distinct values of each parameter, counted by DuckDB.
+        distinct = [f"count(DISTINCT coalesce(CAST(json_extract(t.config, '$.{c}') AS VARCHAR), 'null'))" for c in given]
+        n, *counts = con.execute(f"SELECT {', '.join(['count(*)', *distinct])} {where}", params).fetchall()[0]
+        if not n:
+            continue
+        varying = [c for c, k in zip(given, counts, strict=True) if k > 1]
+        # The frame holds only what the figures and the table read (the histograms are read for
+        # the few tasks they show): every column was 12 KB a task, 1.25 GB for 100,000 tasks.
+        wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, *TABLE_METRICS, "workload", "volume") if c in have)
+        # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
+        df = con.sql(f"SELECT {', '.join(f't.{_quoted(c)}' for c in wanted)} {where} ORDER BY t.key", params=params).to_arrow_table().to_pandas()
         numeric = [c for c in X_PREFERENCE if c in varying] + [c for c in varying if c not in X_PREFERENCE and CONFIG_COLUMNS[c] in ("BIGINT", "DOUBLE")]
         x = numeric[0] if numeric else (varying[0] if varying else None)
         rest = [c for c in varying if c != x]
@@ -120,6 +126,11 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         facets = [c for c in rest if c != line]
         out.append(_Group(name, df, varying, x, line, facets))
     return out
+
+
+def _quoted(name: str) -> str:
+    """A column name for SQL (``window`` and others are keywords)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _label(row: Any, cols: list[str]) -> str:
@@ -162,12 +173,15 @@ def _middle(values: list[Any]) -> Any:
     return vs[len(vs) // 2]
 
 
-def _histogram_figures(g: _Group, facet: str, fd: Any) -> list[Any]:
+def _histogram_figures(con: Any, g: _Group, facet: str, fd: Any) -> list[Any]:
     import numpy as np
     import plotly.graph_objects as go
 
     at = _middle(fd[g.x].tolist()) if g.x else None
     sel = fd[fd[g.x] == at] if g.x else fd
+    hist = con.sql("SELECT key, victim_valid_histogram, segment_valid_histogram FROM tasks WHERE key IN (SELECT unnest($keys))",
+                   params={"keys": sel["key"].tolist()}).to_arrow_table().to_pandas()
+    sel = sel.merge(hist, on="key", how="left")
     figs = []
     for col, title, ytitle in (("victim_valid_histogram", "Valid pages in victims", "share of victims"),
                                ("segment_valid_histogram", "Valid pages over sealed segments (Van Houdt Fig. 3)", "share of segments")):
@@ -392,7 +406,7 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
                 body.append(f"<h3>{html.escape(facet)}</h3>")
                 place(fig)
                 fd = g.frame if not g.facets else g.frame[g.frame.apply(_label, axis=1, args=(g.facets,)) == facet]
-                for h in _histogram_figures(g, facet, fd):
+                for h in _histogram_figures(con, g, facet, fd):
                     place(h)
                 place(_series_figure(con, g, facet, fd))
                 if folder is not None:
