@@ -365,7 +365,9 @@ macro_rules! string_serde {
                 &self,
                 s: S,
             ) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str(&self.to_string())
+                // `{}` writes an f64 in full (`tol=1e-300` as 302 characters): the canonical
+                // form keeps the shortest one, which reads back as the same number.
+                s.serialize_str(&crate::error::compact_numbers(&self.to_string()))
             }
         }
         impl<'de> serde::Deserialize<'de> for $t {

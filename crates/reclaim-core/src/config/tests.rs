@@ -319,3 +319,24 @@ fn a_warm_up_share_reads_back_as_written() {
     assert_eq!(w.to_string(), "fill+2x+14.7929%");
     assert_eq!(w.to_string().parse::<WarmupSpec>().unwrap(), w);
 }
+
+#[test]
+fn a_tiny_parameter_is_canonical_in_its_shortest_form() {
+    // The spec's `{}` wrote tol=1e-300 as 302 characters into the JSON and the table's title.
+    let c =
+        SimConfig::from_json(r#"{"workload": "trace:t.rtr", "method": "precondition:tol=1e-300"}"#)
+            .unwrap();
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(
+        json.contains(r#""method":"precondition:tol=1e-300,max_passes=10,measure=settled""#),
+        "{json}"
+    );
+    assert_eq!(SimConfig::from_json(&json).unwrap().method, c.method);
+    // Ordinary values keep `{}`'s form, and so the canonical text (and the tasks' keys).
+    let c = SimConfig::from_json(r#"{"policy": "d-choices:d=10", "spare": 0.07}"#).unwrap();
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(
+        json.contains(r#""policy":"d-choices:d=10""#) && json.contains(r#""spare":0.07"#),
+        "{json}"
+    );
+}

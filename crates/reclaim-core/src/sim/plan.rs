@@ -126,7 +126,7 @@ impl Plan {
         let (report, warnings) = match (method, trace) {
             (Some(m), Some(t)) => {
                 let report = MethodReport {
-                    method: m.to_string(),
+                    method: crate::error::compact_numbers(&m.to_string()),
                     trace_writes: t.writes,
                     working_set: t.working_set,
                     passes: 0.0,
