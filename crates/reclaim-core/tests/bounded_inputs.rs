@@ -283,3 +283,24 @@ fn written_once_is_the_same_sparse_or_dense_and_small_for_a_far_address() {
     assert_eq!(far.meta.address_pages, u64::from(u32::MAX));
     assert_eq!(far.written_once(), (2, 2));
 }
+
+#[test]
+fn a_header_count_beyond_the_file_is_refused_naming_byte_and_field() {
+    let mut trace = page_list_trace(vec![0, 1, 1], "t");
+    trace.meta.pages_written = 1 << 40;
+    let mut bytes = Vec::new();
+    encode_binary(&trace, &mut bytes).unwrap();
+    let path = scratch("count.rtr");
+    match parse_binary(&path, &bytes).unwrap_err() {
+        Error::BadFile { byte, expected, .. } => {
+            // The page ids start after the magic, the header's length and the header.
+            let hlen = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+            assert_eq!(byte, 16 + hlen);
+            assert!(
+                expected.contains("1099511627776 page ids (`pages_written`)"),
+                "{expected}"
+            );
+        }
+        other => panic!("expected a bad file, got {other:?}"),
+    }
+}

@@ -179,20 +179,30 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         at += span.len();
         Ok((start, span))
     };
-    let (pages_at, pages) = take(meta.pages_written, 4, "page ids")?;
-    let (requests_at, requests) = take(meta.writes, 4, "request sizes")?;
+    // Each array's length is the header's count (named), checked against the file's bytes
+    // before anything is read or allocated from it.
+    let (pages_at, pages) = take(meta.pages_written, 4, "page ids (`pages_written`)")?;
+    let (requests_at, requests) = take(meta.writes, 4, "request sizes (`writes`)")?;
     let (times_at, times) = take(
         if meta.has_times { meta.writes } else { 0 },
         8,
-        "request times",
+        "request times (`writes`, `has_times`)",
     )?;
     let several = meta.volumes.len() > 1;
-    let (volumes_at, volumes) = take(if several { meta.writes } else { 0 }, 4, "request volumes")?;
+    let (volumes_at, volumes) = take(
+        if several { meta.writes } else { 0 },
+        4,
+        "request volumes (`writes`)",
+    )?;
     let ranges = meta.trim_ranges;
-    let (trims_at, positions) = take(ranges, 8, "trim positions")?;
-    let (_, trim_first) = take(ranges, 4, "trim first pages")?;
-    let (trim_pages_at, trim_pages) = take(ranges, 4, "trim lengths")?;
-    let (_, trim_volumes) = take(if several { ranges } else { 0 }, 4, "trim volumes")?;
+    let (trims_at, positions) = take(ranges, 8, "trim positions (`trim_ranges`)")?;
+    let (_, trim_first) = take(ranges, 4, "trim first pages (`trim_ranges`)")?;
+    let (trim_pages_at, trim_pages) = take(ranges, 4, "trim lengths (`trim_ranges`)")?;
+    let (_, trim_volumes) = take(
+        if several { ranges } else { 0 },
+        4,
+        "trim volumes (`trim_ranges`)",
+    )?;
     if at != bytes.len() {
         return Err(bad(
             at,
