@@ -155,7 +155,7 @@ def trace_stats(
         shown["lifetime quantiles"] = "no page rewritten"
     if "fit" in st:
         fit = st["fit"]
-        shown["fit"] = f"f_a={fit['fa']:.4f}, n={fit['n']}, r=({', '.join(f'{x:.3f}' for x in fit['r'])}), f=({', '.join(f'{x:.3f}' for x in fit['f'])})"
+        shown["fit"] = f"f_a={fit['fa']:.4g}, n={fit['n']}, r=({', '.join(f'{x:.4g}' for x in fit['r'])}), f=({', '.join(f'{x:.4g}' for x in fit['f'])})"
     emit(False, shown, f"trace statistics: {path.name}")
     if st["volumes"] > 1:
         listed = st["volume_list"]
@@ -204,7 +204,7 @@ def trace_evaluate(
         print_json({"trace": info, "rows": rows})
         return
     t = Table(title=f"Li et al. §6 on {path.name}: {info['page_writes']:,} page writes, volume {info['volume_pages']:,} pages, "
-                    f"f_a = {info['f_a']:.4f}, S = {spare:g}, k = {pages_per_segment}")
+                    f"f_a = {info['f_a']:.4g}, S = {spare:g}, k = {pages_per_segment}")
     for col in ("algorithm", "normalized cleaning cost", "wear-leveling index", "allocation b"):
         t.add_column(col, justify="left" if col == "algorithm" else "right")
     for r in rows:
