@@ -44,3 +44,14 @@ def test_an_ordered_clock_or_a_scheme_without_time_is_not_warned(tmp_path: Path)
     (tmp_path / "b").mkdir()
     greedy = simulate(workload=f"trace:{msr(tmp_path / 'b', backwards=True)}", spare=0.2)
     assert not [w for w in greedy.warnings if "clock" in w]
+
+
+def test_the_command_line_prints_the_clock_warning_once(tmp_path: Path) -> None:
+    from reclaim.cli import app
+    from typer.testing import CliRunner
+
+    trace = msr(tmp_path, backwards=True)
+    res = CliRunner().invoke(app, ["simulate", "--workload", f"trace:{trace}", "--spare", "0.2", "--placement", "warcip"])
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.output.splitlines() if "clock goes backwards" in line]
+    assert len(lines) == 1 and lines[0].startswith("warning: the trace's clock goes backwards at 39 of its requests"), res.output
