@@ -527,3 +527,16 @@ def test_a_report_reads_only_the_columns_it_shows(results_db):
     assert g.varying == [] and g.x is None  # replications of one configuration
     assert set(g.frame.columns) == {"key", "seed", "wa", "wamp", "gcu", "emptiness_at_clean", "cleaning_cost", "user_writes", "seconds",
                                     "workload", "volume"}
+
+
+def test_a_report_or_export_cut_short_by_a_full_disk_leaves_no_file(results_db, small_tmpfs):
+    # The page inlines plotly.js (about 4.5 MB): it does not fit in 1 MiB; nor do the 120 tasks'
+    # series, 240 windows of some 150 bytes as CSV (36 KB), in the 16 KiB the filler leaves.
+    out = small_tmpfs / "report.html"
+    res = runner.invoke(app, ["report", str(results_db), "-o", str(out)])
+    assert res.exit_code == 2 and f"{out}: cannot write the report: No space left on device" in said(res)
+    csv = small_tmpfs / "series.csv"
+    (small_tmpfs / "filler").write_bytes(b"\0" * ((1 << 20) - 16 * 1024))
+    res = runner.invoke(app, ["results", "export", str(results_db), "--csv", str(csv), "--table", "series"])
+    assert res.exit_code == 2 and f"{csv}: cannot write the export: No space left on device" in said(res)
+    assert sorted(p.name for p in small_tmpfs.iterdir()) == ["filler"]

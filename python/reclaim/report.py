@@ -444,5 +444,8 @@ written {now}. Points are means over seeds; bars span the seeds' range.</p>
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page)
     except OSError as e:
+        # A page cut short is not left to be opened as if whole.
+        if out.is_file():
+            out.unlink(missing_ok=True)
         raise OSError(f"{out}: cannot write the report: {e.strerror or e}") from None
     return summary

@@ -799,6 +799,9 @@ def export(path: str | Path, out: str | Path, fmt: str, table: str = "tasks") ->
         try:
             con.execute(f"COPY {table} TO '{target}' (FORMAT {fmt.upper()})")
         except duckdb.Error as e:
+            # A file cut short is not left to be read as if whole.
+            if Path(out).is_file():
+                Path(out).unlink(missing_ok=True)
             raise OSError(f"{out}: cannot write the export: {_io_cause(e)}") from None
         return int(n)
     finally:
