@@ -66,13 +66,36 @@ pub fn is_binary(path: &Path) -> bool {
         && &magic == MAGIC
 }
 
-/// Reads a converted trace.
+/// Bytes read, or page ids checked, between two polls of the default stop
+/// ([`super::set_default_stop`]) while a converted trace is loaded: 64 MiB, a few hundredths of a
+/// second.
+const POLL_BYTES: usize = 1 << 26;
+
+/// Reads a converted trace, polling the default stop every [`POLL_BYTES`].
 pub fn read_binary(path: &Path) -> Result<Trace> {
+    let mut f = super::open_file(path)?;
     let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| io_err(path, &e))?;
+    loop {
+        if super::default_stop() {
+            return Err(stopped_at(path, bytes.len()));
+        }
+        let n = (&mut f)
+            .take(POLL_BYTES as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_err(path, &e))?;
+        if n == 0 {
+            break;
+        }
+    }
     parse_binary(path, &bytes)
+}
+
+/// The error of a load stopped by the default stop at byte `at`.
+fn stopped_at(path: &Path, at: usize) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        message: format!("interrupted at byte {at}"),
+    }
 }
 
 /// Where the arrays of a converted trace start, its header checked against its arrays.
@@ -153,7 +176,7 @@ fn read_header(bytes: &[u8], bad: &dyn Fn(usize, &str) -> Error) -> Result<(Trac
 
 /// Checks the bytes of a converted trace: every count and page id against the header, so that a
 /// damaged file is an error naming the file and the byte, never a wrong replay. Allocates
-/// nothing beside the header.
+/// nothing beside the header; polls the default stop every [`POLL_BYTES`] of page ids.
 pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
     let bad = |at: usize, what: &str| Error::BadFile {
         path: path.display().to_string(),
@@ -211,6 +234,7 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
     }
     check_arrays(
         &bad,
+        &|byte| stopped_at(path, byte),
         &meta,
         (pages_at, pages),
         (requests_at, requests),
@@ -239,20 +263,28 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
 /// array comes with its byte offset, for the error.
 fn check_arrays(
     bad: &dyn Fn(usize, &str) -> Error,
+    stopped: &dyn Fn(usize) -> Error,
     meta: &TraceMeta,
     (pages_at, pages): (usize, &[u8]),
     (requests_at, requests): (usize, &[u8]),
     (times_at, times): (usize, &[u8]),
     (volumes_at, volumes): (usize, &[u8]),
 ) -> Result<()> {
-    if let Some(i) = le_u32s(pages).position(|p| u64::from(p) >= meta.address_pages) {
-        return Err(bad(
-            pages_at + 4 * i,
-            &format!(
-                "page ids below the address space of {} pages",
-                meta.address_pages
-            ),
-        ));
+    // The page ids are most of a trace: checked a block at a time, the default stop polled.
+    for (k, block) in pages.chunks(POLL_BYTES).enumerate() {
+        let block_at = pages_at + k * POLL_BYTES;
+        if k > 0 && super::default_stop() {
+            return Err(stopped(block_at));
+        }
+        if let Some(i) = le_u32s(block).position(|p| u64::from(p) >= meta.address_pages) {
+            return Err(bad(
+                block_at + 4 * i,
+                &format!(
+                    "page ids below the address space of {} pages",
+                    meta.address_pages
+                ),
+            ));
+        }
     }
     if let Some(i) = le_u32s(requests).position(|n| n == 0) {
         return Err(bad(requests_at + 4 * i, "requests of at least one page"));

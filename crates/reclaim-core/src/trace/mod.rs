@@ -65,6 +65,11 @@ pub fn set_default_stop(stop: fn() -> bool) {
     let _ = DEFAULT_STOP.set(stop);
 }
 
+/// Whether the default stop ([`set_default_stop`]) asks to stop; false when none is set.
+pub(crate) fn default_stop() -> bool {
+    DEFAULT_STOP.get().is_some_and(|stop| stop())
+}
+
 /// The error of a read stopped by its [`Stop`] hook.
 pub fn interrupted(path: &Path, line: u64) -> Error {
     Error::Io {
@@ -385,7 +390,7 @@ fn open_stoppable(path: &Path) -> std::result::Result<File, OpenError> {
         if e.kind() != std::io::ErrorKind::Interrupted {
             return Err(OpenError::Io(e));
         }
-        if DEFAULT_STOP.get().is_some_and(|stop| stop()) {
+        if default_stop() {
             return Err(OpenError::Stopped);
         }
     }
@@ -407,7 +412,7 @@ pub fn decode(path: &Path, input: impl Read + Send + 'static) -> Result<Box<dyn 
         match buffered.fill_buf() {
             Ok(_) => break,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                if DEFAULT_STOP.get().is_some_and(|stop| stop()) {
+                if default_stop() {
                     return Err(interrupted(path, 0));
                 }
             }
