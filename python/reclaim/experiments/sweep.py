@@ -132,7 +132,10 @@ def dask_executor(scheduler: str | None = None, local_workers: int | None = None
         cluster = None
         if scheduler is None:
             n = parallel.workers(local_workers)
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            # No dashboard, and the scheduler's HTTP server on a free port: on Dask's 8787, taken by
+            # another cluster, it warns (an error under the tests' warnings-as-errors).
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
             address = cluster
         else:
             address = scheduler  # type: ignore[assignment]
