@@ -304,3 +304,41 @@ fn a_header_count_beyond_the_file_is_refused_naming_byte_and_field() {
         other => panic!("expected a bad file, got {other:?}"),
     }
 }
+
+#[test]
+fn a_volume_range_that_does_not_hold_its_pages_is_refused() {
+    // Two MSR volumes, each writing its pages 1 and 2 (4 KiB pages): hm_0 at ids [0, 3), hm_1
+    // at [3, 6).
+    let text =
+        "128166372000000000,hm,0,Write,4096,8192,10\n128166372000000001,hm,1,Write,4096,8192,10\n";
+    let c = Converter::with_input(
+        Path::new("two.csv"),
+        Format::Msr,
+        ConvertOptions::default(),
+        input(text.as_bytes().to_vec()),
+    )
+    .unwrap();
+    let mut trace = c.finish().unwrap();
+    assert_eq!(trace.pages, [1, 2, 4, 5]);
+    assert_eq!(trace.meta.volumes[1].first_page, 3);
+    let mut bytes = Vec::new();
+    encode_binary(&trace, &mut bytes).unwrap();
+    assert!(parse_binary(Path::new("two.rtr"), &bytes).is_ok());
+    // The header says hm_1 starts at 5: its page 4 (its own page 1) lies outside.
+    trace.meta.volumes[1].first_page = 5;
+    trace.meta.volumes[1].address_pages = 1;
+    let mut bytes = Vec::new();
+    encode_binary(&trace, &mut bytes).unwrap();
+    let hlen = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+    match parse_binary(Path::new("two.rtr"), &bytes).unwrap_err() {
+        Error::BadFile { byte, expected, .. } => {
+            // The third page id, after the magic, the header's length and the header.
+            assert_eq!(byte, 16 + hlen + 8);
+            assert!(
+                expected.contains("volume `hm_1` in its range [5, 6)"),
+                "{expected}"
+            );
+        }
+        other => panic!("expected a bad file, got {other:?}"),
+    }
+}

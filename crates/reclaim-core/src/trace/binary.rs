@@ -309,6 +309,55 @@ fn check_arrays(
             &format!("volume indices below the {n} volumes of the header"),
         ));
     }
+    if !volumes.is_empty() {
+        check_volume_ranges(bad, meta, (pages_at, pages), requests, volumes)?;
+    }
+    Ok(())
+}
+
+/// Checks that each volume's range lies in the address space and, ids kept, that each request's
+/// pages lie in its volume's range: a volume taken out of the trace ([`Trace::volume`]) moves
+/// its pages by its first page, which a header that lies would make wrap.
+fn check_volume_ranges(
+    bad: &dyn Fn(usize, &str) -> Error,
+    meta: &TraceMeta,
+    (pages_at, pages): (usize, &[u8]),
+    requests: &[u8],
+    volumes: &[u8],
+) -> Result<()> {
+    for v in &meta.volumes {
+        if v.first_page
+            .checked_add(v.address_pages)
+            .is_none_or(|end| end > meta.address_pages)
+        {
+            return Err(bad(
+                16,
+                &format!(
+                    "volume `{}` (`first_page` {}, `address_pages` {}) inside the address space of {} pages",
+                    v.name, v.first_page, v.address_pages, meta.address_pages
+                ),
+            ));
+        }
+    }
+    if meta.renamed {
+        return Ok(());
+    }
+    let mut at = 0usize;
+    for (n, v) in le_u32s(requests).zip(le_u32s(volumes)) {
+        let vol = &meta.volumes[v as usize];
+        let range = vol.first_page..vol.first_page + vol.address_pages;
+        let span = &pages[4 * at..4 * (at + n as usize)];
+        if let Some(j) = le_u32s(span).position(|p| !range.contains(&u64::from(p))) {
+            return Err(bad(
+                pages_at + 4 * (at + j),
+                &format!(
+                    "page ids of volume `{}` in its range [{}, {})",
+                    vol.name, range.start, range.end
+                ),
+            ));
+        }
+        at += n as usize;
+    }
     Ok(())
 }
 

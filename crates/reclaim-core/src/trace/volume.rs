@@ -86,8 +86,10 @@ impl Trace {
         }
         let v = self.meta.volumes.get(index)?;
         let first = v.first_page as u32;
-        let mut pages = Vec::with_capacity(v.pages_written as usize);
-        let mut request_pages = Vec::with_capacity(v.writes as usize);
+        // Sized by the header's counts, but never beyond the arrays they count.
+        let mut pages = Vec::with_capacity((v.pages_written as usize).min(self.pages.len()));
+        let mut request_pages =
+            Vec::with_capacity((v.writes as usize).min(self.request_pages.len()));
         let mut times = Vec::new();
         let mut trims = Trims::default();
         let mut t = 0;
