@@ -79,3 +79,20 @@ def test_a_failed_simulation_of_a_reproduction_is_named_as_a_command(tmp_path: P
         results([{"workload": f"trace:{bad}", "pages_per_segment": 4}], sweep="reproduce:x", workers=1)
     assert f"line 3: an unsigned integer `page` expected; found `abc` (reclaim simulate --workload trace:{bad} --pages-per-segment 4)" in str(e.value)
     assert "{" not in str(e.value)
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
+    # `reclaim … | head -1`: the reader has what it wanted; no error line (a query's rows said
+    # "cannot write the output: standard output: Broken pipe"), status 1 as click gives it.
+    import subprocess
+    import sys
+
+    toml = tmp_path / "s.toml"
+    toml.write_text('[base]\nsegments = 64\npages_per_segment = 16\nwrites = "2x"\n[axes]\npolicy = ["greedy"]\n')
+    db = tmp_path / "r.duckdb"
+    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    for command in (f"results query {db} 'SELECT * FROM range(1000000)' --limit 0 --csv", "schemes"):
+        ran = subprocess.run(["bash", "-c", f"{sys.executable} -m reclaim.cli {command} | head -c 1 > /dev/null; echo ${{PIPESTATUS[0]}}"],
+                             capture_output=True, text=True, timeout=120)
+        assert ran.stderr == "", (command, ran.stderr)
+        assert ran.stdout.strip() == "1", (command, ran.stdout)

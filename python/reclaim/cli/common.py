@@ -111,6 +111,14 @@ def _fail(e: Exception) -> NoReturn:
     unless ``--debug``)."""
     if DEBUG:
         raise e
+    if isinstance(e, BrokenPipeError) and e.filename is None and _stdout_failed():
+        # The reader closed the pipe (`| head`): it has what it wanted. Quiet, with status 1 as
+        # click ends a command whose output meets a closed pipe; what is left unflushed goes
+        # nowhere.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(1) from None
     if isinstance(e, OSError) and e.filename is None and _stdout_failed():
         _report(f"cannot write the output: standard output: {e.strerror or e}")
         raise typer.Exit(2) from None
