@@ -342,3 +342,14 @@ fn a_volume_range_that_does_not_hold_its_pages_is_refused() {
         other => panic!("expected a bad file, got {other:?}"),
     }
 }
+
+#[test]
+fn a_page_list_counts_its_distinct_pages_densely_or_sparsely_alike() {
+    // 5 and 9 twice, 0 and 63 and 64 once: 5 distinct, with ids dense (a bit each) ...
+    let dense = page_list_trace(vec![5, 9, 0, 5, 63, 64, 9], "t");
+    assert_eq!(dense.meta.unique_pages, 5);
+    // ... and with one far id (sorted): 5 distinct as well.
+    let sparse = page_list_trace(vec![5, 9, 0, 5, u32::MAX - 1, 64, 9], "t");
+    assert_eq!(sparse.meta.unique_pages, 5);
+    assert_eq!(page_list_trace(Vec::new(), "t").meta.unique_pages, 0);
+}

@@ -748,14 +748,30 @@ impl VolumeTally {
     }
 }
 
+/// Distinct ids of `pages`, in memory that follows the list, not its largest id: a bit per id
+/// up to the largest when that is at most 4 bytes per page (32 bits), else a sorted copy (4 bytes
+/// per page). A hash set would take 10 or more bytes per page.
+fn distinct(pages: &[u32], max: u32) -> u64 {
+    let ids = u64::from(max) + 1;
+    if ids <= 32 * pages.len() as u64 {
+        let mut bits = vec![0u64; ids.div_ceil(64) as usize];
+        let mut n = 0;
+        for &p in pages {
+            let (word, bit) = (p as usize >> 6, p & 63);
+            n += u64::from(bits[word] >> bit & 1 == 0);
+            bits[word] |= 1 << bit;
+        }
+        return n;
+    }
+    let mut sorted = pages.to_vec();
+    sorted.sort_unstable();
+    sorted.chunk_by(|a, b| a == b).count() as u64
+}
+
 /// A trace of single-page writes from a list of page ids, ids kept.
 pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
-    let mut seen = std::collections::HashSet::with_capacity(pages.len());
-    let mut max = 0u32;
-    for &p in &pages {
-        seen.insert(p);
-        max = max.max(p);
-    }
+    let max = pages.iter().copied().max().unwrap_or(0);
+    let unique = distinct(&pages, max);
     let n = pages.len() as u64;
     Trace {
         meta: TraceMeta {
@@ -768,7 +784,7 @@ pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
             reads: 0,
             writes: n,
             pages_written: n,
-            unique_pages: seen.len() as u64,
+            unique_pages: unique,
             address_pages: if pages.is_empty() {
                 0
             } else {
