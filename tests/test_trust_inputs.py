@@ -211,3 +211,20 @@ def test_an_endless_read_stops_on_a_signal(source: str, argv: list[str], sig: in
     assert b"Traceback" not in err
     # Nothing left half-written: no output, no spill files beside it.
     assert not [f for f in tmp_path.iterdir() if f.suffix == ".rtr" or ".part-" in f.name]
+
+
+def _address_space_4_gib() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def test_a_stand_in_too_large_for_memory_is_refused_before_it_is_drawn(tmp_path: Path) -> None:
+    # 2^32 writes: about 32 bytes each (the model's structures, the ids, the trace written) is
+    # 128 GiB, far beyond the 4 GiB of address space given.
+    p = subprocess.run([*RECLAIM, "trace", "stand-in", "-o", str(tmp_path / "s.rtr"), "--writes", str(1 << 32)],
+                       capture_output=True, text=True, timeout=60, preexec_fn=_address_space_4_gib)
+    assert p.returncode == 2, p.stderr
+    assert "invalid value for `writes`: 4294967296 (expected a stand-in that fits in memory: it needs about 128.00 GiB" \
+        in p.stderr
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr

@@ -106,6 +106,24 @@ pub(super) fn check_size(tracks: u32, writes: u64) -> Result<()> {
             format!("a whole number in [tracks = {tracks}, 2³²]"),
         ));
     }
+    // Checked before anything is allocated: a model's recency structures and the ids (up to 20
+    // bytes per write, the file-structured model's), their copy into the trace written (12
+    // more), and a few arrays per track (32 bytes).
+    let need = 32 * writes + 32 * u64::from(tracks);
+    if let Some((have, what)) = crate::limits::available_bytes() {
+        if need > have {
+            let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+            return Err(Error::param(
+                "writes",
+                writes.to_string(),
+                format!(
+                    "a stand-in that fits in memory: it needs about {:.2} GiB and this machine has {:.2} GiB ({what})",
+                    gib(need),
+                    gib(have)
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
