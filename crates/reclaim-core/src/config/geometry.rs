@@ -149,10 +149,19 @@ impl SimConfig {
         }
         let physical = u64::from(segments) * pps;
         if physical > MAX_PHYSICAL_PAGES {
+            // Sized from a trace's address space, the cause is the trace's largest page id.
+            let why = match trace_pages {
+                Some(pages) if self.segments.is_none() => format!(
+                    "; the trace's address space is {pages} pages (its largest page id + 1): `method=precondition` (the default) sizes the device from the pages written, or convert it with `--rename`"
+                ),
+                _ => String::new(),
+            };
             return Err(Error::param(
                 "segments",
                 segments,
-                format!("segments × pages_per_segment ≤ {MAX_PHYSICAL_PAGES} (got {physical})"),
+                format!(
+                    "segments × pages_per_segment ≤ {MAX_PHYSICAL_PAGES} (got {physical}){why}"
+                ),
             ));
         }
         // With sizes, the fill factor is of slots: pages × mean size over the physical slots.

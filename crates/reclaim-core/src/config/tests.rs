@@ -340,3 +340,18 @@ fn a_tiny_parameter_is_canonical_in_its_shortest_form() {
         "{json}"
     );
 }
+
+#[test]
+fn a_device_too_large_for_a_trace_names_its_address_space() {
+    // `li` sizes the device from the largest page id: one write at page 2³² − 2 asks for more
+    // than 2³² − 2 physical pages; the message says where that comes from and what to do.
+    let err = on_trace(r#""method": "li""#)
+        .geometry_with(Some(4_294_967_295))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the trace's address space is 4294967295 pages"),
+        "{err}"
+    );
+    assert!(err.contains("`--rename`"), "{err}");
+}
