@@ -230,7 +230,10 @@ def test_a_query_of_a_hundred_million_rows_stays_small(results_db):
     # Counting stops after 2 s (about 7 million rows a second): "more than N more rows not shown".
     assert "more rows not shown (counted for 2 s)" in p.stderr and p.stderr.startswith("more than ")
     peak_mb = int(p.stderr.split()[-1]) / 1024
-    assert peak_mb < 600, peak_mb
+    # Fetched whole, the rows alone are 800 MB in DuckDB and about 10 GB as Python tuples (10.9 GB
+    # measured): the bound is far below that and far above what DuckDB's own buffers take under
+    # a loaded machine (190-255 MB alone, 671 MB once beside the full test suite).
+    assert peak_mb < 1500, peak_mb
 
 
 # Faults named.
