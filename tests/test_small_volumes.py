@@ -124,3 +124,24 @@ def test_the_json_and_the_title_name_what_ran() -> None:
     res = runner.invoke(app, ["simulate", "--frontier", "double", "--segments", "64", "--pages-per-segment", "16", "--writes", "2x"])
     assert res.exit_code == 0, res.output
     assert "greedy:tie=random, double:copy=random, gc frontier" in " ".join(res.stdout.split())
+
+
+def test_a_warning_known_before_the_run_is_given_before_it() -> None:
+    # The method's warnings are known when the device is sized: `on_warning` hears them before
+    # the first write (no progress reported yet), and the result keeps them.
+    heard: list[tuple[str, int]] = []
+    done = [0]
+
+    def progress(d: int, total: int) -> None:
+        done[0] = d
+
+    r = simulate(workload=uniform(1_000), spare=0.1, progress=progress, on_warning=lambda w: heard.append((w, done[0])))
+    assert [w for w, _ in heard] == [w for w in r.warnings if "simulated where" in w] and len(heard) == 1
+    assert heard[0][1] == 0
+
+
+def test_the_command_line_says_each_warning_once(tmp_path: Path) -> None:
+    traces.write_pages(uniform(1_000), tmp_path / "t.rtr")
+    res = runner.invoke(app, ["simulate", "--workload", f"trace:{tmp_path / 't.rtr'}"])
+    assert res.exit_code == 0, res.output
+    assert sum(line.startswith("warning: spare 0.1319 simulated where 0.1 was asked") for line in res.output.splitlines()) == 1

@@ -118,6 +118,8 @@ class Simulator:
         """Performs up to `budget` user writes without the GIL; returns whether writes remain."""
     def progress(self) -> tuple[int, int]:
         """(user writes done, user writes in all)."""
+    def warnings(self) -> list[str]:
+        """The warnings known so far (a method's on this trace: before the first write)."""
     def config_json(self) -> str: ...
     def check(self) -> None:
         """Checks the store's and the placement's invariants; raises RuntimeError on the first violation."""

@@ -457,6 +457,7 @@ def simulate(
     config: SimConfig | Mapping[str, Any] | None = None,
     *,
     progress: ProgressCallback | None = None,
+    on_warning: Callable[[str], None] | None = None,
     **overrides: Any,
 ) -> SimResult:
     """Runs one simulation and returns the metrics of its measured phase.
@@ -464,6 +465,9 @@ def simulate(
     Args:
         config: A :class:`SimConfig`, a dict of the same names, or ``None`` for the defaults.
         progress: Called as ``progress(done, total)`` in user writes after every engine step.
+        on_warning: Called with each warning known before the first write (the method's on this
+            trace, a spare not as asked), so that it can be shown before a long run; the
+            result's ``warnings`` hold them all.
         **overrides: Parameters replacing those of ``config`` (see :class:`SimConfig`).
 
     Returns:
@@ -493,13 +497,16 @@ def simulate(
             path = f"{tmp}/pages.rtr"
             write_pages(ids, path, source="page ids given to simulate()")
             try:
-                return simulate({**params, "workload": f"trace:{path}"}, progress=progress)
+                return simulate({**params, "workload": f"trace:{path}"}, progress=progress, on_warning=on_warning)
             except (ValueError, RuntimeError) as e:
                 # The temporary file is no name the caller knows: the message names the argument.
                 shown = str(e).replace(f"trace:{path}", "the page ids given as `workload`").replace(path, "the page ids given as `workload`")
                 raise type(e)(shown) from None
     params = resolve_optimal_regions(params)
     sim = _core.Simulator(json.dumps(params, allow_nan=False))
+    if on_warning is not None:
+        for w in sim.warnings():
+            on_warning(w)
     more = True
     while more:
         more = sim.step(STEP_WRITES)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -48,11 +48,12 @@ def progress_bar(enabled: bool = True) -> Iterator[Progress]:
         yield p
 
 
-def run_with_bar(p: Progress, label: str, config: SimConfig | dict[str, Any]) -> SimResult:
-    """Runs one simulation with its own bar in ``p``."""
+def run_with_bar(p: Progress, label: str, config: SimConfig | dict[str, Any],
+                 on_warning: Callable[[str], None] | None = None) -> SimResult:
+    """Runs one simulation with its own bar in ``p``; ``on_warning`` as :func:`reclaim.simulate`'s."""
     task = p.add_task(label, total=None)
 
     def cb(done: int, total: int) -> None:
         p.update(task, completed=done, total=total)
 
-    return simulate(config, progress=cb)
+    return simulate(config, progress=cb, on_warning=on_warning)

@@ -160,6 +160,11 @@ impl PySimulator {
         self.inner.progress()
     }
 
+    /// The warnings known so far (a method's on this trace: before the first write).
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings().to_vec()
+    }
+
     /// The canonical configuration as JSON.
     fn config_json(&self) -> String {
         self.inner.config().to_json()

@@ -83,10 +83,19 @@ def simulate_cmd(
         _simulate_volumes(params, workers, as_json, arrays, quiet)
         return
     config = SimConfig(**params).validated()  # type: ignore[arg-type]
-    with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
-        r = run_with_bar(p, config.policy or "simulate", config)
-    for w in r.warnings:
+    # What the method's plan warns of is shown before the run, which it may make long (a
+    # warm-up over a large address space the trace barely touches): Ctrl-C is then a choice.
+    said: list[str] = []
+
+    def warn(w: str) -> None:
+        said.append(w)
         typer.echo(f"warning: {w}", err=True)
+
+    with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
+        r = run_with_bar(p, config.policy or "simulate", config, on_warning=warn)
+    for w in r.warnings:
+        if w not in said:
+            typer.echo(f"warning: {w}", err=True)
     if as_json:
         print_json(r.to_dict(arrays=arrays))
         return

@@ -204,6 +204,12 @@ impl Simulator {
         self.plan.phase
     }
 
+    /// The warnings known so far: those of the method on this trace are known before the first
+    /// write, so that a caller can show them before a long run (`Plan::of`).
+    pub fn warnings(&self) -> &[String] {
+        self.plan.warnings()
+    }
+
     /// Workload writes done and to do over the whole run (fill, warm-up and measured phase).
     pub fn progress(&self) -> (u64, u64) {
         let fill = u64::from(self.config.warmup().fill) * self.engine.geometry.logical_pages;
