@@ -98,8 +98,9 @@ impl SimConfig {
                 // A device that holds only the trace's pages is sized to the whole number of
                 // segments nearest the asked spare (its logical space is those pages, so any
                 // segment more is spare); one whose warm-up fills its logical space keeps the
-                // trace's pages and rounds up, the extra logical pages being the warm-up's.
-                let mut n = if only_trace {
+                // trace's pages and rounds up, the extra logical pages being the warm-up's. A log
+                // has no spare: its segments are a bound, rounded up as they always were.
+                let mut n = if only_trace && log.is_none() {
                     exact.round()
                 } else {
                     exact.ceil()
