@@ -7,43 +7,81 @@ use super::binary::write_binary;
 use super::convert::{io_err, Trace, Trims, VolumeMeta};
 use crate::error::Result;
 
+/// New page names in first-write order. Dense traces: blocks of 2^12 pages, each allocated when
+/// first touched, so that a lookup is two loads and no hashing. Sparse ones (more than
+/// [`Names::SPARSE`] addresses per page write): a hash map, as a block of 16 KiB per page written
+/// would make memory follow the address space (200,000 random ids below 2³² took 3 GB).
+enum Names {
+    Blocks(Vec<Option<Box<[u32]>>>),
+    Map(std::collections::HashMap<u32, u32>),
+}
+
+impl Names {
+    const UNNAMED: u32 = u32::MAX;
+    const SHIFT: usize = 12;
+    const MASK: usize = (1 << Self::SHIFT) - 1;
+    /// Addresses per page write above which the map is used.
+    const SPARSE: u64 = 64;
+
+    fn for_trace(address_pages: u64, writes: usize) -> Self {
+        if address_pages > Self::SPARSE * writes as u64 {
+            Names::Map(std::collections::HashMap::new())
+        } else {
+            let mut blocks = Vec::new();
+            blocks.resize_with((address_pages as usize >> Self::SHIFT) + 1, || None);
+            Names::Blocks(blocks)
+        }
+    }
+
+    /// The new name of page `p`, `next` (then advanced) if it has none yet.
+    fn name(&mut self, p: u32, next: &mut u32) -> u32 {
+        let slot = match self {
+            Names::Blocks(blocks) => {
+                let block = blocks[p as usize >> Self::SHIFT].get_or_insert_with(|| {
+                    vec![Self::UNNAMED; 1 << Self::SHIFT].into_boxed_slice()
+                });
+                &mut block[p as usize & Self::MASK]
+            }
+            Names::Map(map) => map.entry(p).or_insert(Self::UNNAMED),
+        };
+        if *slot == Self::UNNAMED {
+            *slot = *next;
+            *next += 1;
+        }
+        *slot
+    }
+
+    /// The new name of page `p`, if the trace writes it.
+    fn get(&self, p: u32) -> Option<u32> {
+        match self {
+            Names::Blocks(blocks) => blocks
+                .get(p as usize >> Self::SHIFT)
+                .and_then(Option::as_ref)
+                .map(|b| b[p as usize & Self::MASK])
+                .filter(|&id| id != Self::UNNAMED),
+            Names::Map(map) => map.get(&p).copied(),
+        }
+    }
+}
+
 impl Trace {
     /// Renames the page ids densely in first-write order (Stockmeyer §2.1), so that the address
     /// space is the working set; a trace already renamed is left as it is.
     pub fn rename_densely(&mut self) {
-        // New names in blocks of 2^12 pages, each allocated when first touched: memory follows
-        // the pages written, not the largest address (a sparse trace touches few blocks, and
-        // small ones), and a lookup is two loads, no hashing.
-        const UNNAMED: u32 = u32::MAX;
-        const SHIFT: usize = 12;
-        const MASK: usize = (1 << SHIFT) - 1;
         if self.meta.renamed {
             return;
         }
-        let mut blocks: Vec<Option<Box<[u32]>>> = Vec::new();
-        blocks.resize_with((self.meta.address_pages as usize >> SHIFT) + 1, || None);
+        let mut names = Names::for_trace(self.meta.address_pages, self.pages.len());
         let mut next = 0u32;
         for p in &mut self.pages {
-            let block = blocks[*p as usize >> SHIFT]
-                .get_or_insert_with(|| vec![UNNAMED; 1 << SHIFT].into_boxed_slice());
-            let name = &mut block[*p as usize & MASK];
-            if *name == UNNAMED {
-                *name = next;
-                next += 1;
-            }
-            *p = *name;
+            *p = names.name(*p, &mut next);
         }
         // Trimmed pages take their new names; a page the trace never writes holds nothing to trim.
         let old = std::mem::take(&mut self.trims);
         for k in 0..old.len() {
             let mut run: Option<(u32, u32)> = None;
             for p in old.first[k]..old.first[k] + old.pages[k] {
-                let Some(&id) = blocks
-                    .get(p as usize >> SHIFT)
-                    .and_then(Option::as_ref)
-                    .map(|b| &b[p as usize & MASK])
-                    .filter(|&&id| id != UNNAMED)
-                else {
+                let Some(id) = names.get(p) else {
                     continue;
                 };
                 run = match run {
