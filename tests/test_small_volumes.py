@@ -145,3 +145,21 @@ def test_the_command_line_says_each_warning_once(tmp_path: Path) -> None:
     res = runner.invoke(app, ["simulate", "--workload", f"trace:{tmp_path / 't.rtr'}"])
     assert res.exit_code == 0, res.output
     assert sum(line.startswith("warning: spare 0.1319 simulated where 0.1 was asked") for line in res.output.splitlines()) == 1
+
+
+def test_the_asked_spare_and_the_reason_are_said_as_a_user_would() -> None:
+    # `fill=0.8` asked spare 0.2, not 1 − 0.8 = 0.19999999999999996; three pages are on 4
+    # segments because a device has at least 4, not because of whole segments.
+    r = simulate(workload=uniform(1_000, 20), fill=0.8)
+    assert r.method is not None and r.method["asked_spare"] == 0.2
+    assert any("where 0.2 was asked" in w for w in r.warnings), r.warnings
+    r = simulate(workload=[0, 1, 2] * 20)
+    assert any("(4 segments of 64 pages for 3 pages): a device has at least 4 segments" in w for w in r.warnings), r.warnings
+
+
+def test_a_trace_that_only_reads_is_named_as_such(tmp_path: Path) -> None:
+    # It was blamed on the spare: "invalid value for `spare`: 0.1, the default (0 logical pages)".
+    (tmp_path / "ro.csv").write_text("0,h,0,Read,4096,4096,1\n1,h,0,Read,8192,4096,1\n")
+    traces.convert(tmp_path / "ro.csv", "msr", tmp_path / "ro.rtr")
+    with pytest.raises(ValueError, match=r"expected a trace with at least one page write \(this one only reads\)"):
+        simulate(workload=f"trace:{tmp_path / 'ro.rtr'}")

@@ -414,7 +414,9 @@ pub fn asked_spare(config: &SimConfig) -> Option<f64> {
     if config.logical_pages.is_some() || matches!(config.method(), Some(MethodSpec::Log(_))) {
         return None;
     }
-    Some(config.spare.or(config.fill.map(|f| 1.0 - f)).unwrap_or(0.1))
+    let asked = config.spare.or(config.fill.map(|f| 1.0 - f)).unwrap_or(0.1);
+    // 1 − 0.8 is 0.19999999999999996 in binary: the spare asked is 0.2.
+    Some((asked * 1e12).round() / 1e12)
 }
 
 /// The spare factor of `geometry`, 1 − logical / physical (in slots with page sizes), as the
@@ -451,6 +453,8 @@ fn spare_warning(config: &SimConfig, geometry: &Geometry, t: TraceFacts) -> Opti
         let rounded = (pages as f64 * mean / (1.0 - asked) / f64::from(pps)).round() as u32;
         let why = if config.segments.is_some() {
             "`segments` fixes the device and the trace's pages are its data; omit `segments` to size it from the trace".to_string()
+        } else if segments == 4 && rounded < 4 {
+            "a device has at least 4 segments, and these pages fill a small part of 4".to_string()
         } else if segments > rounded.max(4) {
             format!("the {kept} segments kept open or free (frontiers, the trigger's free segments) leave too little room at the asked spare; smaller segments (`pages_per_segment`) come nearer")
         } else {

@@ -69,6 +69,15 @@ impl Setup {
                 t.rename_densely();
             }
         }
+        // A trace that only reads has nothing to size a device from: say so before the geometry
+        // blames the spare for its zero pages.
+        if trace.as_ref().is_some_and(|t| t.pages.is_empty()) {
+            return Err(Error::param(
+                "workload",
+                config.workload.to_string(),
+                "a trace with at least one page write (this one only reads)",
+            ));
+        }
         let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
         let mut rng = SimRng::seed_from_u64(config.seed);
         let mut facts = trace.as_ref().map(|t| {
