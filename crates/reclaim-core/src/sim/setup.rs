@@ -50,34 +50,7 @@ struct Setup {
 impl Setup {
     fn new(config: &SimConfig) -> Result<Self> {
         config.validate()?;
-        let mut trace = match &config.workload {
-            WorkloadSpec::Trace { path } => {
-                let path = std::path::Path::new(path);
-                Some(convert::load(
-                    path,
-                    Some(Format::Pages),
-                    ConvertOptions::default(),
-                )?)
-            }
-            _ => None,
-        };
-        if let Some(t) = trace.take() {
-            trace = Some(one_volume(t, config.volume.as_deref())?);
-        }
-        if let (Some(t), Some(m)) = (trace.as_mut(), config.method()) {
-            if m.sizes_from_working_set() {
-                t.rename_densely();
-            }
-        }
-        // A trace that only reads has nothing to size a device from: say so before the geometry
-        // blames the spare for its zero pages.
-        if trace.as_ref().is_some_and(|t| t.pages.is_empty()) {
-            return Err(Error::param(
-                "workload",
-                config.workload.to_string(),
-                "a trace with at least one page write (this one only reads)",
-            ));
-        }
+        let mut trace = run_trace(config)?;
         let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
         let mut rng = SimRng::seed_from_u64(config.seed);
         let mut facts = trace.as_ref().map(|t| {
@@ -163,6 +136,40 @@ impl Setup {
             rng,
         })
     }
+}
+
+/// The trace a configuration replays, if any: its volume, renamed densely where the method
+/// sizes the device from the working set; a trace that only reads is an error.
+fn run_trace(config: &SimConfig) -> Result<Option<convert::Trace>> {
+    let mut trace = match &config.workload {
+        WorkloadSpec::Trace { path } => {
+            let path = std::path::Path::new(path);
+            Some(convert::load(
+                path,
+                Some(Format::Pages),
+                ConvertOptions::default(),
+            )?)
+        }
+        _ => None,
+    };
+    if let Some(t) = trace.take() {
+        trace = Some(one_volume(t, config.volume.as_deref())?);
+    }
+    if let (Some(t), Some(m)) = (trace.as_mut(), config.method()) {
+        if m.sizes_from_working_set() {
+            t.rename_densely();
+        }
+    }
+    // A trace that only reads has nothing to size a device from: say so before the geometry
+    // blames the spare for its zero pages.
+    if trace.as_ref().is_some_and(|t| t.pages.is_empty()) {
+        return Err(Error::param(
+            "workload",
+            config.workload.to_string(),
+            "a trace with at least one page write (this one only reads)",
+        ));
+    }
+    Ok(trace)
 }
 
 /// The volume of `trace` a run replays: `volume` by name, `all` of them on one device (each in
