@@ -4,6 +4,7 @@ an error that names what is wrong, before any work."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from reclaim.cli import app
 from typer.testing import CliRunner
@@ -120,3 +121,42 @@ def test_a_sparse_trace_renamed_for_the_run_takes_memory_by_its_writes(tmp_path:
             "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
     peak_mb = int(subprocess.run([sys.executable, "-c", code], check=True, timeout=120, capture_output=True, text=True).stdout) / 1024
     assert peak_mb < 500, peak_mb
+
+
+def test_a_server_that_accepts_and_says_nothing_is_not_waited_for(tmp_path: Path, monkeypatch: Any) -> None:
+    # A server that accepts the connection and never answers (or answers HTTP) held Dask's
+    # client past its own 10 s timeout for minutes, with nothing printed: the whole connection
+    # now has a deadline (20 s; 2 s here).
+    import socket
+    import threading
+
+    from reclaim.experiments import sweep
+
+    monkeypatch.setattr(sweep, "CONNECT_DEADLINE", 2.0)
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except TimeoutError:
+                pass
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    toml = tmp_path / "s.toml"
+    toml.write_text('[base]\nsegments = 64\npages_per_segment = 16\nwrites = "2x"\n[axes]\npolicy = ["greedy"]\n')
+    try:
+        res = runner.invoke(app, ["sweep", "run", str(toml), "--db", str(tmp_path / "r.duckdb"), "--scheduler", f"tcp://127.0.0.1:{port}"])
+    finally:
+        stop.set()
+        t.join()
+        for c in accepted:
+            c.close()
+        server.close()
+    assert res.exit_code == 2, res.output
+    assert f"tcp://127.0.0.1:{port}: nothing answered as a Dask scheduler" in " ".join(res.output.split())

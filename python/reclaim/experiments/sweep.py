@@ -97,7 +97,8 @@ def _not_a_scheduler(address: str, e: BaseException) -> RuntimeError:
     Dask scheduler (a server of another protocol answers with bytes Dask reads as a frame length
     of exabytes: its MemoryError)."""
     if isinstance(e, TimeoutError | asyncio.TimeoutError) or "Timed out" in str(e):
-        cause = "nothing answered within 10 s: is the scheduler running and the port open?"
+        cause = ("nothing answered as a Dask scheduler within 10 s (or the handshake within 20 s): is it a Dask scheduler, "
+                 "running, and the port open?")
     elif isinstance(e, MemoryError | ValueError | TypeError | EOFError) or "Stream is closed" in str(e) or "deserial" in str(e).lower():
         cause = "something answers there, but not a Dask scheduler (another protocol); give the address `dask scheduler` prints"
     elif isinstance(e, OSError):
@@ -105,6 +106,36 @@ def _not_a_scheduler(address: str, e: BaseException) -> RuntimeError:
     else:
         cause = f"not a Dask scheduler, or not one this client can talk to ({type(e).__name__}: {_short(e)})"
     return RuntimeError(f"invalid value for `scheduler`: {address}: {cause}")
+
+
+#: Seconds a connection to a scheduler may take in all, its handshake included: a server that
+#: accepts the connection and then says nothing Dask understands (an HTTP server) holds Dask's
+#: client past its own 10 s timeout, for minutes.
+CONNECT_DEADLINE = 20.0
+
+
+def _connect(client: Any, address: str) -> Any:
+    """A Dask client of the scheduler at ``address``, or the error of its connection; a
+    connection still pending after :data:`CONNECT_DEADLINE` seconds is a :class:`TimeoutError`
+    (the attempt is left to a daemon thread, which the process does not wait for)."""
+    import threading
+
+    got: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            got["client"] = client(address, timeout="10s")
+        except BaseException as e:  # handed to the caller
+            got["error"] = e
+
+    t = threading.Thread(target=attempt, name="dask-connect", daemon=True)
+    t.start()
+    t.join(CONNECT_DEADLINE)
+    if t.is_alive():
+        raise TimeoutError(f"no Dask handshake within {CONNECT_DEADLINE:.0f} s")
+    if "error" in got:
+        raise got["error"]
+    return got["client"]
 
 
 def _short(e: BaseException) -> str:
@@ -140,7 +171,7 @@ def dask_executor(scheduler: str | None = None, local_workers: int | None = None
         else:
             address = scheduler  # type: ignore[assignment]
         try:
-            client = Client(address, timeout="10s")
+            client = Client(address, timeout="10s") if scheduler is None else _connect(Client, scheduler)
         except Exception as e:  # whatever the handshake with a server that is not Dask's raises
             if cluster is not None:
                 cluster.close()
