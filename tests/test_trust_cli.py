@@ -160,3 +160,19 @@ def test_a_server_that_accepts_and_says_nothing_is_not_waited_for(tmp_path: Path
         server.close()
     assert res.exit_code == 2, res.output
     assert f"tcp://127.0.0.1:{port}: nothing answered as a Dask scheduler" in " ".join(res.output.split())
+
+
+def test_a_sweep_row_names_no_frontier_beside_its_placement(tmp_path: Path) -> None:
+    # The `frontier` column said `single` beside a `dac` placement (the alias's unused default).
+    from reclaim.experiments.store import query
+
+    toml = tmp_path / "s.toml"
+    toml.write_text('[base]\nsegments = 256\npages_per_segment = 16\nwrites = "2x"\n[axes]\nplacement = ["dac", "sepbit"]\n')
+    db = tmp_path / "r.duckdb"
+    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    _, rows = query(db, "SELECT placement, frontier FROM tasks ORDER BY placement")
+    assert [r[1] for r in rows] == [None, None] and [r[0].split(":")[0] for r in rows] == ["dac", "sepbit"]
+    toml.write_text('[base]\nsegments = 256\npages_per_segment = 16\nwrites = "2x"\n[axes]\nfrontier = ["single", "double"]\n')
+    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    _, rows = query(db, "SELECT frontier FROM tasks WHERE placement IS NULL ORDER BY frontier")
+    assert [r[0] for r in rows] == ["double:copy=random", "single"]

@@ -508,6 +508,10 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
     for name, kind in CONFIG_COLUMNS.items():
         v = config.get(name)
         task[name] = str(v) if (kind == "VARCHAR" and v is not None) else v
+    if task.get("placement") is not None:
+        # `frontier` is an alias of `placement`: beside a placement it is only its unused
+        # default, which would contradict what ran (`single` beside `dac`).
+        task["frontier"] = None
     for name in METRICS:
         task[name] = _finite(getattr(result, name))
     task["victim_valid_histogram"] = [int(x) for x in result.victim_valid_histogram]
