@@ -163,3 +163,17 @@ def test_a_trace_that_only_reads_is_named_as_such(tmp_path: Path) -> None:
     traces.convert(tmp_path / "ro.csv", "msr", tmp_path / "ro.rtr")
     with pytest.raises(ValueError, match=r"expected a trace with at least one page write \(this one only reads\)"):
         simulate(workload=f"trace:{tmp_path / 'ro.rtr'}")
+
+
+def test_a_report_says_which_tasks_ran_at_another_spare(tmp_path: Path) -> None:
+    # Its table showed only the spare asked: 0.1 and 0.2 with the same WA, both run at 0.2259.
+    traces.write_pages(uniform(1_000), tmp_path / "t.rtr")
+    toml = tmp_path / "s.toml"
+    toml.write_text(f'[base]\nworkload = "trace:{tmp_path / "t.rtr"}"\n[axes]\nspare = [0.1, 0.1319]\n')
+    db = tmp_path / "r.duckdb"
+    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    assert runner.invoke(app, ["report", str(db), "-o", str(tmp_path / "r.html")]).exit_code == 0
+    page = (tmp_path / "r.html").read_text()
+    # 0.1 ran at 1 − 1,000 / 1,152 = 0.1319 (off); 0.1319 asked ran at it (within 2%).
+    assert "1 of 2 tasks ran at another spare than the one asked" in page
+    assert "<th class=\"\">simulated_spare</th>" in page

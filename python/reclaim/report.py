@@ -115,7 +115,7 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         varying = [c for c, k in zip(given, counts, strict=True) if k > 1]
         # The frame holds only what the figures and the table read (the histograms are read for
         # the few tasks they show): every column was 12 KB a task, 1.25 GB for 100,000 tasks.
-        wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, *TABLE_METRICS, "workload", "volume") if c in have)
+        wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, "simulated_spare", *TABLE_METRICS, "workload", "volume") if c in have)
         # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
         df = con.sql(f"SELECT {', '.join(f't.{_quoted(c)}' for c in wanted)} {where} ORDER BY t.key", params=params).to_arrow_table().to_pandas()
         numeric = [c for c in X_PREFERENCE if c in varying] + [c for c in varying if c not in X_PREFERENCE and CONFIG_COLUMNS[c] in ("BIGINT", "DOUBLE")]
@@ -228,8 +228,22 @@ def _cell(v: Any) -> tuple[str, str]:
     return str(v), str(v)
 
 
+def _off_spare(g: _Group) -> str:
+    """A line naming how many tasks ran at another spare than their ``spare`` asked (a trace's
+    small volume in whole segments, docs/traces.md "Small volumes"), by more than 2%."""
+    f = g.frame
+    if "spare" not in f or "simulated_spare" not in f:
+        return ""
+    asked, ran = f["spare"].astype(float), f["simulated_spare"].astype(float)
+    off = int(((ran - asked).abs() > 0.02 * asked).sum())
+    if not off:
+        return ""
+    return (f"<p class=meta>{off:,} of {len(f):,} tasks ran at another spare than the one asked (the column simulated_spare; "
+            "the figures place them at the spare asked): a trace's small volume fills whole segments.</p>")
+
+
 def _table(g: _Group) -> str:
-    cols = [*g.varying, "seed", *TABLE_METRICS, "key"]
+    cols = [*g.varying, *(["simulated_spare"] if "simulated_spare" in g.frame else []), "seed", *TABLE_METRICS, "key"]
     df = g.frame.sort_values([c for c in [*g.varying, "seed"] if c in g.frame])
     head = "".join(f'<th class="{"t" if CONFIG_COLUMNS.get(c) == "VARCHAR" or c == "key" else ""}">{html.escape(c)}</th>' for c in cols)
     rows = []
@@ -244,7 +258,7 @@ def _table(g: _Group) -> str:
             cells.append(f'<td{cls} data-v="{html.escape(raw)}">{html.escape(shown)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     more = f"<p class=meta>{len(df) - TABLE_LIMIT:,} more rows in the database.</p>" if len(df) > TABLE_LIMIT else ""
-    return f'<div class="tablewrap"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}'
+    return f'{_off_spare(g)}<div class="tablewrap"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}'
 
 
 def _trace_facts(workload: str, volume: Any, loaded: dict[Path, Any]) -> dict[str, Any] | None:
