@@ -528,8 +528,8 @@ def test_a_report_reads_only_the_columns_it_shows(results_db):
         con.close()
     assert len(g.frame) == 120  # the 120 seeds of results_db
     assert g.varying == [] and g.x is None  # replications of one configuration
-    assert set(g.frame.columns) == {"key", "seed", "wa", "wamp", "gcu", "emptiness_at_clean", "cleaning_cost", "user_writes", "seconds",
-                                    "workload", "volume"}
+    assert set(g.frame.columns) == {"key", "seed", "wa", "simulated_spare", "wamp", "gcu", "emptiness_at_clean", "cleaning_cost", "user_writes",
+                                    "seconds", "workload", "volume"}
 
 
 def test_a_report_or_export_cut_short_by_a_full_disk_leaves_no_file(results_db, small_tmpfs):
