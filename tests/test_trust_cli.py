@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from reclaim.cli import app
 from typer.testing import CliRunner
 
@@ -55,7 +56,6 @@ def test_a_spare_whose_fill_rounds_to_1_names_the_value_given() -> None:
 
 def test_a_whole_number_past_64_bits_is_echoed_as_given() -> None:
     # It reached the engine's JSON reader as a float: `seed`: 1.1805916207174112e+21.
-    import pytest
     from reclaim import simulate
 
     with pytest.raises(ValueError, match=r"invalid value for `seed`: 1180591620717411303424 \(expected a whole number in \[0, 2⁶⁴\)\)"):
@@ -71,7 +71,6 @@ def test_a_one_page_trace_is_one_page() -> None:
 
 def test_a_failed_simulation_of_a_reproduction_is_named_as_a_command(tmp_path: Path) -> None:
     # It was a dump of the canonical configuration as a Python dict.
-    import pytest
     from reclaim.experiments.batch import results
 
     bad = tmp_path / "pages.txt"
@@ -176,3 +175,27 @@ def test_a_sweep_row_names_no_frontier_beside_its_placement(tmp_path: Path) -> N
     assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
     _, rows = query(db, "SELECT frontier FROM tasks WHERE placement IS NULL ORDER BY frontier")
     assert [r[0] for r in rows] == ["double:copy=random", "single"]
+
+
+@pytest.mark.parametrize("sig, status", [(2, 130), (15, 143)])
+def test_a_long_query_stops_at_once_on_a_signal(tmp_path: Path, sig: int, status: int) -> None:
+    # A join's aggregate (about 25 s) ran on past SIGINT and SIGTERM: DuckDB looks for a signal
+    # only in some operators. The query now runs beside the main thread, which interrupts it.
+    import subprocess
+    import sys
+    import time
+
+    toml = tmp_path / "s.toml"
+    toml.write_text('[base]\nsegments = 64\npages_per_segment = 16\nwrites = "2x"\n[axes]\npolicy = ["greedy"]\n')
+    db = tmp_path / "r.duckdb"
+    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    p = subprocess.Popen([sys.executable, "-m", "reclaim.cli", "results", "query", str(db),
+                          "SELECT sum(a.range * b.range) FROM range(100000) a, range(100000) b"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(sig)
+    sent = time.monotonic()
+    _, err = p.communicate(timeout=60)
+    # Within 2 s of the signal (a full run is some 25 s), with the stop's own word.
+    assert (p.returncode, err.strip()) == (status, "interrupted" if sig == 2 else "terminated")
+    assert time.monotonic() - sent < 2.0
