@@ -199,3 +199,17 @@ def test_a_long_query_stops_at_once_on_a_signal(tmp_path: Path, sig: int, status
     # Within 2 s of the signal (a full run is some 25 s), with the stop's own word.
     assert (p.returncode, err.strip()) == (status, "interrupted" if sig == 2 else "terminated")
     assert time.monotonic() - sent < 2.0
+
+
+def test_a_plot_is_written_where_it_is_named(tmp_path: Path) -> None:
+    # matplotlib added `.png` to a name without a suffix (`--plot /dev/full` wrote
+    # /dev/full.png and said nothing); a full output is named with its cause.
+    from reclaim import traces
+
+    traces.write_pages([1, 2, 3, 1, 2, 1], tmp_path / "t.rtr")
+    res = runner.invoke(app, ["trace", "stats", str(tmp_path / "t.rtr"), "--plot", str(tmp_path / "curve")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "curve").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and not (tmp_path / "curve.png").exists()
+    res = runner.invoke(app, ["trace", "stats", str(tmp_path / "t.rtr"), "--plot", "/dev/full"])
+    assert res.exit_code == 2
+    assert "/dev/full: cannot write the figure: No space left on device" in res.output

@@ -497,8 +497,14 @@ def _save(fig: Any, path: str | Path) -> Path:
     fig.tight_layout()
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
+    # The format named, so that a path without a suffix is written as given (matplotlib would
+    # add `.png`: `--plot /dev/full` wrote /dev/full.png).
+    try:
+        fig.savefig(p, dpi=110, format=p.suffix[1:].lower() or "png")
+    except OSError as e:  # the file is named: matplotlib's error names none
+        raise OSError(e.errno, f"cannot write the figure: {e.strerror or e}", str(p)) from None
+    finally:
+        plt.close(fig)
     return p
 
 

@@ -249,6 +249,11 @@ def plot(rows: list[dict[str, Any]], path: Path) -> Path:
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    # A path without a suffix is written as given (matplotlib would add `.png`).
+    try:
+        fig.savefig(path, dpi=110, format=path.suffix[1:].lower() or "png")
+    except OSError as e:  # the file is named: matplotlib's error names none
+        raise OSError(e.errno, f"cannot write the figure: {e.strerror or e}", str(path)) from None
+    finally:
+        plt.close(fig)
     return path
