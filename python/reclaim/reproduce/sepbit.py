@@ -18,6 +18,7 @@ against are the artifact's on the hot/cold trace (``docs/validation.md``).
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from rich.text import Text
 
 from reclaim.api import SimConfig
 from reclaim.reproduce.common import Context, Reproduction, Row
+from reclaim.volumes import group_warnings
 
 #: (placement, the artifact's name), in the order of the paper's overall-WA figure; FK last.
 PLACEMENTS = (
@@ -229,11 +231,20 @@ def compute(ctx: Context) -> list[Row]:
     method = str(configs[0].validated().method) if configs else METHOD
     results = ctx.simulate(configs)
     by: dict[tuple[str, str], list[tuple[str, float, int, int]]] = {}
+    # Each volume's warnings, once whichever scheme earned them (a clock that goes backwards is
+    # said by every scheme that reads the time, in the same words but the scheme's name).
+    said: dict[str, list[str]] = {}
     for (name, selection, log), r in zip(keys, results):
         by.setdefault((name, selection), []).append((log, float(r.wa), int(r.user_writes), int(r.gc_writes)))
+        for w in getattr(r, "warnings", None) or []:
+            # The schemes that read the trace's time are named last, in parentheses: the table's
+            # rows name them all.
+            w = re.sub(r" for the schemes that read it \(`[^()]*`\)$", " for the schemes that read it", w)
+            if w not in said.setdefault(log, []):
+                said[log].append(w)
     # What the runs share, in every row (for the JSON), beside what `reclaim simulate` would take.
     setting: Row = {"method": method, "pages_per_segment": PPS, "segment": segment_size(sizes), "logs": len(logs),
-                    "only_reads": idle}
+                    "only_reads": idle, "warnings": group_warnings(said)}
     rows: list[Row] = []
     for placement, name in schemes:
         row: Row = {"scheme": name, "placement": placement}
@@ -254,9 +265,11 @@ def render(rows: list[Row]) -> list[Table]:
                f"(SepBIT's: 128 blocks of 4 KiB; `reclaim simulate` defaults to {SIMULATE_PPS}-page segments and, on a "
                "trace, to the precondition method); overall WA = Σ all writes / Σ user writes; FK: the future-knowledge oracle")
     idle = first.get("only_reads") or []
+    notes = [f"volumes that only read, not replayed: {', '.join(idle)}"] if idle else []
+    notes += [f"warning: {w}" for w in first.get("warnings") or []]
     t = Table(title=Text.assemble("SepBIT (FAST '22), Exp#1 layout: overall WA per scheme, under greedy and cost-benefit\n",
                                   (setting, "dim")),
-              caption=Text(f"volumes that only read, not replayed: {', '.join(idle)}") if idle else None)
+              caption=Text("\n".join(notes)) if notes else None)
     t.add_column("scheme")
     for _, selection in SELECTIONS:
         t.add_column(f"WA, {selection}", justify="right")

@@ -396,10 +396,10 @@ fn clock_warning(config: &SimConfig, t: TraceFacts) -> Option<String> {
         format!("{:.3e}", back.largest)
     };
     Some(format!(
-        "the trace's clock goes backwards at {} of its requests (the first at request {}, the largest step {largest} s back): {} reads it, so each time is held at the latest before it",
+        "the trace's clock goes backwards at {} of its requests (the first at request {}, the largest step {largest} s back): each time is held at the latest before it for the schemes that read it ({})",
         back.count,
         back.first,
-        readers.join(" and ")
+        readers.join(", ")
     ))
 }
 
