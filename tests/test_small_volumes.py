@@ -104,6 +104,8 @@ def test_a_trace_set_names_the_volumes_off_the_asked_spare(tmp_path: Path) -> No
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["volumes_off_spare"] == ["h_0"]
+    # What ran, once for the set as for each volume.
+    assert d["ran"] == d["volumes"][0]["ran"] and d["ran"]["method"].startswith("precondition:")
     spares = {v["volume"]: v["simulated_spare"] for v in d["volumes"]}
     assert spares["h_0"] == pytest.approx(1 - 1_000 / (18 * 64), rel=1e-12)
     assert abs(spares["h_1"] - 0.1) <= 0.002

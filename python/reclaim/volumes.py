@@ -131,6 +131,7 @@ class VolumeResults:
         by kind and one entry per volume (with its own warnings)."""
         return {"user_writes": self.user_writes, "gc_writes": self.gc_writes, "wa": self.wa,
                 "config": self.config.to_dict(), "idle_volumes": self.idle, "volumes_off_spare": self.off_spare,
+                "ran": next(iter(self.volumes.values())).ran() if self.volumes else None,
                 "warnings": self.warnings,
                 "volumes": [{"volume": n, **r.to_dict(arrays=arrays)} for n, r in self.volumes.items()]}
 
