@@ -491,7 +491,9 @@ def _access_frequency(ax: Any, counts: np.ndarray, title: str) -> None:
     ax.set(xlabel="pages, by decreasing writes", ylabel="writes per page", title=title)
 
 
-def _save(fig: Any, path: str | Path) -> Path:
+def save_figure(fig: Any, path: str | Path) -> Path:
+    """Writes ``fig`` at ``path`` as named (the format from its suffix, PNG without one), its
+    folder made, and closes it; a failed write is an :class:`OSError` naming the file."""
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
@@ -522,11 +524,11 @@ def plot_stats(st: dict[str, Any], path: str | Path, title: str) -> Path:
     edges = 2.0 ** np.arange(1, len(hist) + 1)
     axes[2].semilogx(edges / ws, np.cumsum(hist) / max(1, lt["writes"]), drawstyle="steps-post")
     axes[2].set(xlabel="lifetime / working set", ylabel="share of writes rewritten within", title="lifetime CDF", ylim=(0, 1))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_access_frequency(counts: np.ndarray, path: str | Path, title: str) -> Path:
     """Li et al. Fig. 1: writes per page, pages sorted by decreasing writes, log-log."""
     fig, axes = _figure(1, 6)
     _access_frequency(axes[0], counts, title)
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -247,13 +247,6 @@ def plot(rows: list[dict[str, Any]], path: Path) -> Path:
     ax.set_xticks(range(len(settings)), [f"b = {s}" for s in settings])
     ax.set(title="Li et al. Fig. 7(a): regions against Theorem 5", ylabel="simulation vs Theorem 5 (%)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A path without a suffix is written as given (matplotlib would add `.png`).
-    try:
-        fig.savefig(path, dpi=110, format=path.suffix[1:].lower() or "png")
-    except OSError as e:  # the file is named: matplotlib's error names none
-        raise OSError(e.errno, f"cannot write the figure: {e.strerror or e}", str(path)) from None
-    finally:
-        plt.close(fig)
-    return path
+    from reclaim.traces import save_figure
+
+    return save_figure(fig, path)
