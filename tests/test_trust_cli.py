@@ -13,24 +13,31 @@ from typer.testing import CliRunner
 runner = CliRunner()
 
 
-def test_bench_policies_without_compare_or_sizes_is_an_error() -> None:
-    # It was ignored: the whole bench (minutes) ran without the policies asked for.
-    res = runner.invoke(app, ["bench", "--policies", "greedy"])
-    assert res.exit_code == 2
-    assert "`--policies` is for `--compare` or `--sizes` only" in res.output
+def one_task_sweep(tmp_path: Path, axes: str = 'policy = ["greedy"]', segments: int = 64) -> Path:
+    """A results database of a small sweep run here (`sweep run`), its axes as TOML."""
+    toml = tmp_path / "s.toml"
+    toml.write_text(f'[base]\nsegments = {segments}\npages_per_segment = 16\nwrites = "2x"\n[axes]\n{axes}\n')
+    db = tmp_path / "r.duckdb"
+    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    return db
 
 
-def test_bench_names_an_unknown_policy_before_timing_anything() -> None:
-    res = runner.invoke(app, ["bench", "--sizes", "--policies", "greedy,nosuch"])
-    assert res.exit_code == 2
-    assert "invalid value for `policy`: `nosuch`" in res.output
-
-
-def test_an_empty_trace_path_is_named_as_such() -> None:
+@pytest.mark.parametrize("args, said", [
+    # Ignored: the whole bench (minutes) ran without the policies asked for.
+    (["bench", "--policies", "greedy"], "`--policies` is for `--compare` or `--sizes` only"),
+    # Named before any timing.
+    (["bench", "--sizes", "--policies", "greedy,nosuch"], "invalid value for `policy`: `nosuch`"),
     # `trace:` was taken for the current folder and answered about its missing volumes.json.
-    res = runner.invoke(app, ["simulate", "--workload", "trace:"])
+    (["simulate", "--workload", "trace:"], "`trace:` (expected `trace:PATH`"),
+    # `120:20` was rescaled without a word to 85.7:14.3 (Lomet & Luo's skews are m : 100 − m).
+    (["model", "hot-cold-slack", "--fill", "0.8", "--skew", "120:20"], "expected two positive percentages summing to 100"),
+    # Reported as `spare`: 0.0, the value of 1 − (1 − 1e-300).
+    (["model", "mean-field", "--spare", "1e-300"], "invalid value for `--spare`: 1e-300"),
+])
+def test_a_bad_argument_is_named_before_any_work(args: list[str], said: str) -> None:
+    res = runner.invoke(app, args)
     assert res.exit_code == 2
-    assert "`trace:` (expected `trace:PATH`" in res.output
+    assert said in res.output
 
 
 def test_a_folder_without_an_index_says_so(tmp_path: Path) -> None:
@@ -38,20 +45,6 @@ def test_a_folder_without_an_index_says_so(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "this folder has no volumes.json" in " ".join(res.output.split())
     assert "Errno" not in res.output
-
-
-def test_a_skew_that_does_not_sum_to_100_is_refused() -> None:
-    # `120:20` was rescaled without a word to 85.7:14.3 (Lomet & Luo's skews are m : 100 − m).
-    res = runner.invoke(app, ["model", "hot-cold-slack", "--fill", "0.8", "--skew", "120:20"])
-    assert res.exit_code == 2
-    assert "expected two positive percentages summing to 100" in res.output
-
-
-def test_a_spare_whose_fill_rounds_to_1_names_the_value_given() -> None:
-    # It was reported as `spare`: 0.0, the value of 1 − (1 − 1e-300).
-    res = runner.invoke(app, ["model", "mean-field", "--spare", "1e-300"])
-    assert res.exit_code == 2
-    assert "invalid value for `--spare`: 1e-300" in res.output
 
 
 def test_a_whole_number_past_64_bits_is_echoed_as_given() -> None:
@@ -87,10 +80,7 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) 
     import subprocess
     import sys
 
-    toml = tmp_path / "s.toml"
-    toml.write_text('[base]\nsegments = 64\npages_per_segment = 16\nwrites = "2x"\n[axes]\npolicy = ["greedy"]\n')
-    db = tmp_path / "r.duckdb"
-    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    db = one_task_sweep(tmp_path)
     for command in (f"results query {db} 'SELECT * FROM range(1000000)' --limit 0 --csv", "schemes"):
         ran = subprocess.run(["bash", "-c", f"{sys.executable} -m reclaim.cli {command} | head -c 1 > /dev/null; echo ${{PIPESTATUS[0]}}"],
                              capture_output=True, text=True, timeout=120)
@@ -165,14 +155,10 @@ def test_a_sweep_row_names_no_frontier_beside_its_placement(tmp_path: Path) -> N
     # The `frontier` column said `single` beside a `dac` placement (the alias's unused default).
     from reclaim.experiments.store import query
 
-    toml = tmp_path / "s.toml"
-    toml.write_text('[base]\nsegments = 256\npages_per_segment = 16\nwrites = "2x"\n[axes]\nplacement = ["dac", "sepbit"]\n')
-    db = tmp_path / "r.duckdb"
-    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    db = one_task_sweep(tmp_path, 'placement = ["dac", "sepbit"]', segments=256)
     _, rows = query(db, "SELECT placement, frontier FROM tasks ORDER BY placement")
     assert [r[1] for r in rows] == [None, None] and [r[0].split(":")[0] for r in rows] == ["dac", "sepbit"]
-    toml.write_text('[base]\nsegments = 256\npages_per_segment = 16\nwrites = "2x"\n[axes]\nfrontier = ["single", "double"]\n')
-    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    assert one_task_sweep(tmp_path, 'frontier = ["single", "double"]', segments=256) == db
     _, rows = query(db, "SELECT frontier FROM tasks WHERE placement IS NULL ORDER BY frontier")
     assert [r[0] for r in rows] == ["double:copy=random", "single"]
 
@@ -185,10 +171,7 @@ def test_a_long_query_stops_at_once_on_a_signal(tmp_path: Path, sig: int, status
     import sys
     import time
 
-    toml = tmp_path / "s.toml"
-    toml.write_text('[base]\nsegments = 64\npages_per_segment = 16\nwrites = "2x"\n[axes]\npolicy = ["greedy"]\n')
-    db = tmp_path / "r.duckdb"
-    assert runner.invoke(app, ["sweep", "run", str(toml), "--db", str(db)]).exit_code == 0
+    db = one_task_sweep(tmp_path)
     p = subprocess.Popen([sys.executable, "-m", "reclaim.cli", "results", "query", str(db),
                           "SELECT sum(a.range * b.range) FROM range(100000) a, range(100000) b"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
