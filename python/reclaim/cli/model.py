@@ -144,3 +144,54 @@ def model_grouping(
         bw, _ = li.oblivious_equal_allocation(writes, pages_per_segment, spare, w)
         data["oblivious_equal_allocation"] = bw.tolist()
     emit(as_json, data, f"Li et al. Theorem 5: data grouping, f_a = {fa}, r = {r}, f = {f}")
+
+
+@model_app.command("device")
+def model_device(
+    device: Annotated[str, typer.Option(help="A flash device as the simulator takes it: PRESET[:key=value,...], presets femu and mqsim.")] = "femu",
+    wa: Annotated[float, typer.Option("--wa", help="Write amplification of the writes, ≥ 1 (a run's `wa`).")] = 1.0,
+    reads: Annotated[float, typer.Option(help="Share of requests that are single-page reads, in [0, 1].")] = 0.0,
+    rate: Annotated[float | None, typer.Option(help="Offered requests per second (Poisson arrivals), > 0.")] = None,
+    utilisation: Annotated[float | None, typer.Option(help="Die utilisation to offer instead of --rate, in (0, 1).")] = None,
+    iodepth: Annotated[int, typer.Option(help="Queue depth of the closed loop (requests outstanding), ≥ 1.")] = 1,
+    think_us: Annotated[float, typer.Option("--think-us", help="Think time between a completion and the next request in the closed loop [µs], ≥ 0.")] = 0.0,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Time under cleaning in closed form: die utilisation and saturation IOPS from WA, M/D/1 read
+    latency (Poisson reads alone, bus off) and the closed loop at a queue depth by exact MVA."""
+    from reclaim.models import device as dm
+
+    dev = dm.parse(device)
+    if not (math.isfinite(wa) and wa >= 1.0):
+        fail(f"invalid value for `--wa`: {wa} (expected a write amplification, finite and ≥ 1)")
+    if not 0.0 <= reads <= 1.0:
+        fail(f"invalid value for `--reads`: {reads} (expected a share in [0, 1])")
+    if rate is not None and utilisation is not None:
+        fail("give only one of `--rate` and `--utilisation`")
+    if rate is not None and not (math.isfinite(rate) and rate > 0):
+        fail(f"invalid value for `--rate`: {rate} (expected requests per second, finite and > 0)")
+    if utilisation is not None and not 0.0 < utilisation < 1.0:
+        fail(f"invalid value for `--utilisation`: {utilisation} (expected a die utilisation in (0, 1))")
+    if iodepth < 1:
+        fail(f"invalid value for `--iodepth`: {iodepth} (expected a whole number ≥ 1)")
+    if not (math.isfinite(think_us) and think_us >= 0):
+        fail(f"invalid value for `--think-us`: {think_us} (expected a time in µs, finite and ≥ 0)")
+    cost = dm.write_cost(dev, wa)
+    sat = dm.saturation_iops(dev, wa, reads)
+    data: dict[str, Any] = {
+        "dies": dev.total_dies, "pages_per_segment": dev.pages_per_segment, "transfer_us": dev.transfer,
+        "die_us_per_write": cost.die, "gc_us_per_write": cost.gc, "saturation_iops": sat,
+        "saturation_mb_per_s": sat * dev.page_size / 1e6,
+    }
+    if utilisation is not None:
+        # The utilisation law at the die bound: ρ = X·S / dies, so X = ρ × the dies' saturation.
+        rate = utilisation * dev.total_dies / ((reads * dev.tr + (1.0 - reads) * cost.die) * 1e-6)
+    if rate is not None:
+        load = dm.utilisation(dev, wa, rate * (1.0 - reads), rate * reads)
+        data.update({"rate_iops": rate, "die_busy": load.die_busy, "gc_busy": load.gc_busy, "channel_busy": load.channel_busy})
+        if reads == 1.0 and dev.transfer == 0.0 and load.die_busy < 1.0:
+            lat = dm.read_latency(dev, rate)
+            data.update({f"md1_read_latency_{k}_us": v for k, v in lat.items()})
+    loop = dm.closed_loop(dev, wa, iodepth, reads=reads, think=think_us)
+    data.update({"iodepth": iodepth, "mva_iops": loop.iops, "mva_response_us": loop.response, "mva_die_busy": loop.die_busy})
+    emit(as_json, data, f"{device}: WA {wa:g}, {reads:g} reads")
