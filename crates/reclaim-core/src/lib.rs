@@ -24,6 +24,7 @@ pub mod policy;
 pub mod rng;
 pub mod sim;
 pub mod store;
+pub mod time;
 pub mod trace;
 pub mod trigger;
 pub mod workload;

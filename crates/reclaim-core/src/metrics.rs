@@ -208,6 +208,9 @@ pub struct SimResult {
     pub method: Option<MethodReport>,
     /// Where the run's method is likely to mislead, in words (also printed on stderr).
     pub warnings: Vec<String>,
+    /// A timed run's measured phase on the clock (`--device`); `None` without a device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<crate::time::TimeReport>,
 }
 
 /// GCU, `WorkRdLive` and `WorkRdAll` of counters taken over some span (Stockmeyer §2.2):
@@ -375,6 +378,7 @@ impl Metrics {
             trimmed: c.trimmed,
             method: None,
             warnings: Vec::new(),
+            time: None,
         }
     }
 

@@ -610,6 +610,20 @@ impl Store {
         self.free.push_back(seg);
     }
 
+    /// The offsets in segment `seg` of its held slots, in order, each given to `f` (the pages
+    /// the cleaner will read from it before erasing it).
+    pub fn held_offsets(&self, seg: u32, mut f: impl FnMut(u32)) {
+        let start = seg as usize * self.pps as usize;
+        let end = start + self.pps as usize;
+        for (w, mask) in word_masks(start, end) {
+            let mut bits = self.held[w] & mask;
+            while bits != 0 {
+                f((w * 64 + bits.trailing_zeros() as usize - start) as u32);
+                bits &= bits - 1;
+            }
+        }
+    }
+
     /// Checks the engine's invariants; returns a description of the first violation.
     ///
     /// Every written logical page lives in exactly one slot, and that slot points back to it;

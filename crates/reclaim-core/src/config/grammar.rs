@@ -27,6 +27,10 @@ pub enum Family {
     Sizes,
     /// Trace-driven methods (`--method`, `method/`).
     Method,
+    /// Flash devices for timed runs (`--device`, `time::spec`).
+    Device,
+    /// Arrival processes of timed runs (`--arrivals`, `time::arrivals`).
+    Arrivals,
 }
 
 impl Family {
@@ -39,6 +43,8 @@ impl Family {
             Family::Workload => "workload",
             Family::Sizes => "sizes",
             Family::Method => "method",
+            Family::Device => "device",
+            Family::Arrivals => "arrivals",
         }
     }
 }

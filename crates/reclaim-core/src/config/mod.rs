@@ -210,6 +210,17 @@ pub struct SimConfig {
     pub seed: u64,
     /// Time-series window [user writes], ≥ 1; default: the logical capacity.
     pub window: Option<u64>,
+    /// The flash device a timed run lays its segments on (`time::spec`); unset: no time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::time::DeviceSpec>,
+    /// How a timed run's requests arrive; unset: `closed:iodepth=1`. Only with `device`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<crate::time::ArrivalSpec>,
+    /// Share of a timed run's requests that are single-page reads of a synthetic workload, in
+    /// [0, 1], their pages drawn by the workload's own law (1: reads only, the measured amount
+    /// then counting reads). Only with `device`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<f64>,
 }
 
 impl Default for SimConfig {
@@ -237,6 +248,9 @@ impl Default for SimConfig {
             writes: None,
             seed: 1,
             window: None,
+            device: None,
+            arrivals: None,
+            reads: None,
         }
     }
 }
@@ -291,6 +305,83 @@ impl SimConfig {
     /// The configuration as JSON, every parameter in its canonical form.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("configuration serializes")
+    }
+
+    /// The configuration a run simulates: with a device, a segment is one of its superblocks
+    /// (`pages_per_segment` follows from the geometry; [`Self::segment_warning`] says so).
+    #[must_use]
+    pub fn on_device(&self) -> SimConfig {
+        let mut c = self.clone();
+        if let Some(d) = &self.device {
+            c.pages_per_segment = d.segment_pages() as u32;
+        }
+        c
+    }
+
+    /// The line a run prints when its device's superblock overrides a `pages_per_segment`
+    /// given (one other than the default 64).
+    pub fn segment_warning(&self) -> Option<String> {
+        let d = self.device.as_ref()?;
+        let pages = d.segment_pages();
+        (self.pages_per_segment != SimConfig::default().pages_per_segment
+            && u64::from(self.pages_per_segment) != pages)
+            .then(|| {
+                format!(
+                    "the device's superblock ({} channels × {} dies × {} planes × {} pages per block) sets pages_per_segment to {pages}; the {} given is not used",
+                    d.channels, d.dies, d.planes, d.pages_per_block, self.pages_per_segment
+                )
+            })
+    }
+
+    /// Checks the timed run's parameters: `arrivals` and `reads` only with a device, and what
+    /// the device's clock does not model.
+    fn validate_time(&self) -> Result<()> {
+        if let Some(r) = self.reads {
+            grammar::check_range("reads", r, 0.0, 1.0, false, false)?;
+        }
+        let Some(d) = &self.device else {
+            for (name, given) in [
+                ("arrivals", self.arrivals.map(|a| a.to_string())),
+                ("reads", self.reads.map(crate::error::num)),
+            ] {
+                if let Some(v) = given {
+                    return Err(Error::param(
+                        name,
+                        v,
+                        "a `device` to time the run on (`--device femu`, `--device mqsim`)",
+                    ));
+                }
+            }
+            return Ok(());
+        };
+        let pages = d.segment_pages();
+        if pages > 65_536 {
+            return Err(Error::param(
+                "device",
+                format!("`{d}` (a superblock of {pages} pages)"),
+                "channels × dies × planes × pages_per_block ≤ 65536 (fewer pages per block, or fewer dies)",
+            ));
+        }
+        let unsupported = [
+            ("sizes", self.sizes.is_some()),
+            ("cache", self.cache.is_some()),
+            ("method", matches!(self.method(), Some(MethodSpec::Log(_)))),
+        ];
+        if let Some((name, _)) = unsupported.iter().find(|(_, on)| *on) {
+            return Err(Error::param(
+                name,
+                "given with a `device`",
+                format!("no `{name}` in a timed run (the device model times one page per slot, no write cache, no `log` method; docs/device.md)"),
+            ));
+        }
+        if self.reads.is_some_and(|r| r > 0.0) && self.is_trace() {
+            return Err(Error::param(
+                "reads",
+                crate::error::num(self.reads.unwrap_or(0.0)),
+                "no `reads` with a trace workload: a trace's own reads are replayed",
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the workload replays a trace.
@@ -604,6 +695,7 @@ impl SimConfig {
 
     /// Checks every parameter and every relation between parameters.
     pub fn validate(&self) -> Result<()> {
+        self.validate_time()?;
         let n = if let (WorkloadSpec::Trace { .. }, None) = (&self.workload, self.segments) {
             // The geometry follows from the trace; it is checked when the trace is loaded.
             self.geometry_with(Some(1))?;

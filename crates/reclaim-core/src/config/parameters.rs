@@ -67,6 +67,8 @@ impl Parameter {
                 "warmup" => t.parse::<WarmupSpec>().err(),
                 "method" => t.parse::<MethodSpec>().err(),
                 "writes" => Amount::parse("writes", t).err(),
+                "device" => t.parse::<crate::time::DeviceSpec>().err(),
+                "arrivals" => t.parse::<crate::time::ArrivalSpec>().err(),
                 _ => None,
             };
             if let Some(e) = parsed {
@@ -172,6 +174,16 @@ pub fn parameters() -> Vec<Parameter> {
           "Seed of the run's random generator."),
         p("window", Kind::Integer, "user writes", "a whole number ≥ 1",
           "the logical capacity (a trace: one pass)".into(), "Time-series window."),
+        p("device", Kind::Spec, "",
+          &usage_lines(crate::time::spec::PRESETS.iter()),
+          "none: no time".into(),
+          "A flash device: segments laid on its dies, every flash operation on their timelines, latency and throughput measured (docs/device.md)."),
+        p("arrivals", Kind::Spec, "",
+          &usage_lines(crate::time::arrivals::ARRIVALS.iter().map(|e| &e.info)),
+          "closed:iodepth=1".into(),
+          "How a timed run's requests arrive: the trace's clock, Poisson, or a closed loop (fio's iodepth)."),
+        p("reads", Kind::Number, "", "a number in [0, 1]", "0".into(),
+          "Share of a timed run's requests that are single-page reads, drawn by the workload's law."),
     ]
 }
 
@@ -194,5 +206,7 @@ pub fn schemes() -> Vec<&'static Info> {
     all.extend(crate::workload::WORKLOADS.iter().map(|e| &e.info));
     all.extend(crate::workload::sizes::SIZES.iter().map(|e| &e.info));
     all.extend(crate::method::METHODS.iter().map(|e| &e.info));
+    all.extend(crate::time::spec::PRESETS.iter());
+    all.extend(crate::time::arrivals::ARRIVALS.iter().map(|e| &e.info));
     all
 }

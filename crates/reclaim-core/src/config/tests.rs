@@ -207,6 +207,8 @@ fn parse_in(family: grammar::Family, text: &str) -> Result<()> {
         Family::Workload => text.parse::<WorkloadSpec>().map(drop),
         Family::Sizes => text.parse::<SizeSpec>().map(drop),
         Family::Method => text.parse::<MethodSpec>().map(drop),
+        Family::Device => text.parse::<crate::time::DeviceSpec>().map(drop),
+        Family::Arrivals => text.parse::<crate::time::ArrivalSpec>().map(drop),
     }
 }
 

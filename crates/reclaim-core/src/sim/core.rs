@@ -309,6 +309,9 @@ impl Engine {
                 victim: index,
             };
             let first = batch.len();
+            if self.dev.ops.is_some() {
+                self.dev.record_victim(victim);
+            }
             self.dev
                 .store
                 .erase_with(victim, |page| batch.push(gathered(page)));

@@ -10,6 +10,7 @@ use crate::placement::{Gathered, Placement, Scheme, Stream, Victim};
 use crate::policy::{Policy, VictimPolicy};
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
+use crate::time::Op;
 use crate::workload::{Rate, Write};
 
 use super::Ownership;
@@ -27,6 +28,9 @@ pub(super) struct Device {
     pub(super) metrics: Metrics,
     /// See [`SimConfig::free_empty`](crate::config::SimConfig::free_empty).
     pub(super) free_empty: bool,
+    /// With a device, the flash operations decided and not yet put on its clock
+    /// ([`crate::time`]); `None` without one.
+    pub(super) ops: Option<Vec<Op>>,
 }
 
 impl Device {
@@ -126,8 +130,22 @@ impl Device {
         self.policies[r].on_remove(seg, &self.store);
         self.store
             .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
+        if let Some(ops) = &mut self.ops {
+            ops.push(Op::Erase { seg });
+        }
         self.ownership.give_back(r);
         self.metrics.count_victim(0, 0);
+    }
+
+    /// With a device, the cleaner's reads of `victim`'s held pages and its erase, recorded for
+    /// the clock.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn record_victim(&mut self, victim: u32) {
+        let ops = self.ops.as_mut().expect("a device");
+        self.store
+            .held_offsets(victim, |off| ops.push(Op::Read { seg: victim, off }));
+        ops.push(Op::Erase { seg: victim });
     }
 
     /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
@@ -220,6 +238,13 @@ impl Device {
                 start,
                 pages[done..done + n].iter().map(|g| g.page),
             );
+            if let Some(ops) = &mut self.ops {
+                ops.push(Op::Program {
+                    seg,
+                    off: start,
+                    n: taken,
+                });
+            }
             let f = &mut self.placement.streams[t];
             f.next += taken;
             done += n;

@@ -34,6 +34,7 @@ mod prefetch;
 mod setup;
 #[cfg(test)]
 mod tests;
+mod timed;
 mod trim;
 
 pub use admission::{Admission, Way};
@@ -54,6 +55,8 @@ pub struct Simulator {
     source: Source,
     /// Where the run is and how far it goes.
     plan: Plan,
+    /// With a device, the clock and its tallies.
+    timed: Option<Box<timed::Timed>>,
 }
 
 /// The write path and the cleaner: what a user write and a cleaning cycle need (`core`,
@@ -152,6 +155,8 @@ struct Plan {
     method: Option<crate::metrics::MethodReport>,
     /// Where the method is likely to mislead on this trace, said once each.
     warnings: Vec<String>,
+    /// Measured phases begun (each `precondition` pass begins one).
+    measure_starts: u32,
 }
 
 impl Simulator {

@@ -164,6 +164,7 @@ impl Plan {
             settle,
             method: report,
             warnings,
+            measure_starts: 0,
         })
     }
 
@@ -189,6 +190,7 @@ impl Plan {
                 Phase::Warmup(left) => return Some(Work::Warmup(budget.min(left))),
                 Phase::Prefix(0) => {
                     self.phase = Phase::Measure(self.measured_writes);
+                    self.measure_starts += 1;
                     metrics.start(erase_counts, self.window);
                 }
                 Phase::Prefix(left) => return Some(Work::Prefix(budget.min(left))),
@@ -203,6 +205,7 @@ impl Plan {
                         self.phase = Phase::Measure(more);
                         self.window_left = self.window;
                         self.seconds = 0.0;
+                        self.measure_starts += 1;
                         metrics.start(erase_counts, self.window);
                     } else if let Some(s) = &self.settle {
                         if !s.settled {
@@ -571,6 +574,9 @@ impl Simulator {
                     let t = Instant::now();
                     self.trace_writes(n)?;
                     self.plan.seconds += t.elapsed().as_secs_f64();
+                    if let (Some(timed), true) = (&mut self.timed, self.plan.window_left == n) {
+                        timed.timing.close_window();
+                    }
                 }
             }
             budget -= self.plan.done(work, logical, &mut self.engine.dev.metrics);
@@ -597,6 +603,7 @@ impl Simulator {
             m.log = Some(log.report());
         }
         r.warnings = self.plan.warnings().to_vec();
+        r.time = self.timed.as_ref().map(|t| t.timing.report());
         r
     }
 

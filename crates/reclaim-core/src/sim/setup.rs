@@ -44,6 +44,8 @@ struct Setup {
     log: Option<LogTrigger>,
     /// The trace's clock, where a scheme reads it.
     clock: Option<TraceClock>,
+    /// Whether the trace has request times.
+    timestamps: bool,
     rng: SimRng,
 }
 
@@ -99,8 +101,10 @@ impl Setup {
         )?;
         // The trace's clock is kept only when a scheme reads it (`Need::Times`). A trace
         // without times has its requests 1 µs apart; a workload without requests, its writes.
-        let needs_times =
-            config.placement().info().needs(Need::Times) || config.policy.needs(Need::Times);
+        let needs_times = config.placement().info().needs(Need::Times)
+            || config.policy.needs(Need::Times)
+            || (config.device.is_some() && pages.is_some());
+        let timestamps = !times.is_empty();
         if let (Some(f), true) = (facts.as_mut(), needs_times) {
             f.steps_back = StepsBack::of(&times);
         }
@@ -129,6 +133,7 @@ impl Setup {
             geometry,
             workload,
             warm_workload,
+            timestamps,
             trace: facts,
             trims,
             log,
@@ -442,11 +447,13 @@ impl Source {
 
 impl Simulator {
     /// A simulator for a validated configuration.
-    pub fn new(config: &SimConfig) -> Result<Self> {
+    pub fn new(given: &SimConfig) -> Result<Self> {
+        let config = &given.on_device();
         let Setup {
             geometry,
             mut workload,
             warm_workload,
+            timestamps,
             trace,
             trims,
             log,
@@ -461,6 +468,8 @@ impl Simulator {
         let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some());
         limits::check_memory(&geometry, needs.bytes_per_page(), config.cache.unwrap_or(0))?;
         let freq = config.freq();
+        // Reads of a timed run follow the workload's own law (a zipf's same permutation).
+        let read_law = (config.reads.unwrap_or(0.0) > 0.0).then(|| workload.clone());
         if freq == FreqSource::Exact {
             workload.keep_rates();
         }
@@ -483,6 +492,8 @@ impl Simulator {
                     clocks: Clocks::default(),
                     metrics: Metrics::new(n, pps),
                     free_empty: config.free_empty,
+                    // Recorded from the measured phase on (`timed`).
+                    ops: None,
                 },
                 notes: needs.notes(geometry.logical_pages),
                 admission,
@@ -495,9 +506,13 @@ impl Simulator {
                 .with_trims(trace.and_then(|t| TrimSchedule::new(trims, t.writes))),
             plan: Plan::of(config, &geometry, trace)?,
             config: config.clone(),
+            timed: None,
         };
         sim.engine.cleaning.log = log;
         sim.source.clock = clock;
+        sim.timed =
+            super::timed::on_device(config, sim.engine.admission.way, read_law, timestamps)?;
+        sim.plan.warnings.extend(given.segment_warning());
         if let Phase::Measure(_) = sim.plan.phase {
             sim.engine
                 .dev

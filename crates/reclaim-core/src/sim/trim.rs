@@ -79,7 +79,9 @@ impl Simulator {
     /// `n` trace writes between discards, request by request under `log`.
     #[inline]
     fn replay_writes(&mut self, n: u64) -> Result<()> {
-        if self.engine.cleaning.log.is_some() {
+        if self.on_clock() {
+            self.timed_writes(n)
+        } else if self.engine.cleaning.log.is_some() {
             self.log_writes(n)
         } else {
             self.workload_writes(n)
