@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from reclaim import _core
+from reclaim.device import TimeResult
 from reclaim.pages import MAX_PAGE_ID, page_ids
 from reclaim.schemes import FAMILIES, usage_list
 
@@ -145,6 +146,12 @@ class SimConfig:
             trace; one by default for traces) or a count.
         seed: Seed of the run's random generator. Default 1.
         window: Time-series window in user writes. Default: the logical capacity.
+        device: A flash device to time the run on (``reclaim schemes devices``): {devices}; the
+            result's ``time`` then holds latencies and throughput (docs/device.md). Default: none.
+        arrivals: How a timed run's requests arrive (``reclaim schemes arrivals``): {arrivals}.
+            Default ``closed:iodepth=1``.
+        reads: Share of a timed run's requests that are single-page reads, drawn by the
+            workload's own law, in [0, 1] (1: reads only, ``writes`` then counting reads).
 
     >>> SimConfig(policy="d-choices:d=10").validated().policy
     'd-choices:d=10'
@@ -172,6 +179,9 @@ class SimConfig:
     writes: str | int | None = None
     seed: int | None = None
     window: int | None = None
+    device: str | None = None
+    arrivals: str | None = None
+    reads: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The parameters that are set.
@@ -255,6 +265,8 @@ class SimResult:
             ``peak_segments`` (the log's largest size).
         warnings: Where the method is likely to mislead on this trace, in words (the command
             line prints them on stderr).
+        time: With a ``device``, the measured phase on the device's clock
+            (:class:`reclaim.device.TimeResult`: latencies, IOPS, die utilisation); else ``None``.
     """
 
     user_writes: int
@@ -286,11 +298,14 @@ class SimResult:
     trimmed: int = 0
     method: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    time: TimeResult | None = None
 
     @classmethod
     def from_core(cls, d: Mapping[str, Any]) -> SimResult:
         """Builds a result from the engine's dict."""
         d = dict(d)
+        if d.get("time") is not None:
+            d["time"] = TimeResult.from_core(d["time"])
         d["config"] = SimConfig(**json.loads(d["config"]))
         series = dict(d["series"])
         windows = len(series["wa"])
@@ -317,6 +332,10 @@ class SimResult:
         for name, arr in s.items():
             if name != "window":
                 data[name] = np.asarray(arr)
+        if self.time is not None:
+            for name, arr in self.time.windows.items():
+                if len(arr) == windows:
+                    data[name] = arr
         return pd.DataFrame(data)
 
     def victim_valid_fractions(self) -> np.ndarray:
@@ -371,6 +390,8 @@ class SimResult:
                 out["ran"] = self.ran()
             elif isinstance(v, float) and v != v:  # NaN is not JSON
                 out[f.name] = None
+            elif isinstance(v, TimeResult):
+                out[f.name] = v.to_dict(arrays)
             else:
                 out[f.name] = v
         return out

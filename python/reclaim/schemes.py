@@ -26,6 +26,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "workloads": ("workload", "workload"),
     "sizes": ("sizes", "sizes"),
     "methods": ("method", "method"),
+    "devices": ("device", "device"),
+    "arrivals": ("arrivals", "arrivals"),
 }
 
 SCHEMES: list[dict[str, Any]] = _core.schemes()
@@ -33,7 +35,7 @@ SCHEMES: list[dict[str, Any]] = _core.schemes()
 
 def schemes(family: str | None = None) -> list[dict[str, Any]]:
     """The declarations of one family (``policies``, ``placements``, ``triggers``, ``workloads``,
-    ``sizes``, ``methods``), or of all, in registration order."""
+    ``sizes``, ``methods``, ``devices``, ``arrivals``), or of all, in registration order."""
     if family is None:
         return list(SCHEMES)
     if family not in FAMILIES:

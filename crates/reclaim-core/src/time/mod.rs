@@ -241,7 +241,9 @@ impl Timing {
     /// Puts the engine's recorded operations `ops` on the clock, issued at `t`, and empties it.
     pub fn clean(&mut self, t: u64, ops: &mut Vec<Op>) {
         if !ops.is_empty() {
-            self.flash.clean(t, ops);
+            if self.spec.clean != spec::Clean::Free {
+                self.flash.clean(t, ops);
+            }
             ops.clear();
         }
     }

@@ -28,6 +28,9 @@ pub enum Clean {
     /// whenever every die is idle before the next request arrives (FEMU's background GC);
     /// the trigger still runs in the foreground when the free pool runs out.
     Background,
+    /// Cleaning runs as the trigger asks but takes no device time: the ideal device without
+    /// garbage collection that ttFlash (Yan et al., FAST '17) compares against.
+    Free,
 }
 
 /// What a read of a page that holds no data costs (`unwritten=`).
@@ -93,7 +96,7 @@ const PARAMS: &[Param] = &[
     Param { key: "width", values: "BITS", unit: "bits", range: "a whole number in [1, 1024]", default: Some("preset"), help: "Channel width." },
     Param { key: "bus", values: "on|off", unit: "", range: "`on` or `off`", default: Some("preset"), help: "Page transfers take their channel, one at a time (page_size × 8 / width / mts µs each)." },
     Param { key: "unit", values: "superblock", unit: "", range: "`superblock`", default: Some("superblock"), help: "A segment is one block on every plane of every die (FEMU's line), pages striped over channels, then dies, then planes." },
-    Param { key: "clean", values: "foreground|background", unit: "", range: "`foreground` or `background`", default: Some("foreground"), help: "Background: also clean while fewer than `high` segments are free and every die is idle." },
+    Param { key: "clean", values: "foreground|background|free", unit: "", range: "`foreground`, `background` or `free`", default: Some("foreground"), help: "Background: also clean while fewer than `high` segments are free and every die is idle; free: cleaning takes no device time (the no-GC ideal)." },
     Param { key: "high", values: "N", unit: "free segments", range: "a whole number ≥ 1", default: Some("trigger's level + 1"), help: "Background cleaning's mark." },
     Param { key: "buffer", values: "N", unit: "pages", range: "a whole number ≥ 0", default: Some("0"), help: "DRAM write buffer: a write completes when buffered; a full buffer stalls it." },
     Param { key: "unwritten", values: "skip|read", unit: "", range: "`skip` or `read`", default: Some("skip"), help: "A read of a page without data: free (FEMU) or one flash read." },
@@ -230,6 +233,7 @@ impl DeviceSpec {
                     &[
                         ("foreground", Clean::Foreground),
                         ("background", Clean::Background),
+                        ("free", Clean::Free),
                     ],
                     self.clean,
                 )?;
