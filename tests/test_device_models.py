@@ -279,3 +279,22 @@ def test_cli_errors_name_the_option(args, message):
     code, text = _run(args)
     assert code == 2
     assert message in text
+
+
+# --- reclaim validate's device rows --------------------------------------------------------
+
+
+def test_validate_device_rows_hold_within_their_tolerances():
+    # Two of the timed cases of `reclaim validate` (the rest differ only in ρ and the device):
+    # Poisson reads at ρ = 0.9 on FEMU's 64 dies (M/D/1: mean 220 µs, p99 915.93 µs; 1% and 2%)
+    # and saturated writes at depth 256 (dies / S_w with the run's WA, 2%; cleaning's share, 1%).
+    from reclaim import validate
+
+    cases = validate._device_cases(quick=True)
+    assert sum(len(c.checks) for c in cases) == 2 * 3 * 2 + 2 * 2 + 3
+    md1 = next(c for c in cases if c.group.startswith("Device M/D/1 (femu, 64") and c.checks[0].setting.startswith("ρ=0.9"))
+    sat = next(c for c in cases if c.group.startswith("Device saturation (femu,"))
+    for case in (md1, sat):
+        for check, (model, sim) in zip(case.checks, validate._timed(case)):
+            assert abs(sim - model) / model <= check.tolerance, (case.group, check.setting, model, sim)
+    assert md1.checks[0].model(None) == pytest.approx(220.0, rel=1e-12)
