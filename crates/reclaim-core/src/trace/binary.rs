@@ -1,11 +1,12 @@
 //! The compact binary file of a converted trace: writing it, and reading it back with every count,
-//! page id, volume and discard checked against its header (the layout in [`super::convert`]).
+//! page id, volume, discard and read checked against its header (the layout in
+//! [`super::convert`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
-use super::convert::{io_err, Trace, TraceMeta, Trims, MAGIC, VERSION};
+use super::convert::{io_err, Reads, Trace, TraceMeta, Trims, MAGIC, VERSION};
 use crate::error::{Error, Result};
 
 /// Writes a converted trace.
@@ -24,7 +25,8 @@ pub fn encode_binary(trace: &Trace, w: &mut impl Write) -> std::io::Result<()> {
     write_le(w, &trace.request_pages, u32::to_le_bytes)?;
     write_le(w, &trace.times, f64::to_le_bytes)?;
     write_le(w, &trace.request_volumes, u32::to_le_bytes)?;
-    encode_trims(&trace.trims, w)
+    encode_trims(&trace.trims, w)?;
+    encode_reads(&trace.reads, w)
 }
 
 /// The magic bytes, the header's length and the header.
@@ -42,6 +44,16 @@ pub(super) fn encode_trims(t: &Trims, w: &mut impl Write) -> std::io::Result<()>
         write_le(w, a, u32::to_le_bytes)?;
     }
     Ok(())
+}
+
+/// The reads' arrays, after the discards (layout 3).
+pub(super) fn encode_reads(r: &Reads, w: &mut impl Write) -> std::io::Result<()> {
+    write_le(w, &r.at, u64::to_le_bytes)?;
+    for a in [&r.runs, &r.first, &r.pages] {
+        write_le(w, a, u32::to_le_bytes)?;
+    }
+    write_le(w, &r.times, f64::to_le_bytes)?;
+    write_le(w, &r.volumes, u32::to_le_bytes)
 }
 
 /// `items` as little-endian bytes, 2^16 at a time.
@@ -111,8 +123,10 @@ pub struct BinaryLayout {
     pub times_at: usize,
     /// Byte offset of `request_volumes` (where the trims start when there are none).
     pub volumes_at: usize,
-    /// Byte offset of `trim_at` (the end of the file when there are no trims).
+    /// Byte offset of `trim_at` (where the reads start when there are no trims).
     pub trims_at: usize,
+    /// Byte offset of `read_at` (the end of the file when there are no reads kept).
+    pub reads_at: usize,
 }
 
 fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
@@ -151,10 +165,10 @@ fn read_header(bytes: &[u8], bad: &dyn Fn(usize, &str) -> Error) -> Result<(Trac
         })?;
     let meta: TraceMeta = serde_json::from_slice(header)
         .map_err(|e| bad(16, &format!("a valid JSON header: {e}")))?;
-    if meta.version != 1 && meta.version != VERSION {
+    if !(1..=VERSION).contains(&meta.version) {
         return Err(bad(
             16,
-            &format!("layout version 1 or {VERSION}, not {}", meta.version),
+            &format!("layout version 1 to {VERSION}, not {}", meta.version),
         ));
     }
     if meta.page_size == 0 {
@@ -226,6 +240,7 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         4,
         "trim volumes (`trim_ranges`)",
     )?;
+    let reads = take_reads(&mut take, &meta)?;
     if at != bytes.len() {
         return Err(bad(
             at,
@@ -249,6 +264,7 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         (trim_pages_at, trim_pages),
         trim_volumes,
     )?;
+    check_reads(&bad, &meta, reads)?;
     Ok(BinaryLayout {
         meta,
         pages_at,
@@ -256,7 +272,152 @@ pub fn check_binary(path: &Path, bytes: &[u8]) -> Result<BinaryLayout> {
         times_at,
         volumes_at,
         trims_at,
+        reads_at: reads.at.0,
     })
+}
+
+/// The reads' arrays, each taken by `take` (count, item size, what it is) as the header counts
+/// them; none in layouts 1 and 2, which counted their reads without keeping them.
+fn take_reads<'a>(
+    take: &mut dyn FnMut(u64, usize, &str) -> Result<Span<'a>>,
+    meta: &TraceMeta,
+) -> Result<ReadArrays<'a>> {
+    let (reads, runs) = if meta.version >= 3 {
+        (meta.reads, meta.read_runs)
+    } else {
+        (0, 0)
+    };
+    let several = meta.volumes.len() > 1;
+    Ok(ReadArrays {
+        at: take(reads, 8, "read positions (`reads`)")?,
+        runs: take(
+            if runs > reads { reads } else { 0 },
+            4,
+            "runs per read (`reads`, `read_runs`)",
+        )?,
+        first: take(runs, 4, "read first pages (`read_runs`)")?.1,
+        pages: take(runs, 4, "read lengths (`read_runs`)")?,
+        times: take(
+            if meta.read_times { reads } else { 0 },
+            8,
+            "read times (`reads`, `read_times`)",
+        )?,
+        volumes: take(if several { reads } else { 0 }, 4, "read volumes (`reads`)")?,
+    })
+}
+
+/// An array of a converted trace: its byte offset (for an error) and its bytes.
+type Span<'a> = (usize, &'a [u8]);
+
+/// The reads' arrays of a converted trace, each with its byte offset (for the error) where a
+/// check may name it.
+#[derive(Clone, Copy)]
+struct ReadArrays<'a> {
+    at: (usize, &'a [u8]),
+    runs: (usize, &'a [u8]),
+    first: &'a [u8],
+    pages: (usize, &'a [u8]),
+    times: (usize, &'a [u8]),
+    volumes: (usize, &'a [u8]),
+}
+
+/// Checks the reads of a converted trace: positions in order within the page writes, each read
+/// of at least one run, runs of at least one page inside the address space (or without id),
+/// pages adding up to the header's, finite times, volumes among the header's and, ids kept,
+/// each read's ids inside its volume's range.
+fn check_reads(bad: &dyn Fn(usize, &str) -> Error, meta: &TraceMeta, a: ReadArrays) -> Result<()> {
+    let mut last = 0;
+    for (i, p) in le_u64s(a.at.1).enumerate() {
+        if p < last || p > meta.pages_written {
+            return Err(bad(
+                a.at.0 + 8 * i,
+                &format!(
+                    "read positions in order, at most the {} page writes",
+                    meta.pages_written
+                ),
+            ));
+        }
+        last = p;
+    }
+    if let Some(i) = le_u32s(a.runs.1).position(|n| n == 0) {
+        return Err(bad(a.runs.0 + 4 * i, "reads of at least one run"));
+    }
+    let reads = (a.at.1.len() / 8) as u64;
+    let runs: u64 = if a.runs.1.is_empty() {
+        reads
+    } else {
+        le_u32s(a.runs.1).map(u64::from).sum()
+    };
+    if runs != meta.read_runs {
+        return Err(bad(
+            a.runs.0,
+            &format!(
+                "reads of the {} runs of `read_runs` ({runs} found)",
+                meta.read_runs
+            ),
+        ));
+    }
+    let (mut all, mut unwritten) = (0u64, 0u64);
+    for (i, (f, n)) in le_u32s(a.first).zip(le_u32s(a.pages.1)).enumerate() {
+        let outside = f != Reads::UNWRITTEN && u64::from(f) + u64::from(n) > meta.address_pages;
+        if n == 0 || outside {
+            return Err(bad(
+                a.pages.0 + 4 * i,
+                &format!(
+                    "read runs of at least one page inside the {} pages of address space",
+                    meta.address_pages
+                ),
+            ));
+        }
+        all += u64::from(n);
+        unwritten += u64::from(n) * u64::from(f == Reads::UNWRITTEN);
+    }
+    if (all, unwritten) != (meta.pages_read, meta.pages_read_unwritten) {
+        return Err(bad(
+            a.pages.0,
+            &format!(
+                "read runs of the {} pages of `pages_read`, {} of them without id (`pages_read_unwritten`) ({all} and {unwritten} found)",
+                meta.pages_read, meta.pages_read_unwritten
+            ),
+        ));
+    }
+    if let Some(i) = le_f64s(a.times.1).position(|t| !t.is_finite()) {
+        return Err(bad(a.times.0 + 8 * i, "finite read times"));
+    }
+    let n = meta.volumes.len() as u64;
+    if let Some(i) = le_u32s(a.volumes.1).position(|v| u64::from(v) >= n) {
+        return Err(bad(
+            a.volumes.0 + 4 * i,
+            &format!("read volume indices below the {n} volumes of the header"),
+        ));
+    }
+    if a.volumes.1.is_empty() || meta.renamed {
+        return Ok(());
+    }
+    // Ids kept: a read's ids lie in its volume's range, which a volume taken out moves by its
+    // first page.
+    let mut run_counts = le_u32s(a.runs.1);
+    let mut run_list = le_u32s(a.first).zip(le_u32s(a.pages.1)).enumerate();
+    for v in le_u32s(a.volumes.1) {
+        let vol = &meta.volumes[v as usize];
+        let range = vol.first_page..vol.first_page.saturating_add(vol.address_pages);
+        for (r, (f, k)) in run_list
+            .by_ref()
+            .take(run_counts.next().unwrap_or(1) as usize)
+        {
+            let (start, end) = (u64::from(f), u64::from(f) + u64::from(k));
+            if f != Reads::UNWRITTEN && (start < range.start || end > range.end) {
+                return Err(bad(
+                    a.pages.0 + 4 * r,
+                    &format!(
+                        "read ids of volume `{}` in its range [{}, {})",
+                        vol.name, range.start, range.end
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks the arrays of a converted trace against its header (see [`check_binary`]); each
@@ -417,7 +578,7 @@ pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
         request_volumes: le_u32s(&bytes[l.volumes_at..l.trims_at]).collect(),
         trims: {
             let ranges = l.meta.trim_ranges as usize;
-            let (at, rest) = bytes[l.trims_at..].split_at(8 * ranges);
+            let (at, rest) = bytes[l.trims_at..l.reads_at].split_at(8 * ranges);
             let (first, rest) = rest.split_at(4 * ranges);
             let (pages, volumes) = rest.split_at(4 * ranges);
             Trims {
@@ -427,6 +588,28 @@ pub fn parse_binary(path: &Path, bytes: &[u8]) -> Result<Trace> {
                 volumes: le_u32s(volumes).collect(),
             }
         },
+        reads: parse_reads(&l.meta, &bytes[l.reads_at..]),
         meta: l.meta,
     })
+}
+
+/// The reads' arrays from their offset to the end of the file (checked by [`check_binary`]).
+fn parse_reads(meta: &TraceMeta, bytes: &[u8]) -> Reads {
+    if meta.version < 3 {
+        return Reads::default();
+    }
+    let (reads, runs) = (meta.reads as usize, meta.read_runs as usize);
+    let (at, rest) = bytes.split_at(8 * reads);
+    let (counts, rest) = rest.split_at(if runs > reads { 4 * reads } else { 0 });
+    let (first, rest) = rest.split_at(4 * runs);
+    let (pages, rest) = rest.split_at(4 * runs);
+    let (times, volumes) = rest.split_at(if meta.read_times { 8 * reads } else { 0 });
+    Reads {
+        at: le_u64s(at).collect(),
+        runs: le_u32s(counts).collect(),
+        first: le_u32s(first).collect(),
+        pages: le_u32s(pages).collect(),
+        times: le_f64s(times).collect(),
+        volumes: le_u32s(volumes).collect(),
+    }
 }

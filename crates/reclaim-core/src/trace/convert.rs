@@ -14,7 +14,23 @@
 //! u32 trim_first[trim_ranges]      its first page id
 //! u32 trim_pages[trim_ranges]      its pages
 //! u32 trim_volumes[trim_ranges]    its volume, if more than one volume
+//! u64 read_at[reads]               page writes before each read request        (layout 3 on)
+//! u32 read_runs[reads]             runs of page ids of each read, if `read_runs` > `reads`
+//! u32 read_first[read_runs]        first page id of each run (UNWRITTEN: pages without an id)
+//! u32 read_pages[read_runs]        pages of each run
+//! f64 read_times[reads]            seconds since the first request, if `read_times`
+//! u32 read_volumes[reads]          volume of each read request, if more than one volume
 //! ```
+//!
+//! Reads (layout 3) are kept in trace order among the writes: each read request is at the count
+//! of page writes issued before it, and its pages are the ids the writes use for the same
+//! addresses. A read's pages are stored as runs of consecutive ids (one run, as a rule; a read
+//! whose pages were renamed apart, or that runs past its volume's range, has several). A page
+//! that has no id in the converted trace is read as a run whose first id is [`Reads::UNWRITTEN`]:
+//! with ids kept, a page past its volume's range (its largest written page + 1); renamed, a page
+//! the trace never writes. A page inside the range that the trace never writes keeps its id: the
+//! replay's store knows it holds nothing there. Files of layouts 1 and 2 load with no reads kept
+//! (their `reads` were counted only).
 //!
 //! Volumes (devices) are kept apart: with ids kept, each volume's pages lie in a range of their
 //! own (`first_page`, `address_pages` of [`VolumeMeta`]); renamed, each (volume, page) has its own
@@ -43,8 +59,9 @@ pub const MAX_REQUEST_PAGES: u64 = 1 << 20;
 /// Magic bytes of a converted trace.
 pub const MAGIC: &[u8; 8] = b"RCLMTRC1";
 
-/// Layout version written: 2 adds the volumes (1 is read as one volume).
-pub const VERSION: u32 = 2;
+/// Layout version written: 2 adds the volumes (1 is read as one volume), 3 the reads (1 and 2
+/// are read with none kept).
+pub const VERSION: u32 = 3;
 
 /// Metadata of a converted trace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,7 +78,7 @@ pub struct TraceMeta {
     pub device: Option<String>,
     /// Requests kept (reads and writes).
     pub requests: u64,
-    /// Read requests (counted, not replayed).
+    /// Read requests (layout 3: every one kept in [`Trace::reads`]; before: counted only).
     pub reads: u64,
     /// Write requests.
     pub writes: u64,
@@ -89,6 +106,19 @@ pub struct TraceMeta {
     /// Pages trimmed, over all ranges.
     #[serde(default)]
     pub pages_trimmed: u64,
+    /// Runs of page ids over all read requests (layout 3; equal to `reads` when each read is
+    /// one run, and then no `read_runs` array is stored).
+    #[serde(default)]
+    pub read_runs: u64,
+    /// Pages read, over all read requests (those without an id included).
+    #[serde(default)]
+    pub pages_read: u64,
+    /// Pages read that have no id ([`Reads::UNWRITTEN`]).
+    #[serde(default)]
+    pub pages_read_unwritten: u64,
+    /// Whether per-read times are stored (the format has times).
+    #[serde(default)]
+    pub read_times: bool,
 }
 
 /// One volume (device) of a converted trace.
@@ -170,6 +200,138 @@ pub struct Trace {
     pub request_volumes: Vec<u32>,
     /// Discards: ranges of page ids that hold no data from a point of the write sequence on.
     pub trims: Trims,
+    /// Read requests, in trace order among the writes (empty before layout 3).
+    pub reads: Reads,
+}
+
+/// The read requests of a trace, each at a point of the page writes, its pages as runs of page
+/// ids (see the module's documentation). Per request: `at`, `runs`, `times`, `volumes`; per run:
+/// `first`, `pages`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reads {
+    /// Page writes issued before each read request (non-decreasing).
+    pub at: Vec<u64>,
+    /// Runs of each read request (≥ 1); empty when every request is one run.
+    pub runs: Vec<u32>,
+    /// First page id of each run; [`Reads::UNWRITTEN`] for pages that have no id.
+    pub first: Vec<u32>,
+    /// Pages of each run (≥ 1).
+    pub pages: Vec<u32>,
+    /// Seconds since the trace's first request, per read request (empty without times).
+    pub times: Vec<f64>,
+    /// Volume of each read request, an index into `meta.volumes` (empty: one volume).
+    pub volumes: Vec<u32>,
+}
+
+impl Reads {
+    /// The first id of a run of pages that have no id in the converted trace (never written,
+    /// renamed; past their volume's range, ids kept). No page id is `u32::MAX`: ids kept are
+    /// below it, and renamed ids number at most `u32::MAX`.
+    pub const UNWRITTEN: u32 = u32::MAX;
+
+    /// Read requests.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// Runs of read request `k` (requests taken in order: see [`Reads::requests`]).
+    #[inline]
+    pub fn runs_of(&self, k: usize) -> usize {
+        self.runs.get(k).map_or(1, |&n| n as usize)
+    }
+
+    /// Each read request's range of runs, in order.
+    pub fn requests(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let mut run = 0;
+        (0..self.len()).map(move |k| {
+            let r = run..run + self.runs_of(k);
+            run = r.end;
+            r
+        })
+    }
+
+    /// Adds a read request: `pages`, each page's id or `None` (no id), made runs of consecutive
+    /// ids and of pages without id. A request of no page is not added.
+    pub fn push(
+        &mut self,
+        at: u64,
+        time: Option<f64>,
+        volume: Option<u32>,
+        pages: impl IntoIterator<Item = Option<u32>>,
+    ) {
+        let before = self.first.len();
+        let mut run: Option<(u32, u32)> = None;
+        for id in pages {
+            let id = id.unwrap_or(Self::UNWRITTEN);
+            run = match run {
+                Some((f, n)) if f == Self::UNWRITTEN && id == Self::UNWRITTEN => Some((f, n + 1)),
+                Some((f, n)) if f != Self::UNWRITTEN && f.checked_add(n) == Some(id) => {
+                    Some((f, n + 1))
+                }
+                Some((f, n)) => {
+                    self.first.push(f);
+                    self.pages.push(n);
+                    Some((id, 1))
+                }
+                None => Some((id, 1)),
+            };
+        }
+        let Some((f, n)) = run else {
+            return;
+        };
+        self.first.push(f);
+        self.pages.push(n);
+        let runs = (self.first.len() - before) as u32;
+        // The runs per request are stored from the first request of several runs on.
+        if runs > 1 || !self.runs.is_empty() {
+            self.runs.resize(self.at.len(), 1);
+            self.runs.push(runs);
+        }
+        self.at.push(at);
+        if let Some(t) = time {
+            self.times.push(t);
+        }
+        if let Some(v) = volume {
+            self.volumes.push(v);
+        }
+    }
+
+    /// Each run's pages mapped by `id` (`None`: no id), runs formed again; the rest kept.
+    #[must_use]
+    pub fn map_pages(&self, mut id: impl FnMut(u32) -> Option<u32>) -> Reads {
+        let mut out = Reads::default();
+        for (k, runs) in self.requests().enumerate() {
+            let pages = runs.flat_map(|r| {
+                let (f, n) = (self.first[r], self.pages[r]);
+                (0..n).map(move |i| (f != Self::UNWRITTEN).then(|| f + i))
+            });
+            out.push(
+                self.at[k],
+                self.times.get(k).copied(),
+                self.volumes.get(k).copied(),
+                pages.map(|p| p.and_then(&mut id)),
+            );
+        }
+        out
+    }
+
+    /// Pages over all runs, and those without an id.
+    pub fn page_counts(&self) -> (u64, u64) {
+        let mut all = 0;
+        let mut unwritten = 0;
+        for (&f, &n) in self.first.iter().zip(&self.pages) {
+            all += u64::from(n);
+            if f == Self::UNWRITTEN {
+                unwritten += u64::from(n);
+            }
+        }
+        (all, unwritten)
+    }
 }
 
 /// The discards (TRIM) of a trace, as ranges of page ids, each at a point of the page writes.
@@ -256,6 +418,8 @@ pub struct Converter {
     /// Discards as read, resolved to page ids at the end (a page may be written after it is
     /// trimmed, and only then has its id): (page writes before, volume, first page, pages).
     raw_trims: Vec<(u64, u32, u64, u64)>,
+    /// Reads as read, resolved to page ids at the end as the discards are.
+    raw_reads: RawReads,
     /// With [`Converter::spilling`]: the arrays so far, written out in pieces to bound memory.
     spill: Option<Spill>,
     /// Discard requests with pages the trace writes (set by `resolve_trims`).
@@ -275,8 +439,9 @@ impl Converter {
 
     /// Opens `path` for a conversion to the file `out` ([`Converter::finish_to`]) whose arrays
     /// are written, as they grow, to files beside `out` (`OUT.part-*`, removed at the end):
-    /// memory holds at most [`SPILL_PAGES`] page writes, the volumes' page counts and, with
-    /// `rename`, the names of the pages written.
+    /// memory holds at most [`SPILL_PAGES`] page writes, the volumes' page counts, the read
+    /// requests (32 bytes each, as read; resolved at the end to about 24) and, with `rename`,
+    /// the names of the pages written.
     pub fn spilling(
         path: &Path,
         format: Format,
@@ -338,6 +503,7 @@ impl Converter {
             request_pages: Vec::new(),
             request_volumes: Vec::new(),
             raw_trims: Vec::new(),
+            raw_reads: RawReads::default(),
             spill: None,
             trim_requests: 0,
             times: Vec::new(),
@@ -391,9 +557,6 @@ impl Converter {
                     .push((self.pages_so_far(), req.volume, first, last - first + 1));
                 continue;
             }
-            if !req.write {
-                continue;
-            }
             let first = req.offset / page_size;
             let last = (req.offset + req.len - 1) / page_size;
             // Checked before any page is stored, so a damaged length is an error at once and
@@ -407,6 +570,16 @@ impl Converter {
                         u128::from(last - first) + 1
                     ),
                 ));
+            }
+            if !req.write {
+                let time = match req.time {
+                    Some(t) => Some(self.since_first(t, t0, &req)?),
+                    None => None,
+                };
+                let pages = (last - first + 1) as u32;
+                self.raw_reads
+                    .push(self.pages_so_far(), req.volume, first, pages, time);
+                continue;
             }
             if !self.options.rename && last >= u64::from(u32::MAX) {
                 return Err(self.bad_request(
@@ -448,16 +621,7 @@ impl Converter {
             self.request_pages.push((last - first + 1) as u32);
             self.request_volumes.push(req.volume);
             if let Some(t) = req.time {
-                let since = t - t0;
-                if !since.is_finite() {
-                    return Err(self.bad_request(
-                        req.offset,
-                        req.len,
-                        format!(
-                            "a time within 1e308 s of the first request's {t0} s ({t} s found)"
-                        ),
-                    ));
-                }
+                let since = self.since_first(t, t0, &req)?;
                 self.times.push(since);
             }
         }
@@ -471,6 +635,19 @@ impl Converter {
         Ok(true)
     }
 
+    /// Seconds from the first request's time `t0` to `t`, finite.
+    fn since_first(&self, t: f64, t0: f64, req: &super::Owned) -> Result<f64> {
+        let since = t - t0;
+        if !since.is_finite() {
+            return Err(self.bad_request(
+                req.offset,
+                req.len,
+                format!("a time within 1e308 s of the first request's {t0} s ({t} s found)"),
+            ));
+        }
+        Ok(since)
+    }
+
     /// The converted trace (reads to the end first), in memory.
     ///
     /// # Panics
@@ -481,7 +658,7 @@ impl Converter {
             self.spill.is_none(),
             "a spilling conversion finishes to a file"
         );
-        let (meta, trims) = self.finish_meta()?;
+        let (meta, trims, reads) = self.finish_meta()?;
         if meta.volumes.len() <= 1 {
             self.request_volumes = Vec::new();
         } else {
@@ -495,6 +672,7 @@ impl Converter {
             times: if has_times { self.times } else { Vec::new() },
             request_volumes: self.request_volumes,
             trims,
+            reads,
         })
     }
 
@@ -507,12 +685,14 @@ impl Converter {
             write_binary(&trace, out)?;
             return Ok(trace.meta);
         }
-        let (meta, trims) = self.finish_meta()?;
+        let (meta, trims, reads) = self.finish_meta()?;
         self.spill_out()?;
         let has_times = self.has_times();
         let mut spill = self.spill.take().expect("spilling");
         let reader = &mut self.reader;
-        spill.assemble(&meta, &trims, has_times, out, &mut || reader.check_stop())?;
+        spill.assemble(&meta, &trims, &reads, has_times, out, &mut || {
+            reader.check_stop()
+        })?;
         Ok(meta)
     }
 
@@ -534,9 +714,9 @@ impl Converter {
         times > 0 && times == requests
     }
 
-    /// Reads to the end; the header and the discards (pages not yet moved to their volumes'
-    /// ranges: [`Self::offset_pages`]).
-    fn finish_meta(&mut self) -> Result<(TraceMeta, Trims)> {
+    /// Reads to the end; the header, the discards and the reads (pages not yet moved to their
+    /// volumes' ranges: [`Self::offset_pages`]).
+    fn finish_meta(&mut self) -> Result<(TraceMeta, Trims, Reads)> {
         while !self.done {
             self.step(1 << 16)?;
         }
@@ -562,6 +742,8 @@ impl Converter {
         let names = self.reader.volumes().to_vec();
         let (mut volumes, address_pages) = self.place_volumes(&names)?;
         let trims = self.resolve_trims(&mut volumes);
+        let reads = self.resolve_reads(&volumes);
+        let (pages_read, pages_read_unwritten) = reads.page_counts();
         let unique = if self.options.rename {
             self.rename.len() as u64
         } else {
@@ -591,8 +773,12 @@ impl Converter {
             trims: self.trim_requests,
             trim_ranges: trims.len() as u64,
             pages_trimmed: trims.pages.iter().map(|&n| u64::from(n)).sum(),
+            read_runs: reads.first.len() as u64,
+            pages_read,
+            pages_read_unwritten,
+            read_times: !reads.times.is_empty(),
         };
-        Ok((meta, trims))
+        Ok((meta, trims, reads))
     }
 
     /// Writes the arrays held in memory to the spill files and empties them (capacity kept).
@@ -659,6 +845,40 @@ impl Converter {
         trims
     }
 
+    /// The reads as runs of page ids, each volume's pages as [`Self::place_volumes`] put them:
+    /// ids kept, its first page added, the pages past its range without id; renamed, the names
+    /// of the pages the trace writes, the others without id. The raw reads are freed as they go.
+    fn resolve_reads(&mut self, volumes: &[VolumeMeta]) -> Reads {
+        let raw = std::mem::take(&mut self.raw_reads);
+        let several = volumes.len() > 1;
+        let timed = raw.times.len() == raw.at.len();
+        let mut reads = Reads::default();
+        for k in 0..raw.at.len() {
+            let (v, first, n) = (raw.volumes[k], raw.first[k], u64::from(raw.pages[k]));
+            let time = if timed { Some(raw.times[k]) } else { None };
+            let volume = several.then_some(v);
+            let pages = first..first + n;
+            if self.options.rename {
+                let rename = &self.rename;
+                reads.push(
+                    raw.at[k],
+                    time,
+                    volume,
+                    pages.map(|p| rename.get(&(v, p)).copied()),
+                );
+            } else {
+                let vol = &volumes[v as usize];
+                reads.push(
+                    raw.at[k],
+                    time,
+                    volume,
+                    pages.map(|p| (p < vol.address_pages).then(|| (vol.first_page + p) as u32)),
+                );
+            }
+        }
+        reads
+    }
+
     /// Moves each volume's pages (in memory) to its range ([`Self::place_volumes`]).
     fn offset_pages(&mut self, volumes: &[VolumeMeta]) {
         if volumes.iter().all(|v| v.first_page == 0) {
@@ -711,6 +931,29 @@ impl Converter {
             ));
         }
         Ok((volumes, next))
+    }
+}
+
+/// The read requests of a conversion as read: page writes before each, its volume, its first
+/// page (in its volume's addresses) and pages, and its time if the format has times.
+#[derive(Default)]
+struct RawReads {
+    at: Vec<u64>,
+    volumes: Vec<u32>,
+    first: Vec<u64>,
+    pages: Vec<u32>,
+    times: Vec<f64>,
+}
+
+impl RawReads {
+    fn push(&mut self, at: u64, volume: u32, first: u64, pages: u32, time: Option<f64>) {
+        self.at.push(at);
+        self.volumes.push(volume);
+        self.first.push(first);
+        self.pages.push(pages);
+        if let Some(t) = time {
+            self.times.push(t);
+        }
     }
 }
 
@@ -800,12 +1043,17 @@ pub fn page_list_trace(pages: Vec<u32>, source: &str) -> Trace {
             trims: 0,
             trim_ranges: 0,
             pages_trimmed: 0,
+            read_runs: 0,
+            pages_read: 0,
+            pages_read_unwritten: 0,
+            read_times: false,
         },
         request_pages: vec![1; pages.len()],
         pages,
         times: Vec::new(),
         request_volumes: Vec::new(),
         trims: Trims::default(),
+        reads: Reads::default(),
     }
 }
 
@@ -838,4 +1086,207 @@ pub fn load(path: &Path, format: Option<Format>, options: ConvertOptions) -> Res
         )
     })?;
     convert(path, format, options)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    const U: u32 = Reads::UNWRITTEN;
+
+    /// An MSR trace of two volumes (times in 100 ns ticks: 1e7 a second): writes of `hm_0`
+    /// pages 0-1 at 0 s, `src_1` page 1 at 2 s and `hm_0` page 4 at 5 s; reads of `hm_0`
+    /// pages 1-2 at 1 s, `src_1` page 0 at 3 s, `hm_0` page 4 at 4 s (before its write),
+    /// `src_1` pages 2-3 at 6 s and `hm_0` pages 3-5 at 7 s.
+    pub(crate) const MSR: &str = "\
+0,hm,0,Write,0,8192,0
+10000000,hm,0,Read,4096,8192,0
+20000000,src,1,Write,4096,4096,0
+30000000,src,1,Read,0,4096,0
+40000000,hm,0,Read,16384,4096,0
+50000000,hm,0,Write,16384,4096,0
+60000000,src,1,Read,8192,8192,0
+70000000,hm,0,Read,12288,12288,0
+";
+
+    /// [`MSR`] converted, ids kept or renamed.
+    pub(crate) fn msr(rename: bool) -> Trace {
+        let input = Box::new(std::io::Cursor::new(MSR.as_bytes().to_vec()));
+        let options = ConvertOptions {
+            rename,
+            ..ConvertOptions::default()
+        };
+        Converter::with_input(Path::new("t.csv"), Format::Msr, options, input)
+            .unwrap()
+            .finish()
+            .unwrap()
+    }
+
+    fn round_trip(t: &Trace) -> Trace {
+        let mut bytes = Vec::new();
+        encode_binary(t, &mut bytes).unwrap();
+        parse_binary(Path::new("t.rtr"), &bytes).unwrap()
+    }
+
+    #[test]
+    fn reads_keep_their_place_time_and_the_ids_of_the_writes() {
+        let t = msr(false);
+        // Ids kept: hm_0 spans pages 0-4 (its largest write, 4), src_1 follows at 5 (2 pages).
+        assert_eq!(t.pages, [0, 1, 6, 4]);
+        let r = &t.reads;
+        // Page writes before each read: 2, 3, 3, 4, 4.
+        assert_eq!(r.at, [2, 3, 3, 4, 4]);
+        // hm_0 page 2 is inside its range though never written: it keeps its id. src_1 pages
+        // 2-3 and hm_0 page 5 lie past their volumes' ranges: no id.
+        assert_eq!(r.runs, [1, 1, 1, 1, 2]);
+        assert_eq!(r.first, [1, 5, 4, U, 3, U]);
+        assert_eq!(r.pages, [2, 1, 1, 2, 2, 1]);
+        assert_eq!(r.times, [1.0, 3.0, 4.0, 6.0, 7.0]);
+        assert_eq!(r.volumes, [0, 1, 0, 1, 0]);
+        let m = &t.meta;
+        assert_eq!((m.reads, m.read_runs, m.pages_read), (5, 6, 9));
+        assert_eq!((m.pages_read_unwritten, m.read_times), (3, true));
+        let back = round_trip(&t);
+        assert_eq!(back.reads, t.reads);
+        assert_eq!(back.meta, t.meta);
+    }
+
+    #[test]
+    fn renamed_reads_take_the_names_of_the_writes_and_unwritten_pages_have_none() {
+        let t = msr(true);
+        // Names in first-write order: hm_0 0, 1 → 0, 1; src_1 1 → 2; hm_0 4 → 3 (written after
+        // it is first read). Every page the trace never writes has no id.
+        assert_eq!(t.pages, [0, 1, 2, 3]);
+        let r = &t.reads;
+        assert_eq!(r.runs, [2, 1, 1, 1, 3]);
+        assert_eq!(r.first, [1, U, U, 3, U, U, 3, U]);
+        assert_eq!(r.pages, [1, 1, 1, 1, 2, 1, 1, 1]);
+        assert_eq!((t.meta.read_runs, t.meta.pages_read), (8, 9));
+        assert_eq!(t.meta.pages_read_unwritten, 6);
+        assert_eq!(round_trip(&t).reads, t.reads);
+        // Renaming a trace converted with ids kept gives the same reads.
+        let mut kept = msr(false);
+        kept.rename_densely();
+        assert_eq!(kept.reads, t.reads);
+        assert_eq!(kept.meta.pages_read_unwritten, 6);
+    }
+
+    #[test]
+    fn a_volume_taken_out_keeps_its_reads_at_its_own_writes() {
+        let t = msr(false);
+        let src = t.volume(1).unwrap();
+        // src_1 wrote one page (id 0 in its own space) before both of its reads.
+        assert_eq!(src.pages, [1]);
+        assert_eq!(src.reads.at, [1, 1]);
+        assert_eq!(src.reads.first, [0, U]);
+        assert_eq!(src.reads.pages, [1, 2]);
+        assert_eq!(src.reads.times, [3.0, 6.0]);
+        assert!(src.reads.volumes.is_empty());
+        assert_eq!((src.meta.reads, src.meta.read_runs), (2, 2));
+        let hm = t.volume(0).unwrap();
+        assert_eq!(hm.reads.at, [2, 2, 3]);
+        assert_eq!(hm.reads.runs, [1, 1, 2]);
+        assert_eq!(hm.reads.first, [1, 4, 3, U]);
+        assert_eq!(round_trip(&hm).reads, hm.reads);
+    }
+
+    #[test]
+    fn a_spilled_conversion_writes_the_reads_as_one_in_memory() {
+        let dir = std::env::temp_dir().join(format!("reclaim-reads-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (text, out) = (dir.join("t.csv"), dir.join("t.rtr"));
+        std::fs::write(&text, MSR).unwrap();
+        for rename in [false, true] {
+            let options = ConvertOptions {
+                rename,
+                ..ConvertOptions::default()
+            };
+            let meta = Converter::spilling(&text, Format::Msr, options, &out)
+                .unwrap()
+                .spill_every(1)
+                .finish_to(&out)
+                .unwrap();
+            let back = read_binary(&out).unwrap();
+            let t = msr(rename);
+            assert_eq!(meta.read_runs, t.meta.read_runs);
+            assert_eq!(back.reads, t.reads);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file of layout 2 as it was written: its header without the reads' fields, no reads
+    /// section after the discards.
+    fn layout_2(t: &Trace) -> Vec<u8> {
+        let mut header = serde_json::to_value(&t.meta).unwrap();
+        let fields = header.as_object_mut().unwrap();
+        for key in [
+            "read_runs",
+            "pages_read",
+            "pages_read_unwritten",
+            "read_times",
+        ] {
+            fields.remove(key).unwrap();
+        }
+        fields.insert("version".into(), 2.into());
+        let header = serde_json::to_vec(&header).unwrap();
+        let mut b = MAGIC.to_vec();
+        b.extend((header.len() as u64).to_le_bytes());
+        b.extend(header);
+        b.extend(t.pages.iter().flat_map(|p| p.to_le_bytes()));
+        b.extend(t.request_pages.iter().flat_map(|p| p.to_le_bytes()));
+        b.extend(t.times.iter().flat_map(|x| x.to_le_bytes()));
+        b.extend(t.request_volumes.iter().flat_map(|v| v.to_le_bytes()));
+        b
+    }
+
+    #[test]
+    fn a_file_of_layout_2_loads_with_its_reads_counted_and_none_kept() {
+        let t = msr(false);
+        let old = parse_binary(Path::new("old.rtr"), &layout_2(&t)).unwrap();
+        assert_eq!(old.meta.version, 2);
+        assert_eq!(old.meta.reads, 5);
+        assert!(old.reads.is_empty());
+        assert_eq!((&old.pages, &old.times), (&t.pages, &t.times));
+        // Its volume taken out counts its reads as layout 2 did (requests less writes).
+        assert_eq!(old.volume(1).unwrap().meta.reads, 2);
+    }
+
+    #[test]
+    fn a_header_that_counts_more_reads_than_the_file_holds_is_refused() {
+        let mut t = msr(false);
+        // Two more (one more would take the 4 bytes of the runs per read, stored only while
+        // runs outnumber reads, and be caught by the positions out of order instead).
+        t.meta.reads += 2;
+        let mut bytes = Vec::new();
+        encode_binary(&t, &mut bytes).unwrap();
+        let e = parse_binary(Path::new("t.rtr"), &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`reads`"), "{e}");
+        // A layout newer than this reader knows is named.
+        t.meta.reads -= 2;
+        t.meta.version = VERSION + 1;
+        let mut bytes = Vec::new();
+        encode_binary(&t, &mut bytes).unwrap();
+        let e = parse_binary(Path::new("t.rtr"), &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("layout version 1 to {VERSION}")), "{e}");
+    }
+
+    #[test]
+    fn a_read_id_outside_its_volume_is_refused() {
+        let mut t = msr(false);
+        // src_1's read of page 0 (id 5) moved to id 4, hm_0's range.
+        t.reads.first[1] = 4;
+        let mut bytes = Vec::new();
+        encode_binary(&t, &mut bytes).unwrap();
+        let e = parse_binary(Path::new("t.rtr"), &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("read ids of volume `src_1` in its range [5, 7)"),
+            "{e}"
+        );
+    }
 }

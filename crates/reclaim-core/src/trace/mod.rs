@@ -1,9 +1,10 @@
 //! Block-trace readers: streaming, gzip- and zstd-aware, one file per format, every bad line an error
 //! that names the file, the line number, the line and what was expected.
 //!
-//! A request covering any part of a page writes that page (DESIGN "Traces"). Reads are counted,
-//! never replayed. Page ids are kept as addresses or renamed densely in first-write order
-//! (Stockmeyer §2.1); see [`convert`].
+//! A request covering any part of a page writes that page (DESIGN "Traces"). Reads are kept in
+//! trace order among the writes, their pages named as the writes name them, for a replay with
+//! time ([`convert::Reads`]). Page ids are kept as addresses or renamed densely in first-write
+//! order (Stockmeyer §2.1); see [`convert`].
 
 pub mod alibaba;
 pub mod binary;

@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::binary::{encode_header, encode_trims};
-use super::convert::{io_err, TraceMeta, Trims};
+use super::binary::{encode_header, encode_reads, encode_trims};
+use super::convert::{io_err, Reads, TraceMeta, Trims};
 use crate::error::Result;
 
 /// Page writes held in memory by a spilling conversion before they are written out (8 Mi: 32 MiB
@@ -64,11 +64,12 @@ impl Spill {
     }
 
     /// Writes the converted trace to `out`: `meta`, then each array from its file, the pages
-    /// moved to their volumes' ranges on the way, then `trims`.
+    /// moved to their volumes' ranges on the way, then `trims` and `reads`.
     pub(super) fn assemble(
         &mut self,
         meta: &TraceMeta,
         trims: &Trims,
+        reads: &Reads,
         has_times: bool,
         out: &Path,
         check_stop: &mut dyn FnMut() -> Result<()>,
@@ -121,6 +122,7 @@ impl Spill {
             std::io::copy(&mut open(3)?, &mut w).map_err(werr)?;
         }
         encode_trims(trims, &mut w).map_err(werr)?;
+        encode_reads(reads, &mut w).map_err(werr)?;
         w.flush().map_err(werr)
     }
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::binary::write_binary;
-use super::convert::{io_err, Trace, Trims, VolumeMeta};
+use super::convert::{io_err, Reads, Trace, Trims, VolumeMeta};
 use crate::error::Result;
 
 /// New page names in first-write order. Dense traces: blocks of 2^12 pages, each allocated when
@@ -101,6 +101,10 @@ impl Trace {
         }
         self.meta.trim_ranges = self.trims.len() as u64;
         self.meta.pages_trimmed = self.trims.pages.iter().map(|&n| u64::from(n)).sum();
+        // Read pages take their new names; one the trace never writes has none (UNWRITTEN).
+        self.reads = self.reads.map_pages(|p| names.get(p));
+        self.meta.read_runs = self.reads.first.len() as u64;
+        (self.meta.pages_read, self.meta.pages_read_unwritten) = self.reads.page_counts();
         self.meta.unique_pages = u64::from(next);
         self.meta.address_pages = u64::from(next);
         self.meta.renamed = true;
@@ -170,13 +174,20 @@ impl Trace {
             }
         }
         trims_before(usize::MAX, pages.len(), &mut trims);
+        let reads = self.volume_reads(index, first);
         let mut meta = self.meta.clone();
         meta.device = Some(v.name.clone());
         meta.trims = v.trims;
         meta.trim_ranges = trims.len() as u64;
         meta.pages_trimmed = trims.pages.iter().map(|&n| u64::from(n)).sum();
         meta.requests = v.requests;
-        meta.reads = v.requests - v.writes;
+        meta.reads = if meta.version >= 3 {
+            reads.len() as u64
+        } else {
+            v.requests - v.writes
+        };
+        meta.read_runs = reads.first.len() as u64;
+        (meta.pages_read, meta.pages_read_unwritten) = reads.page_counts();
         meta.writes = v.writes;
         meta.pages_written = v.pages_written;
         meta.unique_pages = v.unique_pages;
@@ -193,12 +204,42 @@ impl Trace {
             times,
             request_volumes: Vec::new(),
             trims,
+            reads,
         };
         if self.meta.renamed {
             one.meta.address_pages = self.meta.address_pages;
             one.rename_densely();
         }
         Some(one)
+    }
+
+    /// The reads of volume `index` (several volumes), each at the count of the volume's own
+    /// page writes before it, its ids less the volume's `first` page.
+    fn volume_reads(&self, index: usize, first: u32) -> Reads {
+        let all = &self.reads;
+        let mut out = Reads::default();
+        let mut requests = self.request_pages.iter().zip(&self.request_volumes);
+        // Page writes before the read, of the whole trace and of the volume.
+        let (mut global, mut mine) = (0u64, 0u64);
+        for (k, runs) in all.requests().enumerate() {
+            // A read lies between two write requests: `at` is where one of them ends.
+            while global < all.at[k] {
+                let Some((&n, &v)) = requests.next() else {
+                    break;
+                };
+                global += u64::from(n);
+                mine += u64::from(n) * u64::from(v as usize == index);
+            }
+            if all.volumes.get(k).is_some_and(|&v| v as usize != index) {
+                continue;
+            }
+            let pages = runs.flat_map(|r| {
+                let (f, n) = (all.first[r], all.pages[r]);
+                (0..n).map(move |i| (f != Reads::UNWRITTEN).then(|| f + i - first))
+            });
+            out.push(mine, all.times.get(k).copied(), None, pages);
+        }
+        out
     }
 
     /// Writes per page: how many pages the trace writes exactly once, and the working set.

@@ -11,12 +11,16 @@
 //! trace's clock runs on: pass k's requests are at their times plus k periods, a period being the
 //! trace's span plus its mean gap between requests (so that the first request of a pass follows
 //! the last of the one before as requests follow each other).
+//!
+//! A trace's read requests (kept by conversion from layout 3 on) are replayed by a
+//! [`ReadSchedule`]: in trace order among the page writes, pass after pass, on the same clock.
 
 use std::sync::Arc;
 
 use super::WorkloadSpec;
 use super::{ClassShare, Write, NO_CLASS};
 use crate::config::grammar::{Entry, Family, Info, Param};
+use crate::trace::convert::{Reads, Trace};
 
 /// Replays a trace's page ids cyclically.
 #[derive(Clone, Debug)]
@@ -146,6 +150,140 @@ impl TraceClock {
         }
         t
     }
+}
+
+/// One read request of a trace, as [`ReadSchedule::due`] gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadRequest {
+    /// Its time [µs since the trace's first request], pass offsets added as [`TraceClock`]
+    /// adds them, never earlier than the read before it; `None` when the trace has no times.
+    pub time_us: Option<u64>,
+    /// Pages it reads (those without id included), ≥ 1.
+    pub pages: u32,
+    /// Its runs in the schedule's reads ([`ReadSchedule::pages`]).
+    runs: (usize, u32),
+}
+
+/// A trace's read requests in replay order: before each page write, the reads the trace issued
+/// before it, pass after pass (as [`Replay`] loops over the writes). It holds a copy of the
+/// reads (about 24 bytes a request); the trace may be dropped once it is made.
+///
+/// ```
+/// # use reclaim_core::trace::convert::{page_list_trace, Reads};
+/// # use reclaim_core::workload::trace::ReadSchedule;
+/// // Two page writes; a read of page 1 after the first, one of page 7 (never written) after both.
+/// let mut trace = page_list_trace(vec![0, 1], "example");
+/// trace.reads.push(1, None, None, [Some(1)]);
+/// trace.reads.push(2, None, None, [None]);
+/// let mut s = ReadSchedule::new(&trace).unwrap();
+/// assert!(s.due(0).is_none()); // nothing before the first write
+/// let r = s.due(1).unwrap();
+/// assert_eq!(s.pages(&r).collect::<Vec<_>>(), [Some(1)]);
+/// assert!(s.due(1).is_none());
+/// // After the second write: the last read of pass 0; pass 1 has none before its first write.
+/// let r = s.due(2).unwrap();
+/// assert_eq!(s.pages(&r).collect::<Vec<_>>(), [None]);
+/// assert!(s.due(2).is_none());
+/// assert!(s.due(3).is_some()); // pass 1's read after its first write
+/// ```
+#[derive(Clone, Debug)]
+pub struct ReadSchedule {
+    reads: Reads,
+    /// Page writes of one pass (≥ 1).
+    writes: u64,
+    /// Time added per pass [µs] (that of the writes' [`TraceClock`] when the writes have times).
+    period: u64,
+    /// The next read, its first run, its pass, and the latest time given.
+    next: usize,
+    run: usize,
+    pass: u64,
+    latest: u64,
+}
+
+impl ReadSchedule {
+    /// The schedule of `trace`'s reads; `None` when it keeps none (a trace converted before
+    /// layout 3, a format without reads) or has no page write to replay them among.
+    pub fn new(trace: &Trace) -> Option<Self> {
+        let writes = trace.pages.len() as u64;
+        if trace.reads.is_empty() || writes == 0 {
+            return None;
+        }
+        let reads = trace.reads.clone();
+        // Reads with times among writes without: the reads' own span and mean gap.
+        let period = TraceClock::new(&trace.request_pages, &trace.times, writes).map_or_else(
+            || {
+                let us: Vec<u64> = reads.times.iter().map(|&s| micros(s)).collect();
+                let span = us.iter().max().unwrap_or(&0) - us.iter().min().unwrap_or(&0);
+                span + (span / (us.len().max(2) as u64 - 1)).max(1)
+            },
+            |clock| clock.period,
+        );
+        Some(ReadSchedule {
+            reads,
+            writes,
+            period,
+            next: 0,
+            run: 0,
+            pass: 0,
+            latest: 0,
+        })
+    }
+
+    /// Read requests of one pass.
+    pub fn len(&self) -> usize {
+        self.reads.len()
+    }
+
+    /// Whether a pass has none (never: [`ReadSchedule::new`] makes no empty schedule).
+    pub fn is_empty(&self) -> bool {
+        self.reads.is_empty()
+    }
+
+    /// The next read request if it comes before the page write that follows
+    /// `page_writes_issued` page writes (counted from the replay's start, over all passes);
+    /// `None` when the next read comes after that write. Call it until `None` before each write
+    /// (and after the last): each read is given once, in trace order.
+    pub fn due(&mut self, page_writes_issued: u64) -> Option<ReadRequest> {
+        let k = self.next;
+        let at = self.pass * self.writes + self.reads.at[k];
+        if at > page_writes_issued {
+            return None;
+        }
+        let runs = self.reads.runs_of(k);
+        let first_run = self.run;
+        let pages = (first_run..first_run + runs)
+            .map(|r| self.reads.pages[r])
+            .sum();
+        let time_us = self.reads.times.get(k).map(|&s| {
+            self.latest = self.latest.max(micros(s) + self.pass * self.period);
+            self.latest
+        });
+        self.run += runs;
+        self.next += 1;
+        if self.next == self.reads.len() {
+            (self.next, self.run, self.pass) = (0, 0, self.pass + 1);
+        }
+        Some(ReadRequest {
+            time_us,
+            pages,
+            runs: (first_run, runs as u32),
+        })
+    }
+
+    /// The pages `request` reads, in order: each page's id, `None` for a page without id in
+    /// the trace ([`Reads::UNWRITTEN`]: past its volume's range, or never written when renamed).
+    pub fn pages(&self, request: &ReadRequest) -> impl Iterator<Item = Option<u32>> + '_ {
+        let (first, runs) = request.runs;
+        (first..first + runs as usize).flat_map(|r| {
+            let (f, n) = (self.reads.first[r], self.reads.pages[r]);
+            (0..n).map(move |i| (f != Reads::UNWRITTEN).then(|| f + i))
+        })
+    }
+}
+
+/// Seconds as whole µs, negative ones as 0.
+fn micros(seconds: f64) -> u64 {
+    (seconds.max(0.0) * 1e6).round() as u64
 }
 
 impl Replay {
@@ -287,6 +425,75 @@ mod tests {
         assert!(TraceClock::new(&[3], &[], 3).is_none());
         assert!(TraceClock::new(&[2], &[0.0], 3).is_none());
         assert!(TraceClock::new(&[2, 1], &[0.0], 3).is_none());
+    }
+
+    /// The reads `due` gives after `issued` page writes: (time [µs], pages by id).
+    fn due_after(s: &mut ReadSchedule, issued: u64) -> Vec<(Option<u64>, Vec<Option<u32>>)> {
+        let mut out = Vec::new();
+        while let Some(r) = s.due(issued) {
+            let pages: Vec<Option<u32>> = s.pages(&r).collect();
+            assert_eq!(pages.len(), r.pages as usize);
+            out.push((r.time_us, pages));
+        }
+        out
+    }
+
+    #[test]
+    fn reads_come_in_trace_order_among_the_writes_pass_after_pass() {
+        // The trace of `convert::tests::MSR` (ids kept): 4 page writes in requests at 0, 2 and
+        // 5 s; reads after 2, 3, 3, 4 and 4 page writes at 1, 3, 4, 6 and 7 s.
+        let t = crate::trace::convert::tests::msr(false);
+        let mut s = ReadSchedule::new(&t).unwrap();
+        assert_eq!(s.len(), 5);
+        assert!(due_after(&mut s, 0).is_empty());
+        assert!(due_after(&mut s, 1).is_empty());
+        assert_eq!(
+            due_after(&mut s, 2),
+            [(Some(1_000_000), vec![Some(1), Some(2)])]
+        );
+        assert_eq!(
+            due_after(&mut s, 3),
+            [
+                (Some(3_000_000), vec![Some(5)]),
+                (Some(4_000_000), vec![Some(4)])
+            ]
+        );
+        // Pages past their volume's range have no id.
+        assert_eq!(
+            due_after(&mut s, 4),
+            [
+                (Some(6_000_000), vec![None, None]),
+                (Some(7_000_000), vec![Some(3), Some(4), None])
+            ]
+        );
+        // Pass 1: the writes' clock adds its period, span 5 s + mean gap 2.5 s = 7.5 s, so the
+        // first read (after 4 + 2 page writes) is at 1 + 7.5 s.
+        assert!(due_after(&mut s, 5).is_empty());
+        assert_eq!(
+            due_after(&mut s, 6),
+            [(Some(8_500_000), vec![Some(1), Some(2)])]
+        );
+        // Pass 2's reads after 8 + 4 writes, the three passes' reads left all given at once.
+        assert_eq!(due_after(&mut s, 12).len(), 4 + 5);
+        assert_eq!(due_after(&mut s, 12), []);
+    }
+
+    #[test]
+    fn a_read_clock_that_goes_backwards_is_held_and_no_times_give_none() {
+        let mut t = crate::trace::convert::tests::msr(false);
+        t.reads.times = vec![1.0, 0.5, 4.0, 6.0, 7.0];
+        let mut s = ReadSchedule::new(&t).unwrap();
+        let times: Vec<Option<u64>> = std::iter::from_fn(|| s.due(4)).map(|r| r.time_us).collect();
+        assert_eq!(
+            times,
+            [1_000_000, 1_000_000, 4_000_000, 6_000_000, 7_000_000].map(Some)
+        );
+        t.reads.times.clear();
+        let mut s = ReadSchedule::new(&t).unwrap();
+        assert_eq!(s.due(2).unwrap().time_us, None);
+        // A trace without reads kept has no schedule.
+        t.reads = Reads::default();
+        assert!(ReadSchedule::new(&t).is_none());
     }
 
     #[test]
