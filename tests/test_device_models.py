@@ -40,19 +40,34 @@ def test_overrides_take_units():
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("ssd", "`device`: `ssd` (expected a preset: femu, mqsim)"),
-    ("femu:dies=0", "`device.dies`: `0` (expected a whole number in [1, 1024])"),
-    ("femu:tr=40", "`device.tr`: `40` (expected a time with its unit"),
+    ("ssd", "`device`: `ssd`"),
+    ("femu:dies=0", "`device.dies`: 0 (expected a whole number in [1, 1024])"),
+    ("femu:tr=40", "`device.tr`: `40` (no unit)"),
     ("femu:tbers=20s", "in (0, 10s]"),
-    ("femu:page_size=3", "`device.page_size`: `3` (expected a size in bytes in [512, 1048576]"),
+    ("femu:page_size=3", "`device.page_size`: `3`"),
     ("femu:bus=yes", "`device.bus`: `yes` (expected `on` or `off`)"),
-    ("femu:speed=2", "unknown key `speed`"),
-    ("femu:mts=0", "`device.mts`: `0` (expected a number in (0, 100000])"),
+    ("femu:speed=2", "unknown argument `speed`"),
+    ("femu:mts=0", "`device.mts`: 0 (expected a number in (0, 100000])"),
 ])
-def test_bad_device_text_names_parameter_value_and_range(spec, message):
-    with pytest.raises(ValueError, match=None) as e:
+def test_bad_device_text_is_refused_in_the_engines_words(spec, message):
+    # The same text to `reclaim simulate --device` gives the same message (the engine's check).
+    with pytest.raises(ValueError) as e:
         dm.parse(spec)
     assert message in str(e.value)
+
+
+def test_the_engine_times_the_device_parsed_here():
+    # One read at a time on MQSim's geometry with 2 × 3 dies: the engine reports 6 dies, and each
+    # read takes tR + tX = 75 + 24.601 µs (HdrHistogram's three significant digits: 0.1%).
+    import reclaim
+
+    d = dm.parse("mqsim:channels=2,dies=3")
+    r = reclaim.simulate(device="mqsim:channels=2,dies=3", arrivals="closed:iodepth=1", reads=1, segments=64, writes=20_000,
+                         warmup="fill")
+    assert r.time is not None
+    assert r.time.dies == d.total_dies == 6
+    assert r.time.read_latency.mean == pytest.approx(d.tr + d.transfer, rel=1e-3)
+    assert dm.closed_loop(d, 1.0, 1, reads=1.0).iops == pytest.approx(r.time.iops, rel=1e-3)
 
 
 # --- operational laws ------------------------------------------------------------------------

@@ -118,7 +118,7 @@ _SIZE_UNITS = {"": 1, "B": 1, "KiB": 1024, "K": 1024, "KB": 1000, "kB": 1000, "M
 _COUNTS = {"channels": (1, 1024), "dies": (1, 1024), "planes": (1, 64), "pages_per_block": (1, 65536), "width": (1, 1024)}
 #: Keys that decide when the engine works, not how long an operation takes: the closed forms
 #: check them and do not read them.
-_CHOICES = {"bus": ("on", "off"), "unit": ("superblock",), "clean": ("foreground", "background"), "unwritten": ("skip", "read")}
+_CHOICES = {"bus": ("on", "off"), "unit": ("superblock",), "clean": ("foreground", "background", "free"), "unwritten": ("skip", "read")}
 _ENGINE_COUNTS = {"high": 1, "buffer": 0}
 
 
@@ -160,7 +160,8 @@ def parse(spec: str) -> Device:
         The :class:`Device`.
 
     Raises:
-        ValueError: An unknown preset or key, or a value out of its range (named).
+        ValueError: An unknown preset or key, or a value out of its range (named), in the
+            engine's words.
 
     >>> d = parse("femu:channels=4,tr=50us")
     >>> d.total_dies, d.tr, d.tprog, d.pages_per_segment, d.transfer
@@ -168,6 +169,12 @@ def parse(spec: str) -> Device:
     >>> round(parse("mqsim").transfer, 3)  # 8192 B over 333 MT/s × 1 byte
     24.601
     """
+    from reclaim.api import SimConfig
+
+    # The engine's own check first: a text is accepted, or refused with the same message, as
+    # `reclaim simulate --device` would; the values are then read here (the engine does not
+    # give them back).
+    SimConfig(device=spec).validated()
     name, _, rest = spec.strip().partition(":")
     if name not in PRESETS:
         raise ValueError(f"invalid value for `device`: `{name}` (expected a preset: {', '.join(PRESETS)})")
