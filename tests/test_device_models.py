@@ -307,8 +307,8 @@ def test_validate_device_rows_hold_within_their_tolerances():
 
     cases = validate._device_cases(quick=True)
     assert sum(len(c.checks) for c in cases) == 2 * 3 * 2 + 2 * 2 + 3
-    md1 = next(c for c in cases if c.group.startswith("Device M/D/1 (femu, 64") and c.checks[0].setting.startswith("ρ=0.9"))
-    sat = next(c for c in cases if c.group.startswith("Device saturation (femu,"))
+    md1 = next(c for c in cases if c.group == "Device M/D/1 (femu, 64 dies)" and c.checks[0].setting.startswith("ρ=0.9"))
+    sat = next(c for c in cases if c.group == "Device saturation (femu)")
     for case in (md1, sat):
         for check, (model, sim) in zip(case.checks, validate._timed(case)):
             assert abs(sim - model) / model <= check.tolerance, (case.group, check.setting, model, sim)

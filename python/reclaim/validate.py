@@ -181,14 +181,14 @@ def _mva(depth: int, _result: Any) -> float:
 
 def _device_cases(quick: bool) -> list[TimedCase]:
     """M/D/1 against Poisson reads alone (after a sequential fill nothing is cleaned: every
-    request is one tR on one die, chosen uniformly by the page read), on one die and on FEMU's
-    64, at ρ = 0.3, 0.6, 0.9: the mean within 1% and the p99 within 2% (HdrHistogram keeps three
+    request is one tR on one die, chosen uniformly by the page read), on one die
+    (``femu:channels=1,dies=1``) and on FEMU's 64, at ρ = 0.3, 0.6, 0.9: the mean within 1% and the p99 within 2% (HdrHistogram keeps three
     significant digits, 0.1%). Then saturated writes: a closed loop at queue depth 256 over
     uniform writes, greedy, spare 0.1, against dies / S_w fed with the run's own WA (2%) and
     cleaning's share of the die time against (S_w − tPROG) / S_w (1%); with MQSim's channels
-    (bus on) the IOPS are shown, not held: a program waits for its page to cross the channel and
+    (``mqsim:pages_per_block=64``, bus on) the IOPS are shown, not held: a program waits for its page to cross the channel and
     the die idles meanwhile, which the bound leaves out. Last, reads in a closed loop beside
-    Dyal & Draughn's model by MVA, shown, not held: MVA assumes exponential service where tR is
+    Dyal & Draughn's closed model by MVA, shown, not held: MVA assumes exponential service where tR is
     constant (exact at depth 1 and at saturation, low in between). The same counts with
     ``quick`` (a run takes about a second)."""
     cases = []
@@ -200,18 +200,18 @@ def _device_cases(quick: bool) -> list[TimedCase]:
                             writes=MD1_READS, seed=1)
             checks = (Check(f"ρ={rho} mean", "time.read_latency.mean", partial(_md1, dev, rate, "mean"), 0.01),
                       Check(f"ρ={rho} p99", "time.read_latency.p99", partial(_md1, dev, rate, "p99"), 0.02))
-            cases.append(TimedCase(f"Device M/D/1 ({spec}, {dies} {'die' if dies == 1 else 'dies'})", cfg, checks))
+            cases.append(TimedCase(f"Device M/D/1 (femu, {dies} {'die' if dies == 1 else 'dies'})", cfg, checks))
     for spec, segments, held in (("femu", 64, True), ("mqsim:pages_per_block=64", 128, False)):
         dev = device.parse(spec)
         cfg = SimConfig(device=spec, arrivals="closed:iodepth=256", segments=segments, spare=0.1, policy="greedy",
                         workload="uniform", warmup="fill+4x", writes="4x", seed=1)
-        checks = (Check("write IOPS vs dies / S_w", "time.write_iops", partial(_saturation, dev), 0.02 if held else float("inf")),
-                  Check("gc_busy vs (S_w − tPROG) / S_w", "time.gc_busy", partial(_gc_share, dev), 0.01))
-        cases.append(TimedCase(f"Device saturation ({spec}, iodepth 256)", cfg, checks))
+        checks = (Check("depth 256: write IOPS", "time.write_iops", partial(_saturation, dev), 0.02 if held else float("inf")),
+                  Check("depth 256: gc_busy", "time.gc_busy", partial(_gc_share, dev), 0.01))
+        cases.append(TimedCase(f"Device saturation ({spec.partition(':')[0]})", cfg, checks))
     for depth in (16, 64, 256):
         cfg = SimConfig(device="femu", arrivals=f"closed:iodepth={depth}", reads=1.0, segments=32, warmup="fill",
                         writes=2_000_000, seed=1)
-        cases.append(TimedCase("Device closed loop (femu, reads; MVA, Dyal & Draughn)", cfg,
+        cases.append(TimedCase("Device MVA (femu, reads)", cfg,
                                (Check(f"iodepth={depth} IOPS", "time.iops", partial(_mva, depth), float("inf")),)))
     return cases
 
@@ -290,7 +290,7 @@ def table(rows: list[dict[str, Any]]) -> Group:
     shown = [r for r in rows if r["tolerance"] == float("inf")]
     out: list[Any] = []
     for title, part in (("Held: models vs simulation within the seeds' claims (rel = (simulation − model) / model)", held),
-                        ("Shown, not held: the model does not describe the policy", shown)):
+                        ("Shown, not held: the model does not describe the policy (or the device's run)", shown)):
         if not part:
             continue
         t = Table(title=title)
