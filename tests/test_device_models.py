@@ -313,3 +313,12 @@ def test_validate_device_rows_hold_within_their_tolerances():
         for check, (model, sim) in zip(case.checks, validate._timed(case)):
             assert abs(sim - model) / model <= check.tolerance, (case.group, check.setting, model, sim)
     assert md1.checks[0].model(None) == pytest.approx(220.0, rel=1e-12)
+
+
+def test_cli_says_when_the_rate_is_beyond_saturation():
+    # FEMU at WA = 2 saturates at 140,466 writes/s; 10^6/s offered loads the dies 7.1 times over.
+    code, text = _run(["--wa", "2", "--rate", "1e6", "--json"])
+    assert code == 0, text
+    d = json.loads(text)
+    assert d["die_busy"] == pytest.approx(1e6 * 455.625e-6 / 64, rel=1e-12)
+    assert "beyond saturation (140,466 IOPS)" in d["note"]

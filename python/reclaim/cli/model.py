@@ -189,6 +189,8 @@ def model_device(
     if rate is not None:
         load = dm.utilisation(dev, wa, rate * (1.0 - reads), rate * reads)
         data.update({"rate_iops": rate, "die_busy": load.die_busy, "gc_busy": load.gc_busy, "channel_busy": load.channel_busy})
+        if max(load.die_busy, load.channel_busy) >= 1.0:
+            data["note"] = f"the rate is beyond saturation ({sat:,.0f} IOPS): no steady state, queues grow without bound"
         if reads == 1.0 and dev.transfer == 0.0 and load.die_busy < 1.0:
             lat = dm.read_latency(dev, rate)
             data.update({f"md1_read_latency_{k}_us": v for k, v in lat.items()})
