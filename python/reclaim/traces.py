@@ -23,6 +23,41 @@ MAGIC = b"RCLMTRC1"
 FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "disksim", "blkparse", "alibaba", "pages", "vscsi", "oracle-general")
 
 
+#: The first page id of a run of read pages that have no id in a converted trace: past their
+#: volume's range (ids kept) or never written (renamed).
+UNWRITTEN = 0xFFFF_FFFF
+
+
+def _empty(dtype: str) -> Callable[[], np.ndarray]:
+    return lambda: np.zeros(0, dtype=dtype)
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The read requests of a converted trace (layout 3 on), in trace order among the writes.
+
+    Attributes:
+        at: Page writes issued before each read request (uint64, non-decreasing).
+        runs: Runs of page ids of each read request (uint32); empty when each is one run.
+        first: First page id of each run (uint32); :data:`UNWRITTEN` for pages without id.
+        pages: Pages of each run (uint32).
+        times: Seconds since the trace's first request, per read request, or an empty array.
+        volumes: The volume of each read request, an index into ``meta["volumes"]`` (empty for
+            a trace of one volume).
+    """
+
+    at: np.ndarray = field(default_factory=_empty("<u8"))
+    runs: np.ndarray = field(default_factory=_empty("<u4"))
+    first: np.ndarray = field(default_factory=_empty("<u4"))
+    pages: np.ndarray = field(default_factory=_empty("<u4"))
+    times: np.ndarray = field(default_factory=_empty("<f8"))
+    volumes: np.ndarray = field(default_factory=_empty("<u4"))
+
+    def copy(self) -> Reads:
+        """The same reads in arrays of their own."""
+        return Reads(*(a.copy() for a in (self.at, self.runs, self.first, self.pages, self.times, self.volumes)))
+
+
 @dataclass(frozen=True)
 class Trace:
     """A converted trace in memory.
@@ -35,13 +70,15 @@ class Trace:
         times: Seconds since the first request per write request, or an empty array.
         request_volumes: The volume of each write request, an index into ``meta["volumes"]``
             (empty for a trace of one volume).
+        reads: The read requests (none kept in a trace converted before layout 3).
     """
 
     meta: dict[str, Any]
     pages: np.ndarray
     request_pages: np.ndarray
     times: np.ndarray
-    request_volumes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
+    request_volumes: np.ndarray = field(default_factory=_empty("<u4"))
+    reads: Reads = field(default_factory=Reads)
 
 
 #: The index of a folder of per-volume traces (``reclaim trace convert --volumes``).
@@ -255,7 +292,26 @@ def load(path: str | Path) -> Trace:
     request_pages = np.frombuffer(data, dtype="<u4", count=(times_at - requests_at) // 4, offset=requests_at)
     times = np.frombuffer(data, dtype="<f8", count=(volumes_at - times_at) // 8, offset=times_at)
     volumes = np.frombuffer(data, dtype="<u4", count=(trims_at - volumes_at) // 4, offset=volumes_at)
-    return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times, request_volumes=volumes)
+    return Trace(meta=meta, pages=pages, request_pages=request_pages, times=times, request_volumes=volumes,
+                 reads=_reads(meta, data))
+
+
+def _reads(meta: dict[str, Any], data: bytes) -> Reads:
+    """The reads' arrays, the last section of a converted trace (layout 3; its length checked by
+    the engine against the header's counts)."""
+    if meta["version"] < 3:
+        return Reads()
+    reads, runs = int(meta["reads"]), int(meta["read_runs"])
+    several = len(meta.get("volumes") or []) > 1
+    sizes = [("at", "<u8", reads), ("runs", "<u4", reads if runs > reads else 0), ("first", "<u4", runs),
+             ("pages", "<u4", runs), ("times", "<f8", reads if meta["read_times"] else 0),
+             ("volumes", "<u4", reads if several else 0)]
+    at = len(data) - sum(np.dtype(d).itemsize * n for _, d, n in sizes)
+    arrays = {}
+    for name, dtype, n in sizes:
+        arrays[name] = np.frombuffer(data, dtype=dtype, count=n, offset=at)
+        at += np.dtype(dtype).itemsize * n
+    return Reads(**arrays)
 
 
 def load_or_convert(path: str | Path, format: str | None = None, **options: Any) -> Trace:
@@ -272,7 +328,7 @@ def load_or_convert(path: str | Path, format: str | None = None, **options: Any)
         t = load(out)
         # Copy the arrays out of the temporary file's buffer.
         return Trace(meta=t.meta, pages=t.pages.copy(), request_pages=t.request_pages.copy(), times=t.times.copy(),
-                     request_volumes=t.request_volumes.copy())
+                     request_volumes=t.request_volumes.copy(), reads=t.reads.copy())
 
 
 def request_sizes(path: str | Path, format: str, slot_bytes: int = 512, skip_bad_lines: bool = False,
@@ -389,6 +445,10 @@ def stats(trace: Trace | str | Path, thresholds: Sequence[int] = (20, 5), format
         "page_size": int(m["page_size"]),
         "requests": m["requests"],
         "reads": m["reads"],
+        # Layout 3 keeps every read (for a replay with time); earlier layouts counted them only.
+        "reads_kept": len(trace.reads.at),
+        "pages_read": m.get("pages_read", 0),
+        "pages_read_unwritten": m.get("pages_read_unwritten", 0),
         "writes": m["writes"],
         "pages_written": m["pages_written"],
         "unique_pages": m["unique_pages"],
