@@ -322,3 +322,13 @@ def test_cli_says_when_the_rate_is_beyond_saturation():
     d = json.loads(text)
     assert d["die_busy"] == pytest.approx(1e6 * 455.625e-6 / 64, rel=1e-12)
     assert "beyond saturation (140,466 IOPS)" in d["note"]
+
+
+def test_free_cleaning_costs_the_users_program_alone():
+    # clean=free (ttFlash's ideal device): cleaning takes no device time, so a user write costs
+    # its tPROG whatever the WA: 64 dies / 200 µs = 320,000 IOPS at saturation.
+    d = dm.parse("femu:clean=free")
+    assert d.free_cleaning and not dm.FEMU.free_cleaning
+    assert dm.write_cost(d, 5.0) == dm.Cost(200.0, 0.0, 0.0)
+    assert dm.saturation_iops(d, 5.0) == pytest.approx(320_000.0, rel=1e-12)
+    assert dm.utilisation(d, 5.0, 160_000.0).gc_busy == 0.0

@@ -68,6 +68,8 @@ class Device:
         width: Channel width [bits], ≥ 1.
         bus: Page transfers take their channel, one at a time (``bus=on``); off, they take no
             time.
+        free_cleaning: Cleaning takes no device time (``clean=free``, the ideal device without
+            garbage collection): a user write costs its own program alone.
     """
 
     channels: int
@@ -81,6 +83,7 @@ class Device:
     mts: float
     width: int
     bus: bool
+    free_cleaning: bool = False
 
     @property
     def total_dies(self) -> int:
@@ -178,7 +181,7 @@ def parse(spec: str) -> Device:
     name, _, rest = spec.strip().partition(":")
     if name not in PRESETS:
         raise ValueError(f"invalid value for `device`: `{name}` (expected a preset: {', '.join(PRESETS)})")
-    known = {f.name for f in fields(Device)} | set(_CHOICES) | set(_ENGINE_COUNTS)
+    known = ({f.name for f in fields(Device)} - {"free_cleaning"}) | set(_CHOICES) | set(_ENGINE_COUNTS)
     changes: dict[str, object] = {}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, eq, value = (x.strip() for x in item.partition("="))
@@ -209,6 +212,8 @@ def parse(spec: str) -> Device:
                 raise ValueError(f"invalid value for `device.{key}`: `{value}` (expected {' or '.join(f'`{c}`' for c in _CHOICES[key])})")
             if key == "bus":
                 changes[key] = value == "on"
+            elif key == "clean":
+                changes["free_cleaning"] = value == "free"
     return replace(PRESETS[name], **changes)  # type: ignore[arg-type]
 
 
@@ -238,13 +243,16 @@ class Cost:
 
 
 def write_cost(dev: Device, wa: float) -> Cost:
-    """The flash time of one user page write at write amplification ``wa`` (module docstring).
+    """The flash time of one user page write at write amplification ``wa`` (module docstring);
+    with ``clean=free`` its own program alone, whatever ``wa``.
 
     >>> c = write_cost(FEMU, 2.0)  # 2·200 + 1·40 + 2·2000/(1·256) = 455.625 µs
     >>> c.die, c.gc, c.channel
     (455.625, 255.625, 0.0)
     """
     _check_wa(wa)
+    if dev.free_cleaning:
+        return Cost(dev.tprog, 0.0, dev.transfer)
     erase = wa * dev.tbers / (dev.planes * dev.pages_per_block)
     die = wa * dev.tprog + (wa - 1.0) * dev.tr + erase
     return Cost(die, die - dev.tprog, (2.0 * wa - 1.0) * dev.transfer if dev.bus else 0.0)
