@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reclaim.reproduce import dyal_draughn, li, lomet, lomet_mdc, sepbit, stockmeyer, vanhoudt
+from reclaim.reproduce import dyal_draughn, latency, li, lomet, lomet_mdc, sepbit, stockmeyer, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
 #: Every reproduction by its name on the command line (and in the results database).
@@ -23,6 +23,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         "dyal-draughn": dyal_draughn.TABLES,
         "stockmeyer": stockmeyer.STOCKMEYER,
         "sepbit": sepbit.SEPBIT,
+        "latency": latency.LATENCY,
     }.items()
 }
 

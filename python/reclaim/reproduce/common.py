@@ -76,11 +76,11 @@ class Context:
 
 
 #: What a reproduction's setting names, in this order: the geometry, the cleaner, the placement,
-#: the method and lengths (``trace_classes``, ``sizes``, ``trim``, ``volume`` and ``window`` are
-#: named only where a run sets them).
+#: the method and lengths, then the device's clock (``trace_classes``, ``sizes``, ``trim``, ``volume``,
+#: ``window`` and the device's ``device``, ``arrivals`` and ``reads`` are named only where a run sets them).
 SETTING_KEYS = ("segments", "pages_per_segment", "spare", "fill", "logical_pages", "policy", "gc", "frontier", "placement",
                 "streams", "free_empty", "cache", "trace_classes", "sizes", "workload", "method", "trim", "volume", "warmup",
-                "writes", "window", "seed")
+                "writes", "window", "seed", "device", "arrivals", "reads")
 
 
 def setting(configs: Sequence[SimConfig]) -> str:
