@@ -12,7 +12,9 @@ from rich.text import Text
 
 from reclaim.api import SimConfig
 from reclaim.cli.common import DEFAULT_DB, app, fail, number, out, ph, print_json
+from reclaim.device import TimeResult
 from reclaim.progress import console, progress_bar, run_with_bar
+from reclaim.schemes import FAMILIES
 
 
 @app.command("simulate")
@@ -41,6 +43,9 @@ def simulate_cmd(
     writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
     seed: Annotated[int | None, typer.Option(help=ph("seed"))] = None,
     window: Annotated[int | None, typer.Option(help=ph("window"))] = None,
+    device: Annotated[str | None, typer.Option(help=ph("device", "`reclaim schemes devices` lists the presets and their keys."))] = None,
+    arrivals: Annotated[str | None, typer.Option(help=ph("arrivals"))] = None,
+    reads: Annotated[float | None, typer.Option(help=ph("reads"))] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (NaN as null).")] = False,
     arrays: Annotated[bool, typer.Option(help="With --json, include histograms, erase counts and time series.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -77,6 +82,9 @@ def simulate_cmd(
         writes=writes,
         seed=seed,
         window=window,
+        device=device,
+        arrivals=arrivals,
+        reads=reads,
     )
     trace = workload[len("trace:"):] if workload and workload.startswith("trace:") else None
     if trace and (volume == "each" or Path(trace).is_dir() or (volume is None and _several_volumes(trace))):
@@ -121,8 +129,32 @@ def simulate_cmd(
     for k in [*keys, "seconds", "page_writes_per_second"]:
         t.add_row(k, number(k, getattr(r, k)))
     out.print(t)
+    if r.time is not None:
+        out.print(time_table(r.time))
     if r.method is not None:
         out.print(method_line(r.method))
+
+
+def time_table(tm: TimeResult) -> Table:
+    """A timed run's measured phase on the device's clock: requests, throughput, the latency
+    percentiles of reads and writes [µs], how busy the dies were and cleaning's share of it."""
+    t = Table(title=f"time on {tm.device}, {tm.arrivals}")
+    t.add_column("metric")
+    for c in ("read", "write", "all"):
+        t.add_column(c, justify="right")
+    t.add_row("requests", f"{tm.reads:,}", f"{tm.writes:,}", f"{tm.reads + tm.writes:,}")
+    t.add_row("IOPS", f"{tm.read_iops:,.0f}", f"{tm.write_iops:,.0f}", f"{tm.iops:,.0f}")
+    t.add_row("MB/s", "", "", f"{tm.mb_per_s:,.1f}")
+    for name, label in (("mean", "latency mean [µs]"), ("p50", "p50 [µs]"), ("p90", "p90 [µs]"), ("p99", "p99 [µs]"),
+                        ("p999", "p99.9 [µs]"), ("p9999", "p99.99 [µs]"), ("max", "max [µs]")):
+        r, w = getattr(tm.read_latency, name), getattr(tm.write_latency, name)
+        # A kind of request that was not measured has no latency, not a latency of 0.
+        t.add_row(label, f"{r:,.1f}" if tm.reads else "—", f"{w:,.1f}" if tm.writes else "—", "")
+    t.add_section()
+    t.add_row(f"die busy ({tm.dies} dies: mean, max)", "", "", f"{tm.die_busy:.3f}, {tm.die_busy_max:.3f}")
+    t.add_row("cleaning's share of die time", "", "", f"{tm.gc_busy:.3f}")
+    t.add_row("span [s]", "", "", f"{tm.span_us / 1e6:,.3f}")
+    return t
 
 
 def _several_volumes(path: str) -> bool:
@@ -161,7 +193,9 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
     first = next(iter(r.volumes.values()), None)
     what = first.ran() if first is not None else {"policy": r.config.policy or "greedy", "placement": r.config.placement or "single", "gc": r.config.gc}
     t = Table(title=f"{what['policy']}, {what['placement']}, gc {what['gc']}, {params['workload']}: {len(r.volumes) + len(r.idle)} volumes, each on a device of its own")
-    for c in ("volume", "segments", "spare", "user_writes", "gc_writes", "wa", "passes", "settled"):
+    timed = params.get("device") is not None
+    for c in ("volume", "segments", "spare", "user_writes", "gc_writes", "wa", "passes", "settled",
+              *(("IOPS", "read p99 [µs]", "write p99 [µs]") if timed else ())):
         t.add_column(c, justify="left" if c == "volume" else "right")
     for name, v in r.volumes.items():
         m = v.method or {}
@@ -169,8 +203,12 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
         # A log's segments are its largest size, not the bound allocated for it.
         segments = m["log"]["peak_segments"] if m.get("log") else v.simulated_segments
         spare = "" if m.get("log") else f"{v.simulated_spare:.4f}" + ("" if m.get("spare_as_asked") is not False else " *")
+        # Each volume on a device of its own: its own clock (`--json` holds the whole of each).
+        tm = v.time
+        clock = () if tm is None else (f"{tm.iops:,.0f}", f"{tm.read_latency.p99:,.1f}" if tm.reads else "—",
+                                        f"{tm.write_latency.p99:,.1f}" if tm.writes else "—")
         t.add_row(name, f"{segments:,}", spare, f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
-                  f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"))
+                  f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"), *clock)
     for name in r.idle:
         t.add_row(name, "", "", "0", "0", "—", "", "only reads")
     t.add_section()
@@ -203,14 +241,15 @@ def method_line(m: dict[str, Any]) -> str:
 
 @app.command("schemes")
 def schemes_cmd(
-    family: Annotated[str | None, typer.Argument(help="policies, placements, triggers, workloads, sizes or methods; all when omitted.")] = None,
+    family: Annotated[str | None, typer.Argument(help=f"{', '.join(FAMILIES)}; all when omitted.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
     stub: Annotated[bool, typer.Option("--stub", help="Print the docstring of `schemes` in the engine's type stubs.")] = False,
 ) -> None:
-    """Every policy, placement, trigger, workload, size distribution and trace-driven method: its spec, paper and section,
-    parameters and defaults, as its own file in the engine declares it."""
-    from reclaim.schemes import FAMILIES, markdown_table, schemes, stub_doc
+    """Every policy, placement, trigger, workload, size distribution, trace-driven method, device preset and arrival
+    process: its spec, paper and section (or the simulator and file it comes from), parameters and defaults, as its own
+    file in the engine declares it."""
+    from reclaim.schemes import markdown_table, schemes, stub_doc
 
     if family is not None and family not in FAMILIES:
         fail(f"invalid value for `FAMILY`: `{family}` (expected one of {', '.join(FAMILIES)})")

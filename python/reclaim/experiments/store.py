@@ -7,9 +7,10 @@ Tables:
   (JSON) and as one column per parameter, every metric of :class:`reclaim.SimResult` under its
   name, the victim and segment valid-page histograms as lists, how a trace was replayed
   (``replay_method``, ``working_set``, ``passes``, ``settled``, ``pass_wa``) and the run's
-  ``warnings``, and the provenance (``engine``, ``host``, ``started``, ``wall_seconds``).
+  ``warnings``, a timed run's latencies and throughput (:data:`TIME`, NULL without a device),
+  and the provenance (``engine``, ``host``, ``started``, ``wall_seconds``).
 - ``series``: the time series, one row per task and window (``key``, ``window_index``, ``window``,
-  and the per-window metrics).
+  and the per-window metrics; a timed run's too, :data:`SERIES`).
 - ``sweep_tasks``: which sweep holds which task, with the task's axis values (``point``, JSON);
   a task shared by two sweeps runs once and belongs to both.
 - ``failures``: the last error of each task that failed and has not succeeded since.
@@ -47,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from reclaim.api import SimConfig, SimResult
+from reclaim.device import LATENCY_FIELDS
 
 #: Scalar metrics of a result, with their column types.
 METRICS: dict[str, str] = {
@@ -88,7 +90,31 @@ REPLAY: dict[str, str] = {
     "pass_wa": "DOUBLE[]",
     "warnings": "VARCHAR[]",
 }
-#: Per-window series and their column types.
+#: A timed run's measured phase on the device's clock (:attr:`reclaim.SimResult.time`, NULL
+#: without a ``device``), named as :meth:`reclaim.device.TimeResult.scalars` names them: the JSON's
+#: ``time.read_latency.p99`` is ``read_latency_p99`` [µs]; ``device_spec`` and ``arrivals_spec``
+#: are what ran (the parameters' columns ``device`` and ``arrivals`` hold what was asked, NULL for
+#: a default). The request counts ``time.reads`` and ``time.writes`` have no column of their
+#: own, since ``reads`` and ``writes`` are parameters: they are ``read_latency_count`` and
+#: ``write_latency_count``. A kind of request a run did not make has NULL latencies, not zeros.
+TIME: dict[str, str] = {
+    "device_spec": "VARCHAR",
+    "arrivals_spec": "VARCHAR",
+    "dies": "BIGINT",
+    "read_pages": "BIGINT",
+    "write_pages": "BIGINT",
+    "span_us": "DOUBLE",
+    "iops": "DOUBLE",
+    "read_iops": "DOUBLE",
+    "write_iops": "DOUBLE",
+    "mb_per_s": "DOUBLE",
+    **{f"{kind}_latency_{k}": "BIGINT" if k == "count" else "DOUBLE" for kind in ("read", "write") for k in LATENCY_FIELDS},
+    "die_busy": "DOUBLE",
+    "die_busy_max": "DOUBLE",
+    "gc_busy": "DOUBLE",
+}
+#: Per-window series and their column types: the engine's (:attr:`reclaim.SimResult.series`),
+#: then a timed run's (``TimeResult.windows``, NULL without a device).
 SERIES: dict[str, str] = {
     "user_writes": "BIGINT",
     "gc_writes": "BIGINT",
@@ -100,6 +126,15 @@ SERIES: dict[str, str] = {
     "gcu": "DOUBLE",
     "work_rd_live": "DOUBLE",
     "work_rd_all": "DOUBLE",
+    "requests": "BIGINT",
+    "span_us": "DOUBLE",
+    "iops": "DOUBLE",
+    "mb_per_s": "DOUBLE",
+    "read_mean": "DOUBLE",
+    "read_p99": "DOUBLE",
+    "write_mean": "DOUBLE",
+    "write_p99": "DOUBLE",
+    "die_busy": "DOUBLE",
 }
 #: Provenance of a row.
 PROVENANCE: dict[str, str] = {
@@ -140,7 +175,7 @@ def task_columns() -> list[str]:
     >>> task_columns()[:3]
     ['key', 'config', 'segments']
     """
-    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *REPLAY, *PROVENANCE]
+    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *REPLAY, *TIME, *PROVENANCE]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise RuntimeError(f"the results table names {', '.join(repeated)} twice (a parameter and a result may not share a name)")
@@ -365,7 +400,9 @@ class ResultStore:
             c.execute("INSERT INTO schema_version VALUES ($1)", [SCHEMA_VERSION])
         c.execute("CREATE TABLE IF NOT EXISTS tasks (key VARCHAR PRIMARY KEY, config JSON)")
         have = {r[0] for r in c.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
-        for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **PROVENANCE}.items():
+        # A column added since the database was made (a new parameter, the timed run's metrics)
+        # is NULL for the rows written before it.
+        for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **TIME, **PROVENANCE}.items():
             if name not in have:
                 c.execute(f'ALTER TABLE tasks ADD COLUMN "{name}" {kind}')
         cols = ", ".join(f'"{k}" {v}' for k, v in SERIES.items())
@@ -433,7 +470,9 @@ class ResultStore:
                     snames = ["key", "window_index", "window", *SERIES]
                     stable = pa.table({n: [s.get(n) for s in series] for n in snames}, schema=_arrow_schema(snames, series=True))
                     c.register("new_series", stable)
-                    c.execute(f"INSERT INTO series SELECT {', '.join(map(_q, snames))} FROM new_series ON CONFLICT DO NOTHING")
+                    # Columns named: a database made before a column existed has it at the end.
+                    cols = ", ".join(map(_q, snames))
+                    c.execute(f"INSERT INTO series ({cols}) SELECT {cols} FROM new_series ON CONFLICT DO NOTHING")
                     c.unregister("new_series")
                 keys = [r["task"]["key"] for r in rows]
                 c.execute("DELETE FROM failures WHERE key IN (SELECT unnest($1))", [keys])
@@ -492,7 +531,7 @@ def _arrow_schema(names: Sequence[str], series: bool = False) -> Any:
     import pyarrow as pa
 
     types = {"key": "VARCHAR", "config": "JSON", "window_index": "INTEGER", "window": "BIGINT"}
-    types.update(SERIES if series else {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **PROVENANCE})
+    types.update(SERIES if series else {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **TIME, **PROVENANCE})
     return pa.schema([(n, _arrow_type(types[n])) for n in names])
 
 
@@ -523,9 +562,21 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
     task["settled"] = m.get("settled")
     task["pass_wa"] = [_finite(float(x)) for x in m.get("pass_wa") or []] or None
     task["warnings"] = list(result.warnings) or None
+    task.update(_time_columns(result))
     task.update(provenance)
-    s = result.series
+    s = dict(result.series)
     n = len(s.get("wa", []))
+    if result.time is not None:
+        # A timed run's windows are the engine's (windows of user writes), or with reads alone,
+        # where the engine has none, windows of reads: their rows hold the clock's columns only.
+        timed = {k: v for k, v in result.time.windows.items() if len(v) == n or n == 0}
+        n = max([n, *map(len, timed.values())])
+        s.update(timed)
+        # A kind of request the run did not make has no latency in any window (NULL, not 0).
+        for kind, made in (("read", result.time.reads), ("write", result.time.writes)):
+            if not made:
+                s.pop(f"{kind}_mean", None)
+                s.pop(f"{kind}_p99", None)
     window = s.get("window")
     series = []
     for i in range(n):
@@ -535,6 +586,19 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
             item[name] = _finite(arr[i].item()) if arr is not None and len(arr) > i else None
         series.append(item)
     return {"task": task, "series": series}
+
+
+def _time_columns(result: SimResult) -> dict[str, Any]:
+    """The :data:`TIME` columns of a result: NULL without a device, and a latency of a kind of
+    request the run did not make (no reads) NULL rather than 0."""
+    if result.time is None:
+        return dict.fromkeys(TIME)
+    scalars = result.time.scalars()
+    out = {name: _finite(scalars[name]) for name in TIME}
+    for kind in ("read", "write"):
+        if not out[f"{kind}_latency_count"]:
+            out.update({f"{kind}_latency_{k}": None for k in LATENCY_FIELDS if k != "count"})
+    return out
 
 
 def migrate(path: str | Path) -> str:
