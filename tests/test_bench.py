@@ -7,6 +7,7 @@ import shutil
 import pytest
 from reclaim.bench import (
     _INSTRUCTIONS,
+    DEVICES,
     FITNESS_TREE,
     MDC,
     PLACEMENTS,
@@ -16,6 +17,7 @@ from reclaim.bench import (
     measure_placements,
     measure_scaling,
     measure_share,
+    measure_timed,
     placement_rows,
     scaling_config,
 )
@@ -85,3 +87,24 @@ def test_sizes_names_a_bad_segment_count_and_scales_its_writes():
         "10x", "10x", "2x", "0.25x", "0.25x"]
     assert scaling_config(1 << 22, "fifo", 3)["warmup"] == "fill+1x"
     assert [s for s, _, _ in SCALING] == [10_000, 100_000, 1_000_000, 1 << 22]
+
+
+def test_timed_rows_run_each_device_beside_the_same_run_without_one():
+    rows = measure_timed(runs=2, writes="0.2x")
+    assert list(rows) == [name for name, _, _ in DEVICES] == ["femu", "mqsim"]
+    for name, v in rows.items():
+        # The device only puts the engine's operations on a clock: the cleaner decides as
+        # without it, so the WA is the same number.
+        assert v["timed"]["wa"] == v["untimed"]["wa"], name
+        assert v["timed"]["page_writes_per_second"] > 0 and v["untimed"]["page_writes_per_second"] > 0
+        assert v["low"] <= v["pair_ratio"] <= v["high"]
+        assert v["iops"] > 0
+    with pytest.raises(ValueError, match="`runs`"):
+        measure_timed(runs=0, writes="0.2x")
+
+
+def test_each_timed_device_has_the_speed_geometrys_64_page_segment():
+    from reclaim.models import device
+
+    # channels × dies × planes × pages_per_block: femu 8 × 8 × 1 × 1, mqsim 4 × 8 × 2 × 1.
+    assert [device.parse(spec).pages_per_segment for _, spec, _ in DEVICES] == [64, 64]

@@ -3,7 +3,9 @@
 Speed: uniform writes on 10,000 segments × 64 pages at spare 0.10, for greedy, FIFO and
 d-choices (d = 10), then greedy with each placement scheme or option changed; each run reports
 page writes (user + GC) and user writes per second over its measured phase; the median of
-``runs`` runs is reported. ``--compare REV`` instead sets the engine beside another revision's,
+``runs`` runs is reported. Timed rows: greedy on the same geometry with a ``femu`` and an
+``mqsim`` device whose superblock is the 64-page segment, each run beside the same run without a
+device, interleaved, and their ratio. ``--compare REV`` instead sets the engine beside another revision's,
 interleaved. Memory: a child process builds a 1 TiB
 device (268,435,456 physical pages of 4 KiB, 64 per segment, spare 0.10), fills it and writes
 until the cleaner has run, and reports its peak resident set size.
@@ -26,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -383,6 +386,53 @@ def row_config(overrides: dict[str, Any], writes: str, seed: int) -> SimConfig:
     return SimConfig(**{**speed_config("greedy", writes, seed).to_dict(), **overrides})
 
 
+#: Timed rows: a device whose superblock is the speed geometry's 64-page segment (name, device,
+#: its geometry in words). FEMU's 8 channels × 8 dies with one plane and one page per block;
+#: MQSim's 2 planes on 4 channels × 8 dies, one page per block.
+DEVICES = (("femu", "femu:pages_per_block=1", "8 ch × 8 dies × 1 plane × 1 page"),
+           ("mqsim", "mqsim:channels=4,pages_per_block=1", "4 ch × 8 dies × 2 planes × 1 page"))
+#: How a timed row's requests arrive: fio's usual queue depth, writes only.
+TIMED_ARRIVALS = "closed:iodepth=32"
+
+
+def measure_timed(runs: int, writes: str) -> dict[str, Any]:
+    """Greedy on the speed geometry with each device of :data:`DEVICES` (every flash operation on
+    the dies' timelines, latencies into histograms) against the same run without a device: the
+    two alternate run by run, same seed, so that a shared machine's drifting load falls on both.
+    Per device: the median page writes/s of each, the ratio of the medians, and the median,
+    lowest and highest ratio of the pairs run back to back."""
+    _check_runs(runs)
+    out: dict[str, Any] = {}
+    for name, device, geometry in DEVICES:
+        timed: list[SimResult] = []
+        plain: list[SimResult] = []
+        for seed in range(1, runs + 1):
+            config = speed_config("greedy", writes, seed)
+            with_device = replace(config, device=device, arrivals=TIMED_ARRIVALS)
+            for c, into in ((config, plain), (with_device, timed)) if seed % 2 else ((with_device, timed), (config, plain)):
+                into.append(simulate(c))
+        ratios = [t.page_writes_per_second / p.page_writes_per_second for t, p in zip(timed, plain, strict=True)]
+        a, b = _medians(timed), _medians(plain)
+        out[name] = {"device": device, "geometry": geometry, "arrivals": TIMED_ARRIVALS, "timed": a, "untimed": b,
+                     "ratio": a["page_writes_per_second"] / b["page_writes_per_second"],
+                     "pair_ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios),
+                     "iops": statistics.median(t.time.iops for t in timed if t.time is not None)}
+    return out
+
+
+def _timed_table(rows: dict[str, Any], runs: int) -> Table:
+    t = Table(title=f"greedy with a device (every flash operation timed, {TIMED_ARRIVALS}) against without, "
+                    f"median of {runs} interleaved pairs")
+    for c in ("device", "superblock", "M page writes/s timed", "untimed", "timed / untimed", "pairs: median (low–high)",
+              "device IOPS"):
+        t.add_column(c, justify="left" if c in ("device", "superblock") else "right")
+    for v in rows.values():
+        t.add_row(v["device"], v["geometry"], f"{v['timed']['page_writes_per_second'] / 1e6:.1f}",
+                  f"{v['untimed']['page_writes_per_second'] / 1e6:.1f}", f"{v['ratio']:.3f}",
+                  f"{v['pair_ratio']:.3f} ({v['low']:.3f}–{v['high']:.3f})", f"{v['iops']:,.0f}")
+    return t
+
+
 def measure_placements(runs: int, writes: str) -> dict[str, Any]:
     """Greedy's speed with each placement scheme or option of :func:`placement_rows`."""
     out: dict[str, Any] = {}
@@ -643,8 +693,9 @@ def measure_traces(lines: int = 2_000_000, runs: int = 3) -> dict[str, Any]:
 
 
 def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: bool = True, models: bool = True,
-              trace: bool = True, placements: bool = True) -> dict[str, Any]:
-    """Runs the benchmark; returns (and optionally prints) the report."""
+              trace: bool = True, placements: bool = True, timed: bool = True) -> dict[str, Any]:
+    """Runs the benchmark; returns (and optionally prints) the report. ``timed``: the rows with a
+    device (:func:`measure_timed`)."""
     _check_runs(runs)
     report: dict[str, Any] = {"geometry": "10000 segments x 64 pages, spare 0.10, uniform", "runs": runs, "policies": {}}
     for policy in POLICIES:
@@ -653,6 +704,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
         report["placements"] = measure_placements(runs, writes)
         report["share_of_greedy"] = measure_share(runs, writes)
         report["mdc_share_of_greedy"] = measure_share(runs, writes, MDC)
+    if timed:
+        report["timed"] = measure_timed(runs, writes)
     if memory:
         report |= measure_memory()
     if models:
@@ -668,6 +721,8 @@ def run_bench(runs: int = 5, writes: str = "10x", memory: bool = True, show: boo
             for sh in (report["share_of_greedy"], report["mdc_share_of_greedy"]):
                 c.print(f"{sh['row']}: {sh['median']:.3f} × greedy's page writes/s "
                         f"(median of {sh['pairs']} interleaved pairs, {sh['low']:.3f}–{sh['high']:.3f})")
+        if timed:
+            c.print(_timed_table(report["timed"], runs))
         if memory:
             c.print(
                 f"1 TB geometry ({report['tb_physical_pages']:,} pages of 4 KiB, {report['tb_segments']:,} segments): "
