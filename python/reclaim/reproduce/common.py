@@ -153,6 +153,8 @@ class Reproduction:
     name: str = "reproduction"
     #: The readings it lets the user choose (``--set KEY=VALUE``), by key.
     choices: Mapping[str, Choice] = field(default_factory=dict)
+    #: Writes its figures (and their data) for the rows into a folder, returning the paths.
+    figures: Callable[[list[Row], Path], list[Path]] | None = None
 
     def run(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None, workers: int | None = None,
             trace: str | Path | None = None, options: Mapping[str, str] | None = None) -> list[Row]:

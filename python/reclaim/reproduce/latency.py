@@ -99,13 +99,13 @@ def bound(wa: float | None, dev: model.Device | None = None) -> float:
 
 def stall_us(wa: float, dev: model.Device | None = None) -> float:
     """C, one victim's cleaning on each die [µs]: u·(pages per die)·(tR + tPROG) + tBERS with u =
-    (WA − 1)/WA (module docstring).
+    1 − 1/WA (module docstring); ``math.inf``: a victim whose every page is valid.
 
     >>> round(stall_us(4.0))  # 0.75 × 64 × 825 + 3800
     43400
     """
     dev = dev or model.parse(DEVICE)
-    u = (wa - 1.0) / wa
+    u = 1.0 - 1.0 / wa
     per_die = dev.pages_per_segment / dev.total_dies
     return u * per_die * (dev.tr + dev.tprog) + dev.tbers
 
@@ -160,9 +160,10 @@ def _timed(config: SimConfig) -> dict[str, Any]:
 def _measure(ctx: Context, configs: list[SimConfig]) -> list[dict[str, Any]]:
     """Each configuration's WA and time metrics: through the results database when it keeps the
     time columns, else run here on every core (nothing kept)."""
-    from reclaim.experiments.store import METRICS
+    from reclaim.experiments import store
 
-    if "read_latency_p99" in METRICS:
+    kept = {*store.METRICS, *getattr(store, "TIME", {})}
+    if set(TIME_KEYS.values()) <= kept:
         return [{"wa": m.wa, **{v: getattr(m, v) for v in TIME_KEYS.values()}} for m in ctx.simulate(configs)]
     from reclaim import parallel
 
@@ -269,10 +270,11 @@ def _notes(rows: Sequence[Row]) -> list[str]:
                      "timeline booked in the order operations are issued (FEMU's), and a read's transfer is booked at the read's end, "
                      "so a program issued later on that channel waits behind it while its die idles; `--set bus=off` shows the dies "
                      "alone")
-    off = [r["scheme"] for r in rows if r.get("model_p99") and r["light_p99"] > 1.5 * r["model_p99"]]
-    if off:
-        notes.append(f"{', '.join(sorted(set(off)))}: the light-load tail is several victims' cleaning, not one (the stall model "
-                     "counts one victim per foreground cleaning)")
+    full = stall_us(math.inf) if rows else 0.0
+    long = sorted({r["scheme"] for r in rows if r.get("model_p99") is not None and r["light_p99"] > full})
+    if long:
+        notes.append(f"{', '.join(long)}: the light-load p99 is longer than the cleaning of one full victim ({full / 1e3:.1f} ms), "
+                     "so a read there waits behind several victims cleaned back to back; the model counts one")
     return notes
 
 
@@ -355,6 +357,7 @@ LATENCY = Reproduction(
     compute=compute,
     columns=[],
     render=render,
+    figures=figures,
     choices={"bus": Choice(("on", "off"), "on", "The channel: on, MQSim's 8-bit bus at 333 MT/s, each page transfer "
                            "taking its channel; off, transfers take no time and the dies alone bound the rate.")},
 )
