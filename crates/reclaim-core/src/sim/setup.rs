@@ -46,6 +46,8 @@ struct Setup {
     clock: Option<TraceClock>,
     /// Whether the trace has request times.
     timestamps: bool,
+    /// A timed run's trace reads.
+    read_schedule: Option<crate::workload::trace::ReadSchedule>,
     rng: SimRng,
 }
 
@@ -85,6 +87,11 @@ impl Setup {
         }
         let log = match (config.method(), &trace) {
             (Some(MethodSpec::Log(rule)), Some(t)) => Some(LogTrigger::new(rule, &t.request_pages)),
+            _ => None,
+        };
+        // A timed run replays the trace's reads among its writes.
+        let read_schedule = match (&config.device, &trace) {
+            (Some(_), Some(t)) => crate::workload::trace::ReadSchedule::new(t),
             _ => None,
         };
         let (pages, requests, times) = match trace {
@@ -134,6 +141,7 @@ impl Setup {
             workload,
             warm_workload,
             timestamps,
+            read_schedule,
             trace: facts,
             trims,
             log,
@@ -454,6 +462,7 @@ impl Simulator {
             mut workload,
             warm_workload,
             timestamps,
+            read_schedule,
             trace,
             trims,
             log,
@@ -512,6 +521,9 @@ impl Simulator {
         sim.source.clock = clock;
         sim.timed =
             super::timed::on_device(config, sim.engine.admission.way, read_law, timestamps)?;
+        if let Some(t) = sim.timed.as_mut() {
+            t.trace_reads = read_schedule;
+        }
         sim.plan.warnings.extend(given.segment_warning());
         if let Phase::Measure(_) = sim.plan.phase {
             sim.engine

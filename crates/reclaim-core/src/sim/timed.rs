@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::rng::SimRng;
 use crate::store::NONE;
 use crate::time::{ArrivalSpec, Timing};
+use crate::workload::trace::ReadSchedule;
 use crate::workload::Workload;
 
 /// A timed run's state beside the engine.
@@ -28,6 +29,11 @@ pub(super) struct Timed {
     rng: SimRng,
     /// Measured phases seen (a `precondition` pass starts the tallies afresh).
     starts: u32,
+    /// A trace's reads, in trace order among its writes.
+    pub(super) trace_reads: Option<ReadSchedule>,
+    /// Trace page writes issued since the replay began (prefix and earlier passes included);
+    /// `None` until the measured phase's first.
+    trace_writes: Option<u64>,
     /// The write request under way: its arrival and its pages' latest completion so far [ns],
     /// its pages still to write and its pages in all.
     current: Option<(u64, u64, u32, u32)>,
@@ -42,6 +48,8 @@ impl Timed {
             rng: SimRng::seed_from_u64(seed ^ 0x7265_6164_7321_0001),
             starts: 0,
             current: None,
+            trace_reads: None,
+            trace_writes: None,
         }
     }
 
@@ -142,7 +150,18 @@ impl Simulator {
             return Ok(());
         }
         self.source.prime(&self.engine.dev.store.page_map);
+        if timed.trace_reads.is_some() && timed.trace_writes.is_none() {
+            // The reads of the unmeasured writes before are passed over.
+            let issued = self.plan.issued - self.plan.synthetic;
+            timed.trace_writes = Some(issued);
+            let schedule = timed.trace_reads.as_mut().expect("a schedule");
+            while issued > 0 && schedule.due(issued - 1).is_some() {}
+        }
         for _ in 0..n {
+            if let Some(issued) = timed.trace_writes {
+                self.timed_trace_reads(timed, issued);
+                timed.trace_writes = Some(issued + 1);
+            }
             // Reads come between write requests: a geometric number of them before each.
             if timed.current.is_none() {
                 while timed.share > 0.0 && timed.rng.random::<f64>() < timed.share {
@@ -169,6 +188,35 @@ impl Simulator {
             timed.timing.clean(idle, ops);
         }
         Ok(())
+    }
+
+    /// The trace's reads due before the page write that follows `issued` trace page writes,
+    /// each a request of its pages, read where they are now.
+    fn timed_trace_reads(&mut self, timed: &mut Timed, issued: u64) {
+        let pps = self.engine.dev.store.pps;
+        let schedule = timed.trace_reads.as_mut().expect("a schedule");
+        while let Some(request) = schedule.due(issued) {
+            let trace_us = request.time_us.unwrap_or(self.engine.dev.clocks.trace_time);
+            let t = timed.timing.arrive(trace_us);
+            let mut done = t;
+            for (i, page) in schedule.pages(&request).enumerate() {
+                let slot = page.map_or(NONE, |p| {
+                    self.engine
+                        .dev
+                        .store
+                        .page_map
+                        .get(p as usize)
+                        .copied()
+                        .unwrap_or(NONE)
+                });
+                let off = (slot != NONE).then(|| slot % pps);
+                // A page without data is read, with `unwritten=read`, on the die its number
+                // (or, without an id, its place in the request) maps to.
+                let number = page.unwrap_or(i as u32);
+                done = done.max(timed.timing.read(t, off, number));
+            }
+            timed.timing.complete(true, t, done, request.pages);
+        }
     }
 
     /// One read request of one page drawn by the read law.
