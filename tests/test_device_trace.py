@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from reclaim import simulate, traces
 
 DEVICE = "femu:channels=2,dies=2,pages_per_block=16"
