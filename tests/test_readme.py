@@ -1,5 +1,5 @@
-"""Every example of README.md's "Use" block runs, succeeds and finishes in under 30 seconds (the
-README promises it: a new user runs them and waits). They run in order in one scratch folder
+"""Every example of README.md's "Use" block and of its "Time under cleaning" section runs,
+succeeds and finishes in under 30 seconds (the README promises it: a new user runs them and waits). They run in order in one scratch folder
 holding only the checkout's ``data/`` and ``examples/``, with no ``../shared`` beside it, as from a
 fresh clone: the trace examples use the file the one before them wrote."""
 
@@ -20,12 +20,16 @@ RECLAIM = Path(sys.executable).parent / "reclaim"
 LIMIT = 30
 
 
-def examples() -> list[str]:
-    """The commands of the first ``sh`` block under "## Use", continuations joined."""
+#: The sections whose first ``sh`` and ``python`` blocks are run.
+SECTIONS = ("Use", "Time under cleaning")
+
+
+def examples(section: str = "Use") -> list[str]:
+    """The commands of the first ``sh`` block under "## <section>", continuations joined."""
     text = (ROOT / "README.md").read_text()
-    use = text.split("\n## Use\n", 1)[1]
+    use = text.split(f"\n## {section}\n", 1)[1]
     block = re.search(r"```sh\n(.*?)```", use, re.S)
-    assert block, "README.md has no sh block under ## Use"
+    assert block, f"README.md has no sh block under ## {section}"
     lines = block.group(1).replace("\\\n", " ").splitlines()
     return [ln.split("  #", 1)[0].strip() for ln in lines if ln.strip()]
 
@@ -48,10 +52,10 @@ def workdir(tmp_path_factory):
 
 
 def test_no_example_reads_beside_the_checkout():
-    assert not [c for c in examples() if "../" in c]
+    assert not [c for s in SECTIONS for c in examples(s) if "../" in c]
 
 
-@pytest.mark.parametrize("cmd", examples())
+@pytest.mark.parametrize("cmd", [c for s in SECTIONS for c in examples(s)])
 def test_readme_example(cmd, workdir):
     argv = [str(RECLAIM), *shlex.split(cmd)[1:]]
     try:
@@ -64,11 +68,12 @@ def test_readme_example(cmd, workdir):
     assert {p.name for p in workdir.iterdir()} <= {"data", "examples", "out", "results"}
 
 
-def test_readme_python_block(workdir):
+@pytest.mark.parametrize("section", SECTIONS)
+def test_readme_python_block(section, workdir):
     # Runs after the sh examples (same folder): it reads the trace and the database they wrote.
     text = (ROOT / "README.md").read_text()
-    block = re.search(r"```python\n(.*?)```", text.split("\n## Use\n", 1)[1], re.S)
-    assert block, "README.md has no python block under ## Use"
+    block = re.search(r"```python\n(.*?)```", text.split(f"\n## {section}\n", 1)[1], re.S)
+    assert block, f"README.md has no python block under ## {section}"
     code = block.group(1)
     res = subprocess.run([sys.executable, "-c", code], cwd=workdir, capture_output=True, text=True, timeout=LIMIT)
     assert res.returncode == 0, res.stdout + res.stderr
