@@ -137,6 +137,15 @@ def test_json_carries_the_time_and_the_parameters(capsys):
     assert t["reads"] == t["read_latency"]["count"] > 0
 
 
+def test_a_bad_device_in_a_sweep_file_names_the_file_and_the_task(tmp_path, capsys):
+    f = tmp_path / "bad.toml"
+    f.write_text('name = "bad"\n[base]\nsegments = 64\n[axes]\ndevice = ["femu", "femu:tr=40"]\n')
+    code, out, err = run_main(["sweep", "plan", str(f), "--db", str(tmp_path / "r.duckdb")], capsys)
+    text = (out + err).strip()
+    assert code == 2 and "\n" not in text, text
+    assert "bad.toml: the task device=femu:tr=40: invalid value for `device.tr`: `40` (no unit)" in text, text
+
+
 def test_schemes_lists_the_devices_and_arrivals_with_their_sources(capsys):
     code, out, _ = run_main(["schemes", "devices", "--json"], capsys)
     assert code == 0
