@@ -125,3 +125,32 @@ def test_trace_statistics_stand_beside_the_wa_of_each_volume(tmp_path, chromium)
     assert check.errors == [] and check.requests == []
     # The WA figure, two histograms and a series, and the lifetimes' CDF with one line per volume.
     assert check.value["figs"] == 5
+
+
+def test_a_timed_sweep_shows_latency_against_offered_load(tmp_path, chromium):
+    # 2 policies × 2 spares × 3 Poisson rates on a device whose superblock is 64 pages
+    # (2 channels × 4 dies × 2 planes × 4 pages), half the requests reads.
+    f = tmp_path / "timed.toml"
+    f.write_text('name = "timed"\n[base]\nsegments = 64\nwarmup = "fill+2x"\nwrites = "2x"\nreads = 0.5\n'
+                 'device = "mqsim:channels=2,dies=4,pages_per_block=4"\n'
+                 '[axes]\npolicy = ["greedy", "fifo"]\nspare = [0.1, 0.2]\n'
+                 'arrivals = ["poisson:iops=1000", "poisson:iops=4000", "poisson:iops=16000"]\n')
+    db = tmp_path / "t.duckdb"
+    assert run([load(f)], db, workers=2).ran == 12
+    out = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", str(db), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "Latency under load" in page
+    for title in ("read latency p99 against load", "read latency p99.9 against load", "write latency p99 against load"):
+        assert title in page
+    # The task table adds the time columns.
+    assert "<th class=\"\">read_latency_p99</th>" in page and "<th class=\"\">die_busy</th>" in page
+    check = check_page(out, RENDERED, SCREENSHOT.with_name("report-timed.png"))
+    assert check.errors == [] and check.requests == []
+    # The arrivals change only the clock: one WA figure (x spare, a line per policy, not a figure
+    # per rate), its two valid-page distributions and its series; then the three knees, each
+    # with a line per (policy, spare): 2 + 2·2 + 2 + 3·4 traces.
+    assert check.value["figs"] == 4 + 3
+    assert check.value["traces"] == 2 + 2 * 2 + 2 + 3 * 4
+    assert check.value["rows"] == 12

@@ -12,6 +12,12 @@ archive, years later. Per sweep it shows:
   middle value of the numeric axis, averaged over seeds;
 - the WA time series at that value (first seed);
 - a table of every task with its varying parameters and metrics (click a header to sort);
+- for timed runs (``device``), latency against offered load, the knee: each of the read p99, the
+  read p99.9 and the write p99 against the Poisson rate asked (``arrivals = "poisson:iops=N"``,
+  or the IOPS completed under other arrivals), one line per combination of the other varying
+  parameters, mean over seeds, on log axes; the task table then also shows the latencies, the
+  IOPS and how busy the dies were. The arrival process changes only the clock, never WA: it is
+  not a facet of the WA figures;
 - for the tasks that replay traces, what lifetime-based placement exploits in each trace (or
   volume) beside the WA measured on it: page writes, working set, the lifetimes (write-reuse
   distances) as quantiles and as a CDF, and the share of writes rewritten within 10% and 100% of
@@ -36,6 +42,14 @@ from reclaim.experiments.store import CONFIG_COLUMNS, _connect
 
 #: Columns shown in the task table beside the varying parameters.
 TABLE_METRICS = ("wa", "wamp", "gcu", "emptiness_at_clean", "cleaning_cost", "user_writes", "seconds")
+#: A timed run's columns (``TimeResult.scalars`` names; NULL without a device) the task table
+#: adds when a sweep has timed runs.
+TIME_METRICS = ("read_latency_p99", "read_latency_p999", "write_latency_p99", "iops", "write_iops", "die_busy", "gc_busy")
+#: The latencies drawn against offered load: (column, what it is).
+KNEE_METRICS = (("read_latency_p99", "read latency p99"), ("read_latency_p999", "read latency p99.9"),
+                ("write_latency_p99", "write latency p99"))
+#: Parameters that change only a timed run's clock: not facets of the WA figures.
+CLOCK_ONLY = ("arrivals",)
 #: Preferred axes: the x axis, then the lines.
 X_PREFERENCE = ("spare", "fill", "logical_pages", "segments", "pages_per_segment", "cache", "window")
 LINE_PREFERENCE = ("policy", "placement", "frontier", "gc", "workload")
@@ -91,6 +105,8 @@ class _Group:
     x: str | None
     line: str | None
     facets: list[str]
+    #: Whether some of its tasks ran on a device's clock (their time columns are not NULL).
+    timed: bool = False
 
 
 def _groups(con: Any, sweep: str | None) -> list[_Group]:
@@ -115,16 +131,20 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         varying = [c for c, k in zip(given, counts, strict=True) if k > 1]
         # The frame holds only what the figures and the table read (the histograms are read for
         # the few tasks they show): every column was 12 KB a task, 1.25 GB for 100,000 tasks.
-        wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, "simulated_spare", *TABLE_METRICS, "workload", "volume") if c in have)
+        wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, "simulated_spare", *TABLE_METRICS, "workload", "volume",
+                                           "arrivals", *TIME_METRICS) if c in have)
         # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
         df = con.sql(f"SELECT {', '.join(f't.{_quoted(c)}' for c in wanted)} {where} ORDER BY t.key", params=params).to_arrow_table().to_pandas()
-        numeric = [c for c in X_PREFERENCE if c in varying] + [c for c in varying if c not in X_PREFERENCE and CONFIG_COLUMNS[c] in ("BIGINT", "DOUBLE")]
-        x = numeric[0] if numeric else (varying[0] if varying else None)
-        rest = [c for c in varying if c != x]
+        timed = "read_latency_p99" in df and bool(df[[c for c in TIME_METRICS if c in df]].notna().any().any())
+        # The WA figures' axes: what the arrivals change is only the clock (the knee's x).
+        axes = [c for c in varying if not (timed and c in CLOCK_ONLY)]
+        numeric = [c for c in X_PREFERENCE if c in axes] + [c for c in axes if c not in X_PREFERENCE and CONFIG_COLUMNS[c] in ("BIGINT", "DOUBLE")]
+        x = numeric[0] if numeric else (axes[0] if axes else None)
+        rest = [c for c in axes if c != x]
         lines = [c for c in LINE_PREFERENCE if c in rest] + [c for c in rest if c not in LINE_PREFERENCE]
         line = lines[0] if lines else None
         facets = [c for c in rest if c != line]
-        out.append(_Group(name, df, varying, x, line, facets))
+        out.append(_Group(name, df, varying, x, line, facets, timed))
     return out
 
 
@@ -206,6 +226,9 @@ def _series_figure(con: Any, g: _Group, facet: str, fd: Any) -> Any:
     at = _middle(fd[g.x].tolist()) if g.x else None
     sel = fd[fd[g.x] == at] if g.x else fd
     sel = sel[sel["seed"] == sel["seed"].min()]
+    if g.timed and any(c in g.varying for c in CLOCK_ONLY):
+        # Tasks that differ only in their arrivals have the same WA in every window: one each.
+        sel = sel.drop_duplicates(subset=[g.line]) if g.line else sel.head(1)
     fig = go.Figure()
     for _, row in sel.sort_values(g.line or "key").iterrows():
         s = con.execute("SELECT window_index, wa FROM series WHERE key = ? ORDER BY window_index", [row["key"]]).fetchall()
@@ -218,6 +241,58 @@ def _series_figure(con: Any, g: _Group, facet: str, fd: Any) -> Any:
                       xaxis_title="window (user writes / window size)", yaxis_title="WA in the window", legend_title=g.line or "",
                       margin={"t": 50, "r": 20}, template="plotly_white")
     return fig
+
+
+def offered(arrivals: Any) -> float | None:
+    """The rate a Poisson arrival process asks for [requests/s], from its spec; ``None`` for
+    another process (or none).
+
+    >>> offered("poisson:iops=2500"), offered("closed:iodepth=4"), offered(None)
+    (2500.0, None, None)
+    """
+    if not isinstance(arrivals, str) or not arrivals.startswith("poisson:"):
+        return None
+    for item in arrivals.split(":", 1)[1].split(","):
+        key, _, value = item.partition("=")
+        if key.strip() == "iops":
+            try:
+                return float(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _knee_figures(g: _Group) -> list[Any]:
+    """Each latency of :data:`KNEE_METRICS` a timed sweep measured, against the offered rate
+    (the Poisson rate asked) or, when some tasks have other arrivals, the IOPS completed: one
+    line per combination of the varying parameters other than the arrivals, mean over seeds."""
+    import plotly.graph_objects as go
+
+    df = g.frame[g.frame["read_latency_p99"].notna() | g.frame["write_latency_p99"].notna()].copy()
+    rates = df["arrivals"].map(offered) if "arrivals" in df else None
+    if rates is not None and rates.notna().all():
+        df["_x"], xtitle = rates.astype(float), "offered requests / s (Poisson)"
+    else:
+        df["_x"], xtitle = df["iops"].astype(float), "completed requests / s (IOPS)"
+    others = [c for c in g.varying if c not in CLOCK_ONLY]
+    df["_line"] = df.apply(lambda r: _label(r, others), axis=1) if others else "all"
+    figs = []
+    for col, name in KNEE_METRICS:
+        if col not in df or not df[col].notna().any():
+            continue
+        fig = go.Figure()
+        for line, ld in df[df[col].notna()].groupby("_line", sort=True):
+            stats = ld.groupby("_x", sort=True)[col].agg(["mean", "count"]).reset_index()
+            fig.add_trace(go.Scatter(
+                x=stats["_x"].tolist(), y=(stats["mean"] / 1e3).tolist(), mode="lines+markers", name=str(line),
+                customdata=stats[["count"]].values.tolist(),
+                hovertemplate=f"{html.escape(str(line))}<br>%{{x:,.0f}} requests/s: {name} %{{y:,.3f}} ms"
+                              "<br>(mean of %{customdata[0]})<extra></extra>"))
+        fig.update_layout(title=f"{name} against load (the knee)", xaxis_title=xtitle, yaxis_title=f"{name} [ms]",
+                          xaxis_type="log", yaxis_type="log", legend_title=", ".join(others), margin={"t": 50, "r": 20},
+                          template="plotly_white")
+        figs.append(fig)
+    return figs
 
 
 def _cell(v: Any) -> tuple[str, str]:
@@ -243,7 +318,8 @@ def _off_spare(g: _Group) -> str:
 
 
 def _table(g: _Group) -> str:
-    cols = [*g.varying, *(["simulated_spare"] if "simulated_spare" in g.frame else []), "seed", *TABLE_METRICS, "key"]
+    timed = [c for c in TIME_METRICS if c in g.frame] if g.timed else []
+    cols = [*g.varying, *(["simulated_spare"] if "simulated_spare" in g.frame else []), "seed", *TABLE_METRICS, *timed, "key"]
     df = g.frame.sort_values([c for c in [*g.varying, "seed"] if c in g.frame])
     head = "".join(f'<th class="{"t" if CONFIG_COLUMNS.get(c) == "VARCHAR" or c == "key" else ""}">{html.escape(c)}</th>' for c in cols)
     rows = []
@@ -425,6 +501,12 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
                 place(_series_figure(con, g, facet, fd))
                 if folder is not None:
                     summary.figure_files += _figure_files(g, facet, points, folder, i)
+            if g.timed:
+                body.append("<h3>Latency under load</h3><p class=meta>Latencies from arrival to completion on the device's "
+                            "clock (HdrHistogram, three significant digits); past the knee an open queue has no steady state "
+                            "and its latencies grow with the run's length.</p>")
+                for fig in _knee_figures(g):
+                    place(fig)
             section, lifetimes = _trace_section(g)
             if section:
                 body.append(section)
