@@ -47,7 +47,7 @@ pub(super) fn encode_trims(t: &Trims, w: &mut impl Write) -> std::io::Result<()>
 }
 
 /// The reads' arrays, after the discards (layout 3).
-pub(super) fn encode_reads(r: &Reads, w: &mut impl Write) -> std::io::Result<()> {
+fn encode_reads(r: &Reads, w: &mut impl Write) -> std::io::Result<()> {
     write_le(w, &r.at, u64::to_le_bytes)?;
     for a in [&r.runs, &r.first, &r.pages] {
         write_le(w, a, u32::to_le_bytes)?;

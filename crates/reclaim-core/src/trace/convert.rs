@@ -439,9 +439,8 @@ impl Converter {
 
     /// Opens `path` for a conversion to the file `out` ([`Converter::finish_to`]) whose arrays
     /// are written, as they grow, to files beside `out` (`OUT.part-*`, removed at the end):
-    /// memory holds at most [`SPILL_PAGES`] page writes, the volumes' page counts, the read
-    /// requests (32 bytes each, as read; resolved at the end to about 24) and, with `rename`,
-    /// the names of the pages written.
+    /// memory holds at most [`SPILL_PAGES`] page writes and as many read requests, the volumes'
+    /// page counts and, with `rename`, the names of the pages written.
     pub fn spilling(
         path: &Path,
         format: Format,
@@ -628,7 +627,7 @@ impl Converter {
         if self
             .spill
             .as_ref()
-            .is_some_and(|s| self.pages.len() >= s.every)
+            .is_some_and(|s| self.pages.len().max(self.raw_reads.at.len()) >= s.every)
         {
             self.spill_out()?;
         }
@@ -685,14 +684,11 @@ impl Converter {
             write_binary(&trace, out)?;
             return Ok(trace.meta);
         }
-        let (meta, trims, reads) = self.finish_meta()?;
-        self.spill_out()?;
+        let (meta, trims, _) = self.finish_meta()?;
         let has_times = self.has_times();
         let mut spill = self.spill.take().expect("spilling");
         let reader = &mut self.reader;
-        spill.assemble(&meta, &trims, &reads, has_times, out, &mut || {
-            reader.check_stop()
-        })?;
+        spill.assemble(&meta, &trims, has_times, out, &mut || reader.check_stop())?;
         Ok(meta)
     }
 
@@ -715,10 +711,14 @@ impl Converter {
     }
 
     /// Reads to the end; the header, the discards and the reads (pages not yet moved to their
-    /// volumes' ranges: [`Self::offset_pages`]).
+    /// volumes' ranges: [`Self::offset_pages`]). Spilling, every array is then on disk, the
+    /// reads resolved there too, and the reads returned are none.
     fn finish_meta(&mut self) -> Result<(TraceMeta, Trims, Reads)> {
         while !self.done {
             self.step(1 << 16)?;
+        }
+        if self.spill.is_some() {
+            self.spill_out()?;
         }
         let r = &self.reader.report;
         if r.requests == 0 && r.other_devices == 0 {
@@ -742,8 +742,13 @@ impl Converter {
         let names = self.reader.volumes().to_vec();
         let (mut volumes, address_pages) = self.place_volumes(&names)?;
         let trims = self.resolve_trims(&mut volumes);
-        let reads = self.resolve_reads(&volumes);
-        let (pages_read, pages_read_unwritten) = reads.page_counts();
+        let (reads, counts) = if self.spill.is_some() {
+            (Reads::default(), self.resolve_spilled_reads(&volumes)?)
+        } else {
+            let reads = self.resolve_reads(&volumes);
+            let counts = ReadCounts::of(&reads);
+            (reads, counts)
+        };
         let unique = if self.options.rename {
             self.rename.len() as u64
         } else {
@@ -773,10 +778,10 @@ impl Converter {
             trims: self.trim_requests,
             trim_ranges: trims.len() as u64,
             pages_trimmed: trims.pages.iter().map(|&n| u64::from(n)).sum(),
-            read_runs: reads.first.len() as u64,
-            pages_read,
-            pages_read_unwritten,
-            read_times: !reads.times.is_empty(),
+            read_runs: counts.runs,
+            pages_read: counts.pages,
+            pages_read_unwritten: counts.unwritten,
+            read_times: counts.timed,
         };
         Ok((meta, trims, reads))
     }
@@ -788,6 +793,8 @@ impl Converter {
         spill.append(1, self.request_pages.iter().map(|p| p.to_le_bytes()))?;
         spill.append(2, self.times.iter().map(|t| t.to_le_bytes()))?;
         spill.append(3, self.request_volumes.iter().map(|v| v.to_le_bytes()))?;
+        spill.append(Spill::RAW_READS, self.raw_reads.records())?;
+        self.raw_reads.clear();
         self.pages.clear();
         self.request_pages.clear();
         self.times.clear();
@@ -845,38 +852,76 @@ impl Converter {
         trims
     }
 
-    /// The reads as runs of page ids, each volume's pages as [`Self::place_volumes`] put them:
-    /// ids kept, its first page added, the pages past its range without id; renamed, the names
-    /// of the pages the trace writes, the others without id. The raw reads are freed as they go.
+    /// The reads as runs of page ids, each volume's pages as [`Self::place_volumes`] put them
+    /// ([`Self::read_ids`]). The raw reads are freed at the end.
     fn resolve_reads(&mut self, volumes: &[VolumeMeta]) -> Reads {
         let raw = std::mem::take(&mut self.raw_reads);
         let several = volumes.len() > 1;
-        let timed = raw.times.len() == raw.at.len();
+        let timed = raw.untimed == 0;
         let mut reads = Reads::default();
         for k in 0..raw.at.len() {
-            let (v, first, n) = (raw.volumes[k], raw.first[k], u64::from(raw.pages[k]));
-            let time = if timed { Some(raw.times[k]) } else { None };
-            let volume = several.then_some(v);
-            let pages = first..first + n;
-            if self.options.rename {
-                let rename = &self.rename;
-                reads.push(
-                    raw.at[k],
-                    time,
-                    volume,
-                    pages.map(|p| rename.get(&(v, p)).copied()),
-                );
-            } else {
-                let vol = &volumes[v as usize];
-                reads.push(
-                    raw.at[k],
-                    time,
-                    volume,
-                    pages.map(|p| (p < vol.address_pages).then(|| (vol.first_page + p) as u32)),
-                );
-            }
+            let v = raw.volumes[k];
+            reads.push(
+                raw.at[k],
+                timed.then_some(raw.times[k]),
+                several.then_some(v),
+                self.read_ids(volumes, v, raw.first[k], raw.pages[k]),
+            );
         }
         reads
+    }
+
+    /// The reads of a spilling conversion resolved as [`Self::resolve_reads`] does, from their
+    /// file to the files of their arrays, 2^16 at a time (or as many as the spill holds).
+    fn resolve_spilled_reads(&mut self, volumes: &[VolumeMeta]) -> Result<ReadCounts> {
+        let mut spill = self.spill.take().expect("spilling");
+        let block_len = spill.every.clamp(1, 1 << 16);
+        let several = volumes.len() > 1;
+        let timed = self.raw_reads.untimed == 0;
+        let mut counts = ReadCounts::default();
+        let mut block = Reads::default();
+        let mut raw = spill.open(Spill::RAW_READS)?;
+        for k in 0..spill.counts[Spill::RAW_READS] {
+            if k % (1 << 16) == 0 {
+                self.reader.check_stop()?;
+            }
+            let (at, v, first, pages, time) = RawReads::read_record(&mut raw)
+                .map_err(|e| io_err(spill.path(Spill::RAW_READS), &e))?;
+            block.push(
+                at,
+                timed.then_some(time),
+                several.then_some(v),
+                self.read_ids(volumes, v, first, pages),
+            );
+            if block.len() == block_len {
+                counts.add(&block);
+                spill.append_reads(&block)?;
+                block = Reads::default();
+            }
+        }
+        counts.add(&block);
+        spill.append_reads(&block)?;
+        counts.timed = timed && counts.reads > 0;
+        self.spill = Some(spill);
+        Ok(counts)
+    }
+
+    /// The ids of a read of `pages` pages from `first` in volume `v`: ids kept, its volume's
+    /// first page added, the pages past its range without id; renamed, the names of the pages the
+    /// trace writes, the others without id.
+    fn read_ids<'a>(
+        &'a self,
+        volumes: &'a [VolumeMeta],
+        v: u32,
+        first: u64,
+        pages: u32,
+    ) -> impl Iterator<Item = Option<u32>> + 'a {
+        let vol = &volumes[v as usize];
+        let rename = self.options.rename.then_some(&self.rename);
+        (first..first + u64::from(pages)).map(move |p| match rename {
+            Some(names) => names.get(&(v, p)).copied(),
+            None => (p < vol.address_pages).then(|| (vol.first_page + p) as u32),
+        })
     }
 
     /// Moves each volume's pages (in memory) to its range ([`Self::place_volumes`]).
@@ -935,7 +980,8 @@ impl Converter {
 }
 
 /// The read requests of a conversion as read: page writes before each, its volume, its first
-/// page (in its volume's addresses) and pages, and its time if the format has times.
+/// page (in its volume's addresses) and pages, and its time (NaN without). Spilling, they go to
+/// disk as records of 32 bytes in this order.
 #[derive(Default)]
 struct RawReads {
     at: Vec<u64>,
@@ -943,6 +989,8 @@ struct RawReads {
     first: Vec<u64>,
     pages: Vec<u32>,
     times: Vec<f64>,
+    /// Reads without a time, over the whole conversion (spilled ones included).
+    untimed: u64,
 }
 
 impl RawReads {
@@ -951,9 +999,72 @@ impl RawReads {
         self.volumes.push(volume);
         self.first.push(first);
         self.pages.push(pages);
-        if let Some(t) = time {
-            self.times.push(t);
-        }
+        self.times.push(time.unwrap_or(f64::NAN));
+        self.untimed += u64::from(time.is_none());
+    }
+
+    /// Empties the arrays (capacity kept); `untimed` counts on.
+    fn clear(&mut self) {
+        self.at.clear();
+        self.volumes.clear();
+        self.first.clear();
+        self.pages.clear();
+        self.times.clear();
+    }
+
+    /// Each read as a record of 32 bytes (see [`RawReads::read_record`]).
+    fn records(&self) -> impl Iterator<Item = [u8; 32]> + '_ {
+        (0..self.at.len()).map(|k| {
+            let mut b = [0u8; 32];
+            b[..8].copy_from_slice(&self.at[k].to_le_bytes());
+            b[8..12].copy_from_slice(&self.volumes[k].to_le_bytes());
+            b[12..20].copy_from_slice(&self.first[k].to_le_bytes());
+            b[20..24].copy_from_slice(&self.pages[k].to_le_bytes());
+            b[24..].copy_from_slice(&self.times[k].to_le_bytes());
+            b
+        })
+    }
+
+    /// One record of [`RawReads::records`]: (at, volume, first, pages, time).
+    fn read_record(r: &mut impl Read) -> std::io::Result<(u64, u32, u64, u32, f64)> {
+        let mut b = [0u8; 32];
+        r.read_exact(&mut b)?;
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        Ok((
+            u64_at(0),
+            u32_at(8),
+            u64_at(12),
+            u32_at(20),
+            f64::from_bits(u64_at(24)),
+        ))
+    }
+}
+
+/// What the header says of the reads: requests, runs, pages, pages without id, whether timed.
+#[derive(Default)]
+struct ReadCounts {
+    reads: u64,
+    runs: u64,
+    pages: u64,
+    unwritten: u64,
+    timed: bool,
+}
+
+impl ReadCounts {
+    fn of(reads: &Reads) -> Self {
+        let mut c = ReadCounts::default();
+        c.add(reads);
+        c.timed = !reads.times.is_empty();
+        c
+    }
+
+    fn add(&mut self, reads: &Reads) {
+        let (pages, unwritten) = reads.page_counts();
+        self.reads += reads.len() as u64;
+        self.runs += reads.first.len() as u64;
+        self.pages += pages;
+        self.unwritten += unwritten;
     }
 }
 

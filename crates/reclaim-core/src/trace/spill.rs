@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::binary::{encode_header, encode_reads, encode_trims};
+use super::binary::{encode_header, encode_trims};
 use super::convert::{io_err, Reads, TraceMeta, Trims};
 use crate::error::Result;
 
@@ -14,18 +14,35 @@ use crate::error::Result;
 pub const SPILL_PAGES: usize = 1 << 23;
 
 /// The arrays of a spilling conversion, on disk: page ids, request sizes, times and request
-/// volumes, each in a file of its own beside the output, appended to as the conversion goes.
+/// volumes, the reads as read, then the reads' arrays once resolved, each in a file of its own
+/// beside the output, appended to as the conversion goes.
 pub(super) struct Spill {
-    paths: [PathBuf; 4],
+    paths: [PathBuf; 11],
     files: Vec<BufWriter<File>>,
-    /// Page writes held in memory before they are written out.
+    /// Page writes (or reads) held in memory before they are written out.
     pub(super) every: usize,
     /// Items written to each file.
-    pub(super) counts: [u64; 4],
+    pub(super) counts: [u64; 11],
 }
 
 impl Spill {
-    const NAMES: [&'static str; 4] = ["pages", "requests", "times", "volumes"];
+    const NAMES: [&'static str; 11] = [
+        "pages",
+        "requests",
+        "times",
+        "volumes",
+        "raw-reads",
+        "read-at",
+        "read-runs",
+        "read-first",
+        "read-pages",
+        "read-times",
+        "read-volumes",
+    ];
+    /// The file of the reads as read (records of 32 bytes).
+    pub(super) const RAW_READS: usize = 4;
+    /// The first of the files of the reads' arrays, in the order of the layout.
+    const READS: usize = 5;
 
     pub(super) fn create(out: &Path) -> Result<Self> {
         let paths = Self::NAMES.map(|n| {
@@ -45,8 +62,39 @@ impl Spill {
             paths,
             files,
             every: SPILL_PAGES,
-            counts: [0; 4],
+            counts: [0; 11],
         })
+    }
+
+    /// The path of file `k`.
+    pub(super) fn path(&self, k: usize) -> &Path {
+        &self.paths[k]
+    }
+
+    /// File `k`, flushed, open for reading from its start.
+    pub(super) fn open(&mut self, k: usize) -> Result<std::io::BufReader<File>> {
+        self.files[k]
+            .flush()
+            .map_err(|e| io_err(&self.paths[k], &e))?;
+        File::open(&self.paths[k])
+            .map(|f| std::io::BufReader::with_capacity(1 << 20, f))
+            .map_err(|e| io_err(&self.paths[k], &e))
+    }
+
+    /// Appends resolved reads to the files of their arrays: the runs of every read (copied to
+    /// the output only if some read has several), and every read's time and volume (copied only
+    /// if the header says the reads have them).
+    pub(super) fn append_reads(&mut self, r: &Reads) -> Result<()> {
+        let k = Self::READS;
+        self.append(k, r.at.iter().map(|a| a.to_le_bytes()))?;
+        self.append(
+            k + 1,
+            (0..r.len()).map(|i| (r.runs_of(i) as u32).to_le_bytes()),
+        )?;
+        self.append(k + 2, r.first.iter().map(|f| f.to_le_bytes()))?;
+        self.append(k + 3, r.pages.iter().map(|n| n.to_le_bytes()))?;
+        self.append(k + 4, r.times.iter().map(|t| t.to_le_bytes()))?;
+        self.append(k + 5, r.volumes.iter().map(|v| v.to_le_bytes()))
     }
 
     pub(super) fn append<const N: usize>(
@@ -64,12 +112,12 @@ impl Spill {
     }
 
     /// Writes the converted trace to `out`: `meta`, then each array from its file, the pages
-    /// moved to their volumes' ranges on the way, then `trims` and `reads`.
+    /// moved to their volumes' ranges on the way, then `trims`, then the reads' arrays from their
+    /// files ([`Spill::append_reads`]).
     pub(super) fn assemble(
         &mut self,
         meta: &TraceMeta,
         trims: &Trims,
-        reads: &Reads,
         has_times: bool,
         out: &Path,
         check_stop: &mut dyn FnMut() -> Result<()>,
@@ -122,7 +170,21 @@ impl Spill {
             std::io::copy(&mut open(3)?, &mut w).map_err(werr)?;
         }
         encode_trims(trims, &mut w).map_err(werr)?;
-        encode_reads(reads, &mut w).map_err(werr)?;
+        let k = Self::READS;
+        let stored = [
+            true,
+            meta.read_runs > meta.reads,
+            true,
+            true,
+            meta.read_times,
+            several,
+        ];
+        for (i, keep) in stored.into_iter().enumerate() {
+            if keep {
+                check_stop()?;
+                std::io::copy(&mut open(k + i)?, &mut w).map_err(werr)?;
+            }
+        }
         w.flush().map_err(werr)
     }
 }
