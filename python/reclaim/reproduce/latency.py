@@ -267,7 +267,7 @@ def _notes(rows: Sequence[Row]) -> list[str]:
         worst = min(short, key=lambda r: r["saturation_ratio"])
         notes.append(f"with the bus on, the saturation falls short of the die-time bound (down to {worst['saturation_ratio']:.2f}, "
                      f"{worst['scheme']} at spare {worst['spare']:g}) though the channels' own time is within it: each channel is one "
-                     "timeline booked in the order operations are issued (FEMU's), and a read's transfer is booked at the read's end, "
+                     "timeline booked in the order operations are issued, and a read's transfer is booked at the read's end, "
                      "so a program issued later on that channel waits behind it while its die idles; `--set bus=off` shows the dies "
                      "alone")
     full = stall_us(math.inf) if rows else 0.0
