@@ -71,16 +71,16 @@ _RELATED = " if (((NVM_Transaction_Flash_WR*)parked)->RelatedRead != NULL) { ftl
 
 _LOG_HELPER = (
     '#include <cstdio>\n#include <cstdlib>\n#include "../ssd/Stats.h"\n'
-    "// Per-request latency log: arrival and completion (ns), R/W and the flash programs issued\n"
-    "// so far, one line a request, written where MQSIM_LATENCY_LOG names a file.\n"
+    "// Per-request latency log: arrival and completion (ns), R/W, and the flash program, read and\n"
+    "// erase commands issued so far; one line a request, where MQSIM_LATENCY_LOG names a file.\n"
     "static void log_request_latency(sim_time_type arrival, sim_time_type completion, bool is_read)\n"
     "{\n"
     "\tstatic FILE* log = NULL; static bool opened = false;\n"
     '\tif (!opened) { opened = true; const char* path = std::getenv("MQSIM_LATENCY_LOG");'
     ' if (path != NULL) { log = std::fopen(path, "w"); } }\n'
-    '\tif (log != NULL) { std::fprintf(log, "%llu %llu %c %lu\\n", (unsigned long long)arrival,'
-    " (unsigned long long)completion, is_read ? 'R' : 'W',"
-    " SSD_Components::Stats::IssuedProgramCMD); }\n"
+    '\tif (log != NULL) { std::fprintf(log, "%llu %llu %c %lu %lu %lu\\n", (unsigned long long)arrival,'
+    " (unsigned long long)completion, is_read ? 'R' : 'W', SSD_Components::Stats::IssuedProgramCMD,"
+    " SSD_Components::Stats::IssuedReadCMD, SSD_Components::Stats::IssuedEraseCMD); }\n"
     "}\n"
     "namespace Host_Components"
 )
@@ -406,26 +406,26 @@ class Side:
     notes: list[str] = field(default_factory=list)
 
 
-def latency_figures(log: Path, measured: int) -> tuple[Side, int]:
+def latency_figures(log: Path, measured: int, cfg: Config | None = None) -> tuple[Side, int]:
     """Figures of the last `measured` completed requests of MQSim's latency log.
 
     IOPS is requests completed over the time from the first to the last completion of that
     window (MQSim's own IOPS is requests over whole simulated seconds, integer division); WA is
     the flash programs issued in that window over its host writes (one plane a die, so one
-    program command is one page).
+    program command is one page); with `cfg`, die busy is the window's flash reads, programs
+    and erases times tR, tPROG and tBERS over the window's span times the dies.
     """
     table = pacsv.read_csv(
         log,
-        read_options=pacsv.ReadOptions(column_names=["arrival", "done", "kind", "programs"]),
+        read_options=pacsv.ReadOptions(column_names=["arrival", "done", "kind", "programs", "reads", "erases"]),
         parse_options=pacsv.ParseOptions(delimiter=" "),
     )
-    arrival = table["arrival"].to_numpy().astype(np.int64)
-    done = table["done"].to_numpy().astype(np.int64)
+    column = {name: table[name].to_numpy().astype(np.int64) for name in ("arrival", "done", "programs", "reads", "erases")}
     is_read = table["kind"].to_numpy(zero_copy_only=False) == "R"
-    programs = table["programs"].to_numpy().astype(np.int64)
-    total = len(done)  # the log is written in completion order
+    total = len(is_read)  # the log is written in completion order
     k = min(measured, total)
-    a, c, r, prog = arrival[-k:], done[-k:], is_read[-k:], programs[-k:]
+    a, c, r = column["arrival"][-k:], column["done"][-k:], is_read[-k:]
+    ops = {name: float(column[name][-1] - column[name][-k]) for name in ("programs", "reads", "erases")}
     lat_us = (c - a) / 1000.0
     side = Side()
     if r.any():
@@ -434,9 +434,12 @@ def latency_figures(log: Path, measured: int) -> tuple[Side, int]:
     if (~r).any():
         side.write_mean = float(lat_us[~r].mean())
         side.write_p50, side.write_p99 = (float(x) for x in np.percentile(lat_us[~r], [50, 99]))
-        side.wa = float(prog[-1] - prog[0]) / float((~r[1:]).sum())
-    span_s = (c[-1] - c[0]) / 1e9
-    side.iops = (k - 1) / span_s if span_s > 0 else math.nan
+        side.wa = ops["programs"] / float((~r[1:]).sum())
+    span_ns = float(c[-1] - c[0])
+    side.iops = (k - 1) / (span_ns / 1e9) if span_ns > 0 else math.nan
+    if cfg is not None and span_ns > 0:
+        flash_ns = ops["reads"] * cfg.tr_ns + ops["programs"] * cfg.tprog_ns + ops["erases"] * cfg.tbers_ns
+        side.die_busy = flash_ns / (span_ns * cfg.channels * cfg.dies)
     return side, total
 
 
@@ -480,13 +483,13 @@ def run_mqsim(exe: Path, cfg: Config, workdir: Path) -> tuple[Side, dict[str, fl
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
         sys.exit(f"MQSim exited with {proc.returncode}: " + " | ".join(tail))
-    side, completed = latency_figures(log, cfg.measured)
+    side, completed = latency_figures(log, cfg.measured, cfg)
     side.wall_s = wall
     counters = mqsim_counters(workdir / "workload_scenario_1.xml")
     counters["completed"] = completed
     if counters.get("chips"):
         # Fraction_of_Time_in_Execution: each chip's flash time over the whole simulated run.
-        side.die_busy = counters.pop("chip busy sum") / counters.pop("chips")
+        counters["whole-run chip busy"] = counters.pop("chip busy sum") / counters.pop("chips")
     counters["whole-run WA"] = counters.get("Issued_Flash_Program_CMD", math.nan) / max(1.0, completed * (1 - cfg.reads))
     if completed < cfg.requests:
         side.notes.append(f"MQSim completed {completed} of {cfg.requests} requests")
@@ -583,7 +586,7 @@ def table(m: Side, r: Side) -> str:
         ("write latency p99 (µs)", m.write_p99, r.write_p99),
         ("IOPS", m.iops, r.iops),
         ("WA (flash programs / host writes)", m.wa, r.wa),
-        ("die busy (MQSim: whole run)", m.die_busy, r.die_busy),
+        ("die busy (share of time on tR, tPROG, tBERS)", m.die_busy, r.die_busy),
         ("wall time (s)", m.wall_s, r.wall_s),
     ]
     out = ["| metric | MQSim | reclaim | difference % |", "|---|---:|---:|---:|"]

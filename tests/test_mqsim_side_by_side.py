@@ -41,10 +41,12 @@ def _tag(xml: str, name: str) -> str:
 
 
 def test_latency_log_read_as_written(tmp_path: Path) -> None:
-    # Four requests: arrival ns, completion ns, kind, flash programs issued so far.
+    # Four requests: arrival ns, completion ns, kind, then the flash programs, reads and erases
+    # issued so far.
     log = tmp_path / "latency.log"
-    log.write_text("0 100000 R 0\n0 1000000 W 3\n500000 2000000 W 6\n1000000 3000000 R 6\n")
-    got, completed = side.latency_figures(log, measured=4)
+    log.write_text("0 100000 R 0 1 0\n0 1000000 W 3 1 0\n500000 2000000 W 6 3 0\n1000000 3000000 R 6 4 1\n")
+    cfg = side.Config(channels=1, dies=1)
+    got, completed = side.latency_figures(log, measured=4, cfg=cfg)
     assert completed == 4
     assert got.read_mean == pytest.approx((100 + 2000) / 2)  # reads took 100 and 2,000 µs
     assert got.read_p50 == pytest.approx(1050)  # numpy's linear interpolation between the two
@@ -53,11 +55,13 @@ def test_latency_log_read_as_written(tmp_path: Path) -> None:
     assert got.iops == pytest.approx(3 / 2.9e-3)
     # Six programs issued after the first completion, for the two writes completed after it.
     assert got.wa == pytest.approx(3.0)
+    # After the first completion: 6 programs, 3 reads, 1 erase on one die over 2.9 ms.
+    assert got.die_busy == pytest.approx((6 * 750 + 3 * 75 + 1 * 3800) / 2900)
 
 
 def test_measured_window_is_the_last_requests(tmp_path: Path) -> None:
     log = tmp_path / "latency.log"
-    log.write_text("0 5000000 W 1\n5000000 5001000 W 2\n5001000 5002000 W 3\n")
+    log.write_text("0 5000000 W 1 0 0\n5000000 5001000 W 2 0 0\n5001000 5002000 W 3 0 0\n")
     got, completed = side.latency_figures(log, measured=2)
     assert completed == 3
     assert got.write_mean == pytest.approx(1.0)  # the 5,000 µs first request is left out
