@@ -1351,6 +1351,39 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn every_format_with_reads_keeps_them() {
+        // Per format: a write of bytes 8192-12287 (page 2 of 4 KiB), then a read of the same bytes
+        // 1 s later: one read, after 1 page write, of id 2, 1 s after the first request.
+        let cases = [
+            ("msr", "0,hm,0,Write,8192,4096,0\n10000000,hm,0,Read,8192,4096,0\n"),
+            ("spc", "0,16,4096,w,0.5\n0,16,4096,r,1.5\n"),
+            ("fiu", "1000000000 1 p 16 8 W 6 0 x\n2000000000 1 p 16 8 R 6 0 x\n"),
+            ("biotracer", "16\t\t8\t\t4096\t\t1\t\t0.5\t\t0\t\t0\t\t0\n16\t\t8\t\t4096\t\t0\t\t1.5\t\t0\t\t0\t\t0\n"),
+            ("mqsim", "1000000000 0 16 8 0\n2000000000 0 16 8 1\n"),
+            ("disksim", "500 0 16 8 0x0\n1500 0 16 8 0x1\n"),
+            ("blkparse", "8,16 0 1 0.5 1 Q W 16 + 8 [p]\n8,16 0 2 1.5 1 Q R 16 + 8 [p]\n"),
+            ("alibaba", "1,W,8192,4096,1000000\n1,R,8192,4096,2000000\n"),
+            ("csv:op=0,offset=1,size=2,time=3", "W,8192,4096,1\nR,8192,4096,2\n"),
+        ];
+        for (format, text) in cases {
+            let input = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+            let format: Format = format.parse().unwrap();
+            let t = Converter::with_input(Path::new("t"), format, ConvertOptions::default(), input)
+                .and_then(Converter::finish)
+                .unwrap_or_else(|e| panic!("{format}: {e}"));
+            let r = &t.reads;
+            assert_eq!((t.meta.reads, t.meta.writes), (1, 1), "{format}");
+            assert_eq!(
+                (&r.at[..], &r.first[..], &r.pages[..]),
+                (&[1][..], &[2][..], &[1][..]),
+                "{format}"
+            );
+            assert_eq!(r.times.len(), 1, "{format}");
+            assert!((r.times[0] - 1.0).abs() < 1e-9, "{format}: {:?}", r.times);
+        }
+    }
+
+    #[test]
     fn a_file_of_layout_2_loads_with_its_reads_counted_and_none_kept() {
         let t = msr(false);
         let old = parse_binary(Path::new("old.rtr"), &layout_2(&t)).unwrap();
