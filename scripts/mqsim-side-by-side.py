@@ -233,6 +233,7 @@ class Config:
     max_victims: int = 10  # MQSim's victims in flight per plane at most (a constant, 10)
     reads: float = 0.3  # share of requests that are single-page reads
     arrivals: str = "closed:iodepth=16"  # or poisson:iops=N, in reclaim's grammar
+    unit: str = "superblock"  # reclaim's segment: a superblock, or one plane's block ("plane")
     requests: int = 2_300_000  # MQSim requests generated in all (about 7 x logical pages written)
     measured: int = 500_000  # the last ones, measured
     seed: int = 12345
@@ -543,6 +544,8 @@ def device_spec(cfg: Config) -> str:
         "width": cfg.width_bits,
         "bus": "on",
     }
+    if cfg.unit != "superblock":
+        keys["unit"] = cfg.unit
     return "mqsim:" + ",".join(f"{k}={v}" for k, v in keys.items())
 
 
@@ -553,7 +556,9 @@ def reclaim_arguments(cfg: Config) -> dict[str, Any]:
     a batch of `max_victims` victims whenever fewer than `gc_free_blocks` segments are free:
     MQSim starts a victim on a plane each time a frontier block is taken with fewer than that
     many free, up to 10 at once (max_ongoing_gc_reqs_per_plane, SSD_Device.cpp), and with user
-    writes parked below 10 free blocks its GC runs in such batches. The warm-up is reclaim's
+    writes parked below 10 free blocks its GC runs in such batches. With `unit=plane` each plane
+    is its own log with its own frontier and cleaning (reclaim's `planes` placement), as in
+    MQSim, but one frontier for user and relocated pages. The warm-up is reclaim's
     default (sequential fill, then 10 x logical capacity of uniform writes); the measured user
     writes are those of MQSim's measured window.
     """
@@ -561,7 +566,7 @@ def reclaim_arguments(cfg: Config) -> dict[str, Any]:
         "segments": cfg.blocks_per_plane,
         "spare": cfg.spare,
         "policy": "greedy",
-        "placement": "double",
+        "placement": "double" if cfg.unit == "superblock" else "single",
         "gc": f"batch:low={cfg.gc_free_blocks},victims={cfg.max_victims}",
         "device": device_spec(cfg),
         "arrivals": cfg.arrivals,
@@ -615,6 +620,7 @@ def main() -> None:
     src.add_argument("--clone", type=Path, help="an MQSim clone to mend and build first")
     p.add_argument("--reads", type=float, default=Config.reads, help="share of requests that are reads, in [0, 1]")
     p.add_argument("--arrivals", default=Config.arrivals, help="closed:iodepth=N or poisson:iops=N")
+    p.add_argument("--unit", choices=["superblock", "plane"], default=Config.unit, help="reclaim's segment (its device's unit=)")
     p.add_argument("--requests", type=int, default=Config.requests, help="MQSim's requests in all")
     p.add_argument("--measured", type=int, default=Config.measured, help="the last requests, measured")
     p.add_argument("--workdir", type=Path, help="where MQSim's files go (default: a temporary folder)")
@@ -624,7 +630,7 @@ def main() -> None:
         sys.exit(f"--reads {a.reads}: must be in [0, 1]")
     if not 1 <= a.measured <= a.requests:
         sys.exit(f"--measured {a.measured}: must be in [1, --requests ({a.requests})]")
-    cfg = Config(reads=a.reads, arrivals=a.arrivals, requests=a.requests, measured=a.measured)
+    cfg = Config(reads=a.reads, arrivals=a.arrivals, unit=a.unit, requests=a.requests, measured=a.measured)
     try:
         cfg.arrival()
     except ValueError as err:
