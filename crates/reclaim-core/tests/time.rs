@@ -26,7 +26,7 @@ fn poisson_reads_on_one_die_wait_as_m_d_1_says() {
     );
     // The die is busy ρ of the time.
     assert!((t.die_busy - 0.6).abs() < 0.01, "die busy {}", t.die_busy);
-    assert_eq!(t.gc_busy, 0.0);
+    assert!(t.gc_busy.abs() < f64::MIN_POSITIVE);
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn free_cleaning_takes_no_device_time() {
     );
     let t = r.time.unwrap();
     assert!(r.wa > 1.5);
-    assert_eq!(t.gc_busy, 0.0);
+    assert!(t.gc_busy.abs() < f64::MIN_POSITIVE);
     // The dies' time is the user programs' alone: write pages × tPROG (200 µs).
     let work_us: f64 = t.die_shares.iter().sum::<f64>() * t.span_us;
     let programs_us = t.write_pages as f64 * 200.0;
@@ -115,7 +115,7 @@ fn a_write_buffer_completes_writes_when_it_has_room() {
         "{:?}",
         buffered.write_latency
     );
-    assert_eq!(plain.gc_busy, 0.0);
+    assert!(plain.gc_busy.abs() < f64::MIN_POSITIVE);
 }
 
 #[test]
@@ -141,4 +141,46 @@ fn background_cleaning_uses_idle_time() {
         f.write_latency
     );
     assert!(bg.wa > fg.wa);
+}
+
+#[test]
+fn per_plane_allocation_cleans_each_plane_on_its_own_die() {
+    // unit=plane: each of the 4 planes (one per die) a region of 256 blocks of 64 pages, writes
+    // dealt in turn; a plane's erase takes its die alone. Saturated, the dies' time per user
+    // page is the same sum as with superblocks, WA·tPROG + (WA − 1)·tR + (WA / 64)·tBERS over 4
+    // dies: an upper bound on IOPS. A plane's cleaning comes in bursts on its one die, during
+    // which the writes dealt to it queue while the other dies go on, so a closed loop needs a
+    // deeper queue to keep every die busy than with superblocks (measured: 0.959 of the bound
+    // at depth 256, 0.979 at 4,096).
+    let ratio = |depth: u32| {
+        let r = run(&format!(
+            r#"{{"device": "femu:channels=2,dies=2,pages_per_block=64,unit=plane", "arrivals": "closed:iodepth={depth}",
+            "segments": 256, "spare": 0.1, "policy": "greedy", "writes": "4x", "warmup": "fill+4x"}}"#
+        ));
+        assert_eq!(
+            r.config
+                .placement
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("planes:n=4")
+        );
+        assert_eq!(
+            (r.simulated_segments, r.simulated_pages_per_segment),
+            (1024, 64)
+        );
+        let t = r.time.expect("a timed run");
+        let per_page_ns =
+            (r.wa * 200_000.0 + (r.wa - 1.0) * 40_000.0 + r.wa / 64.0 * 2_000_000.0) / 4.0;
+        t.write_iops / (1e9 / per_page_ns)
+    };
+    let (shallow, deep) = (ratio(256), ratio(4096));
+    assert!(
+        shallow > 0.95 && deep <= 1.0 && deep > shallow,
+        "{shallow} {deep}"
+    );
+    let err = SimConfig::from_json(r#"{"device": "femu:unit=plane", "placement": "sepbit"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("with `unit=plane`"), "{err}");
 }

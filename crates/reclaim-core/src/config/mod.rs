@@ -308,12 +308,25 @@ impl SimConfig {
     }
 
     /// The configuration a run simulates: with a device, a segment is one of its superblocks
-    /// (`pages_per_segment` follows from the geometry; [`Self::segment_warning`] says so).
+    /// (`pages_per_segment` follows from the geometry; [`Self::segment_warning`] says so), or
+    /// with `unit=plane` one plane's block, `segments` then counting blocks per plane (as it
+    /// counts superblocks) and the placement `planes:n=` the device's planes.
     #[must_use]
     pub fn on_device(&self) -> SimConfig {
         let mut c = self.clone();
         if let Some(d) = &self.device {
             c.pages_per_segment = d.segment_pages() as u32;
+            if d.unit == crate::time::spec::Unit::Plane {
+                let planes = d.total_planes();
+                if self.segments.is_some() || !self.is_trace() {
+                    let per_plane = self.segments.unwrap_or(1024);
+                    c.segments = Some(per_plane.saturating_mul(planes));
+                }
+                if self.placement() == PlacementSpec::Single(()) {
+                    c.placement = Some(PlacementSpec::Planes(planes));
+                    c.frontier = FrontierSpec::Single;
+                }
+            }
         }
         c
     }
@@ -326,9 +339,16 @@ impl SimConfig {
         (self.pages_per_segment != SimConfig::default().pages_per_segment
             && u64::from(self.pages_per_segment) != pages)
             .then(|| {
+                let segment = match d.unit {
+                    crate::time::spec::Unit::Superblock => format!(
+                        "superblock ({} channels × {} dies × {} planes × {} pages per block)",
+                        d.channels, d.dies, d.planes, d.pages_per_block
+                    ),
+                    crate::time::spec::Unit::Plane => "block (unit=plane)".to_string(),
+                };
                 format!(
-                    "the device's superblock ({} channels × {} dies × {} planes × {} pages per block) sets pages_per_segment to {pages}; the {} given is not used",
-                    d.channels, d.dies, d.planes, d.pages_per_block, self.pages_per_segment
+                    "the device's {segment} sets pages_per_segment to {pages}; the {} given is not used (set the device's pages_per_block)",
+                    self.pages_per_segment
                 )
             })
     }
@@ -354,6 +374,19 @@ impl SimConfig {
             }
             return Ok(());
         };
+        let placement = self.placement();
+        if d.unit == crate::time::spec::Unit::Plane
+            && !matches!(
+                placement,
+                PlacementSpec::Single(()) | PlacementSpec::Planes(_)
+            )
+        {
+            return Err(Error::param(
+                "placement",
+                format!("`{placement}` with `unit=plane`"),
+                "`single` (each plane its own frontier and cleaning: the `planes` placement), or `unit=superblock` for another placement",
+            ));
+        }
         let pages = d.segment_pages();
         if pages > 65_536 {
             return Err(Error::param(

@@ -153,7 +153,15 @@ fn json_errors_name_the_field() {
         );
     }
     // Every field of the configuration is a parameter, and every parameter a field.
-    let fields: Vec<String> = match serde_json::to_value(SimConfig::default()).unwrap() {
+    // A timed run's parameters are serialized only when set (a run without them keeps its
+    // canonical text): set them here.
+    let timed = SimConfig {
+        device: Some("femu".parse().unwrap()),
+        arrivals: Some(crate::time::ArrivalSpec::default()),
+        reads: Some(0.5),
+        ..SimConfig::default()
+    };
+    let fields: Vec<String> = match serde_json::to_value(timed).unwrap() {
         serde_json::Value::Object(m) => m.keys().cloned().collect(),
         _ => unreachable!(),
     };
@@ -226,6 +234,8 @@ fn declarations_and_parsers_agree() {
             + crate::workload::WORKLOADS.len()
             + crate::workload::sizes::SIZES.len()
             + crate::method::METHODS.len()
+            + crate::time::spec::PRESETS.len()
+            + crate::time::arrivals::ARRIVALS.len()
     );
     for info in &all {
         assert!(info.usage().starts_with(info.name), "{}", info.usage());

@@ -830,6 +830,7 @@ registry! {
     Fk(fk::Fk),
     Warcip(warcip::Warcip),
     Sfs(sfs::Sfs),
+    Planes(planes::Planes),
 }
 
 #[cfg(test)]

@@ -310,7 +310,7 @@ impl Engine {
             };
             let first = batch.len();
             if self.dev.ops.is_some() {
-                self.dev.record_victim(victim);
+                self.dev.record_victim(victim, r);
             }
             self.dev
                 .store

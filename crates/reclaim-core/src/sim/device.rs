@@ -131,7 +131,10 @@ impl Device {
         self.store
             .erase_with(seg, |_| unreachable!("an empty segment has no valid page"));
         if let Some(ops) = &mut self.ops {
-            ops.push(Op::Erase { seg });
+            ops.push(Op::Erase {
+                seg,
+                region: r as u16,
+            });
         }
         self.ownership.give_back(r);
         self.metrics.count_victim(0, 0);
@@ -141,11 +144,20 @@ impl Device {
     /// the clock.
     #[cold]
     #[inline(never)]
-    pub(super) fn record_victim(&mut self, victim: u32) {
+    pub(super) fn record_victim(&mut self, victim: u32, region: usize) {
         let ops = self.ops.as_mut().expect("a device");
-        self.store
-            .held_offsets(victim, |off| ops.push(Op::Read { seg: victim, off }));
-        ops.push(Op::Erase { seg: victim });
+        let region = region as u16;
+        self.store.held_offsets(victim, |off| {
+            ops.push(Op::Read {
+                seg: victim,
+                off,
+                region,
+            });
+        });
+        ops.push(Op::Erase {
+            seg: victim,
+            region,
+        });
     }
 
     /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
@@ -243,6 +255,7 @@ impl Device {
                     seg,
                     off: start,
                     n: taken,
+                    region: self.placement.streams[t].region,
                 });
             }
             let f = &mut self.placement.streams[t];

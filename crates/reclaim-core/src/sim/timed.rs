@@ -59,6 +59,17 @@ impl Timed {
     }
 }
 
+impl super::Device {
+    /// Where slot `slot` is for the clock: its offset in its segment and the segment's region;
+    /// `None` for no slot.
+    fn place_of(&self, slot: u32) -> Option<(u32, u16)> {
+        (slot != NONE).then(|| {
+            let pps = self.store.pps;
+            (slot % pps, self.region_of(slot / pps) as u16)
+        })
+    }
+}
+
 impl super::Engine {
     /// Background cleaning: one victim cleaned when the device's one region has fewer than
     /// `high` free segments beyond its reserve and a sealed segment to clean; whether it freed
@@ -150,11 +161,10 @@ impl Simulator {
             return Ok(());
         }
         self.source.prime(&self.engine.dev.store.page_map);
-        if timed.trace_reads.is_some() && timed.trace_writes.is_none() {
+        if let (Some(schedule), None) = (timed.trace_reads.as_mut(), timed.trace_writes) {
             // The reads of the unmeasured writes before are passed over.
             let issued = self.plan.issued - self.plan.synthetic;
             timed.trace_writes = Some(issued);
-            let schedule = timed.trace_reads.as_mut().expect("a schedule");
             while issued > 0 && schedule.due(issued - 1).is_some() {}
         }
         for _ in 0..n {
@@ -193,7 +203,6 @@ impl Simulator {
     /// The trace's reads due before the page write that follows `issued` trace page writes,
     /// each a request of its pages, read where they are now.
     fn timed_trace_reads(&mut self, timed: &mut Timed, issued: u64) {
-        let pps = self.engine.dev.store.pps;
         let schedule = timed.trace_reads.as_mut().expect("a schedule");
         while let Some(request) = schedule.due(issued) {
             let trace_us = request.time_us.unwrap_or(self.engine.dev.clocks.trace_time);
@@ -209,11 +218,11 @@ impl Simulator {
                         .copied()
                         .unwrap_or(NONE)
                 });
-                let off = (slot != NONE).then(|| slot % pps);
+                let at = self.engine.dev.place_of(slot);
                 // A page without data is read, with `unwritten=read`, on the die its number
                 // (or, without an id, its place in the request) maps to.
                 let number = page.unwrap_or(i as u32);
-                done = done.max(timed.timing.read(t, off, number));
+                done = done.max(timed.timing.read(t, at, number));
             }
             timed.timing.complete(true, t, done, request.pages);
         }
@@ -224,10 +233,11 @@ impl Simulator {
         let t = timed.timing.arrive(self.engine.dev.clocks.trace_time);
         let workload = timed.reads.as_mut().expect("a read law");
         let page = workload.next(&mut timed.rng).page;
-        let slot = self.engine.dev.store.page_map[page as usize];
-        let pps = self.engine.dev.store.pps;
-        let off = (slot != NONE).then(|| slot % pps);
-        let done = timed.timing.read(t, off, page);
+        let at = self
+            .engine
+            .dev
+            .place_of(self.engine.dev.store.page_map[page as usize]);
+        let done = timed.timing.read(t, at, page);
         timed.timing.complete(true, t, done, 1);
     }
 
@@ -255,11 +265,8 @@ impl Simulator {
         let ops = self.engine.dev.ops.as_mut().expect("recording");
         timed.timing.clean(arrival, ops);
         let slot = self.engine.dev.store.page_map[w.page as usize];
-        let done = done.max(
-            timed
-                .timing
-                .program(arrival, slot % self.engine.dev.store.pps),
-        );
+        let (off, region) = self.engine.dev.place_of(slot).expect("a page just written");
+        let done = done.max(timed.timing.program(arrival, off, region));
         timed.current = if left > 1 {
             Some((arrival, done, left - 1, total))
         } else {

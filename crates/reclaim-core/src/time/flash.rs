@@ -4,7 +4,7 @@
 //! its channel, a program's page crosses it first (when `bus=on`). Relocation and erases take
 //! the same timelines as the host's operations, so host requests wait behind them.
 
-use super::spec::DeviceSpec;
+use super::spec::{DeviceSpec, Unit};
 
 /// A flash operation the engine decided, in the order it decided them: the cleaner's reads of
 /// a victim's valid pages, its erase, the relocated pages' programs.
@@ -16,6 +16,8 @@ pub enum Op {
         seg: u32,
         /// Page offset in the segment.
         off: u32,
+        /// The segment's region (its plane, with `unit=plane`).
+        region: u16,
     },
     /// `n` relocated pages programmed from `off` of segment `seg`.
     Program {
@@ -25,16 +27,21 @@ pub enum Op {
         off: u32,
         /// Pages.
         n: u32,
+        /// The segment's region.
+        region: u16,
     },
     /// Segment `seg` erased.
     Erase {
         /// Segment.
         seg: u32,
+        /// The segment's region.
+        region: u16,
     },
 }
 
 /// The timelines.
 pub struct Flash {
+    unit: Unit,
     channels: u32,
     dies_per_channel: u32,
     tr: u64,
@@ -55,6 +62,7 @@ impl Flash {
     pub fn new(spec: &DeviceSpec) -> Self {
         let dies = spec.total_dies() as usize;
         Flash {
+            unit: spec.unit,
             channels: spec.channels,
             dies_per_channel: spec.dies,
             tr: spec.tr,
@@ -80,6 +88,17 @@ impl Flash {
         let c = off % self.channels;
         let d = (off / self.channels) % self.dies_per_channel;
         (c * self.dies_per_channel + d) as usize
+    }
+
+    /// The die that holds page offset `off` of a segment of region `region`: with superblocks
+    /// its offset's ([`Self::die_of`]), with `unit=plane` its plane's, planes numbered as a
+    /// superblock's pages (channel first).
+    #[inline]
+    pub fn die_in(&self, off: u32, region: u16) -> usize {
+        match self.unit {
+            Unit::Superblock => self.die_of(off),
+            Unit::Plane => self.die_of(u32::from(region)),
+        }
     }
 
     /// The latest time any die is busy until [ns].
@@ -128,11 +147,19 @@ impl Flash {
         done
     }
 
-    /// A superblock's erase issued at `t`: one block erase on every die (its planes' blocks
-    /// erased together, a multi-plane erase) [ns].
-    pub fn erase(&mut self, t: u64, gc: bool) -> u64 {
+    /// A segment's erase issued at `t` [ns]: a superblock's is one block erase on every die
+    /// (its planes' blocks erased together, a multi-plane erase), a plane's block one on its
+    /// die.
+    pub fn erase(&mut self, t: u64, region: u16, gc: bool) -> u64 {
+        let dies = match self.unit {
+            Unit::Superblock => 0..self.busy.len(),
+            Unit::Plane => {
+                let d = self.die_of(u32::from(region));
+                d..d + 1
+            }
+        };
         let mut last = t;
-        for die in 0..self.busy.len() {
+        for die in dies {
             let done = t.max(self.busy[die]) + self.tbers;
             self.busy[die] = done;
             self.account(die, self.tbers, gc);
@@ -145,16 +172,16 @@ impl Flash {
     pub fn clean(&mut self, t: u64, ops: &[Op]) {
         for &op in ops {
             match op {
-                Op::Read { off, .. } => {
-                    self.read(t, self.die_of(off), true);
+                Op::Read { off, region, .. } => {
+                    self.read(t, self.die_in(off, region), true);
                 }
-                Op::Program { off, n, .. } => {
+                Op::Program { off, n, region, .. } => {
                     for o in off..off + n {
-                        self.program(t, self.die_of(o), true);
+                        self.program(t, self.die_in(o, region), true);
                     }
                 }
-                Op::Erase { .. } => {
-                    self.erase(t, true);
+                Op::Erase { region, .. } => {
+                    self.erase(t, region, true);
                 }
             }
         }
@@ -192,7 +219,7 @@ mod tests {
         // Die 1 is free.
         assert_eq!(f.read(10, 1, false), 40_010);
         // An erase waits on every die, then a program behind it.
-        assert_eq!(f.erase(0, true), 2_080_000);
+        assert_eq!(f.erase(0, 0, true), 2_080_000);
         assert_eq!(f.program(0, 1, false), 2_040_010 + 200_000);
         assert_eq!(f.gc_work, vec![2_000_000, 2_000_000]);
         // With the bus on, a read's page crosses the channel after tR, one page at a time.

@@ -260,8 +260,8 @@ impl Timing {
 
     /// A host page program at segment offset `off`, issued at `t`: when the host sees it
     /// done (its program's end, or with a write buffer the time it is buffered).
-    pub fn program(&mut self, t: u64, off: u32) -> u64 {
-        let die = self.flash.die_of(off);
+    pub fn program(&mut self, t: u64, off: u32, region: u16) -> u64 {
+        let die = self.flash.die_in(off, region);
         if self.spec.buffer == 0 {
             return self.flash.program(t, die, false);
         }
@@ -278,11 +278,11 @@ impl Timing {
         at
     }
 
-    /// A host page read issued at `t` of a page at segment offset `off` (`None`: a page without
-    /// data, read as `unwritten` says, by its number `page`).
-    pub fn read(&mut self, t: u64, off: Option<u32>, page: u32) -> u64 {
-        match (off, self.spec.unwritten) {
-            (Some(off), _) => self.flash.read(t, self.flash.die_of(off), false),
+    /// A host page read issued at `t` of a page at offset `off` of a segment of region
+    /// `region` (`None`: a page without data, read as `unwritten` says, by its number `page`).
+    pub fn read(&mut self, t: u64, at: Option<(u32, u16)>, page: u32) -> u64 {
+        match (at, self.spec.unwritten) {
+            (Some((off, region)), _) => self.flash.read(t, self.flash.die_in(off, region), false),
             (None, spec::Unwritten::Read) => {
                 let die = page as usize % self.flash.dies();
                 self.flash.read(t, die, false)

@@ -16,6 +16,10 @@ pub enum Unit {
     /// A segment is one block on every plane of every die (FEMU's "line"); its pages are striped
     /// over the channels first, then the dies of a channel, then the planes of a die.
     Superblock,
+    /// A segment is one block of one plane; each plane is a region with its own free blocks,
+    /// write frontier and cleaning, user writes dealt to the planes in turn (`MQSim`'s page-level
+    /// FTL; the `planes` placement).
+    Plane,
 }
 
 /// When cleaning runs on the device's clock (`clean=`).
@@ -47,7 +51,7 @@ pub enum Unwritten {
 pub struct DeviceSpec {
     /// The preset the values start from.
     pub preset: &'static str,
-    /// The overrides, `key=value` in the order given (the spec's canonical text).
+    /// The overrides, `key=value` in the parameters' order (the spec's canonical text).
     pub overrides: Vec<(String, String)>,
     /// Channels, ≥ 1.
     pub channels: u32,
@@ -95,7 +99,7 @@ const PARAMS: &[Param] = &[
     Param { key: "mts", values: "R", unit: "MT/s", range: "a number in (0, 100000]", default: Some("preset"), help: "Channel transfer rate." },
     Param { key: "width", values: "BITS", unit: "bits", range: "a whole number in [1, 1024]", default: Some("preset"), help: "Channel width." },
     Param { key: "bus", values: "on|off", unit: "", range: "`on` or `off`", default: Some("preset"), help: "Page transfers take their channel, one at a time (page_size × 8 / width / mts µs each)." },
-    Param { key: "unit", values: "superblock", unit: "", range: "`superblock`", default: Some("superblock"), help: "A segment is one block on every plane of every die (FEMU's line), pages striped over channels, then dies, then planes." },
+    Param { key: "unit", values: "superblock|plane", unit: "", range: "`superblock` or `plane`", default: Some("superblock"), help: "superblock: a segment is one block on every plane of every die (FEMU's line), pages striped over channels, then dies, then planes; plane: a segment is one plane's block, each plane its own free pool and cleaning (MQSim's), writes dealt in turn." },
     Param { key: "clean", values: "foreground|background|free", unit: "", range: "`foreground`, `background` or `free`", default: Some("foreground"), help: "Background: also clean while fewer than `high` segments are free and every die is idle; free: cleaning takes no device time (the no-GC ideal)." },
     Param { key: "high", values: "N", unit: "free segments", range: "a whole number ≥ 1", default: Some("trigger's level + 1"), help: "Background cleaning's mark." },
     Param { key: "buffer", values: "N", unit: "pages", range: "a whole number ≥ 0", default: Some("0"), help: "DRAM write buffer: a write completes when buffered; a full buffer stalls it." },
@@ -173,12 +177,18 @@ impl DeviceSpec {
         self.channels * self.dies
     }
 
-    /// Pages of a segment: one block on every plane of every die.
+    /// Planes in all.
+    pub fn total_planes(&self) -> u32 {
+        self.channels * self.dies * self.planes
+    }
+
+    /// Pages of a segment: one block on every plane of every die (a superblock), or one
+    /// plane's block.
     pub fn segment_pages(&self) -> u64 {
-        u64::from(self.channels)
-            * u64::from(self.dies)
-            * u64::from(self.planes)
-            * u64::from(self.pages_per_block)
+        match self.unit {
+            Unit::Superblock => u64::from(self.total_planes()) * u64::from(self.pages_per_block),
+            Unit::Plane => u64::from(self.pages_per_block),
+        }
     }
 
     /// One page's transfer over its channel [ns]: `page_size` × 8 / `width` transfers at `mts`
@@ -225,7 +235,11 @@ impl DeviceSpec {
             }
             "bus" => self.bus = args.choice(key, &[("on", true), ("off", false)], self.bus)?,
             "unit" => {
-                self.unit = args.choice(key, &[("superblock", Unit::Superblock)], self.unit)?;
+                self.unit = args.choice(
+                    key,
+                    &[("superblock", Unit::Superblock), ("plane", Unit::Plane)],
+                    self.unit,
+                )?;
             }
             "clean" => {
                 self.clean = args.choice(
@@ -389,7 +403,8 @@ mod tests {
             .parse()
             .unwrap();
         assert_eq!((d.channels, d.tprog, d.page_size), (4, 900_000, 4096));
-        assert_eq!(d.to_string(), "mqsim:channels=4,tprog=900us,page_size=4KiB");
+        // Canonical: the overrides in the parameters' order, whatever the order given.
+        assert_eq!(d.to_string(), "mqsim:channels=4,page_size=4KiB,tprog=900us");
         assert_eq!(d.to_string().parse::<DeviceSpec>().unwrap(), d);
     }
 
