@@ -154,3 +154,24 @@ def test_a_timed_sweep_shows_latency_against_offered_load(tmp_path, chromium):
     assert check.value["figs"] == 4 + 3
     assert check.value["traces"] == 2 + 2 * 2 + 2 + 3 * 4
     assert check.value["rows"] == 12
+
+
+def test_a_timed_run_without_a_load_axis_shows_its_latency_tails(tmp_path, chromium):
+    # One closed-loop run, half reads: no rate varies, so the page draws the read and write
+    # tails from the percentiles the database keeps (p50 … p99.99), one trace each.
+    f = tmp_path / "one.toml"
+    f.write_text('name = "one"\n[base]\nsegments = 64\nwarmup = "fill+2x"\nwrites = "2x"\nreads = 0.5\n'
+                 'device = "mqsim:channels=2,dies=4,pages_per_block=4"\narrivals = "closed:iodepth=4"\n'
+                 '[axes]\npolicy = ["greedy"]\n')
+    db = tmp_path / "o.duckdb"
+    assert run([load(f)], db, workers=1).ran == 1
+    out = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", str(db), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "latency tails: share of requests slower than x" in page and "against load (the knee)" not in page
+    check = check_page(out, RENDERED, SCREENSHOT.with_name("report-tails.png"))
+    assert check.errors == [] and check.requests == []
+    # WA, two valid-page distributions, the series, and the tails: one line each, then reads and writes.
+    assert check.value["figs"] == 5
+    assert check.value["traces"] == 4 + 2

@@ -15,7 +15,8 @@ archive, years later. Per sweep it shows:
 - for timed runs (``device``), latency against offered load, the knee: each of the read p99, the
   read p99.9 and the write p99 against the Poisson rate asked (``arrivals = "poisson:iops=N"``,
   or the IOPS completed under other arrivals), one line per combination of the other varying
-  parameters, mean over seeds, on log axes; the task table then also shows the latencies, the
+  parameters, mean over seeds, on log axes (without a load axis, each line's read and write
+  latency tails from the percentiles kept instead); the task table then also shows the latencies, the
   IOPS and how busy the dies were. The arrival process changes only the clock, never WA: it is
   not a facet of the WA figures;
 - for the tasks that replay traces, what lifetime-based placement exploits in each trace (or
@@ -48,6 +49,10 @@ TIME_METRICS = ("read_latency_p99", "read_latency_p999", "write_latency_p99", "i
 #: The latencies drawn against offered load: (column, what it is).
 KNEE_METRICS = (("read_latency_p99", "read latency p99"), ("read_latency_p999", "read latency p99.9"),
                 ("write_latency_p99", "write latency p99"))
+#: The percentiles a timed run keeps, with their probabilities: a sweep without a load axis
+#: (each line one point) draws them as the tail of each latency distribution instead of knees.
+PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999))
+PERCENTILE_COLUMNS = tuple(f"{kind}_latency_{p}" for kind in ("read", "write") for p, _ in PERCENTILES)
 #: Parameters that change only a timed run's clock: not facets of the WA figures.
 CLOCK_ONLY = ("arrivals",)
 #: Preferred axes: the x axis, then the lines.
@@ -132,7 +137,7 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         # The frame holds only what the figures and the table read (the histograms are read for
         # the few tasks they show): every column was 12 KB a task, 1.25 GB for 100,000 tasks.
         wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, "simulated_spare", *TABLE_METRICS, "workload", "volume",
-                                           "arrivals", *TIME_METRICS) if c in have)
+                                           "arrivals", *TIME_METRICS, *PERCENTILE_COLUMNS) if c in have)
         # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
         df = con.sql(f"SELECT {', '.join(f't.{_quoted(c)}' for c in wanted)} {where} ORDER BY t.key", params=params).to_arrow_table().to_pandas()
         timed = "read_latency_p99" in df and bool(df[[c for c in TIME_METRICS if c in df]].notna().any().any())
@@ -276,6 +281,8 @@ def _knee_figures(g: _Group) -> list[Any]:
         df["_x"], xtitle = df["iops"].astype(float), "completed requests / s (IOPS)"
     others = [c for c in g.varying if c not in CLOCK_ONLY]
     df["_line"] = df.apply(lambda r: _label(r, others), axis=1) if others else "all"
+    if df.groupby("_line")["_x"].nunique().max() <= 1:
+        return [_tail_figure(df, others)]
     figs = []
     for col, name in KNEE_METRICS:
         if col not in df or not df[col].notna().any():
@@ -293,6 +300,29 @@ def _knee_figures(g: _Group) -> list[Any]:
                           template="plotly_white")
         figs.append(fig)
     return figs
+
+
+def _tail_figure(df: Any, others: list[str]) -> Any:
+    """Without a load axis: each line's read (solid) and write (dashed) latency tails from the
+    percentiles kept, P(latency > x) = 1 − q at x = the q-th percentile, mean over seeds, on log
+    axes (the store keeps percentiles, not whole distributions)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for line, ld in df.groupby("_line", sort=True):
+        for kind, dash in (("read", "solid"), ("write", "dash")):
+            cols = [f"{kind}_latency_{p}" for p, _ in PERCENTILES]
+            if not all(c in ld for c in cols) or not ld[cols[0]].notna().any():
+                continue
+            xs = [float(ld[c].mean()) / 1e3 for c in cols]
+            fig.add_trace(go.Scatter(
+                x=xs, y=[1.0 - q for _, q in PERCENTILES], mode="lines+markers", name=f"{line}: {kind}s",
+                line={"dash": dash}, customdata=[p for p, _ in PERCENTILES],
+                hovertemplate=f"{html.escape(str(line))}, {kind}s<br>%{{customdata}}: %{{x:,.3f}} ms<extra></extra>"))
+    fig.update_layout(title="latency tails: share of requests slower than x", xaxis_title="latency [ms]",
+                      yaxis_title="share slower (1 − percentile)", xaxis_type="log", yaxis_type="log",
+                      legend_title=", ".join(others), margin={"t": 50, "r": 20}, template="plotly_white")
+    return fig
 
 
 def _cell(v: Any) -> tuple[str, str]:
