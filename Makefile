@@ -62,7 +62,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check python tests examples benchmarks scripts
 	$(BIN)/mypy python tests examples benchmarks scripts
 
-# Full-length reproductions of every table (long): the seeds' and SepBIT's.
+# Full-length reproductions of every table (long): the seeds', SepBIT's, and read latency under cleaning
+# against offered load (`latency`, ttFlash's comparison, about 2 minutes).
 reproduce: build
 	$(BIN)/reclaim reproduce all --figures results/figures
 
