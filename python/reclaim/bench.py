@@ -76,6 +76,8 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # Lomet & Luo's MDC (§6.1.1): a 16-segment sort buffer, batches of 64 sorted by u_p2.
     ("mdc, sort-buffer 16, batch 32/64 sort=up2", {
         "policy": "mdc", "placement": "sort-buffer:segments=16", "gc": "batch:low=32,victims=64,gather=all,sort=up2"}),
+    # MQSim's per-plane allocation: 64 regions of 156 segments, each its own frontier and cleaning.
+    ("planes:n=64", {"placement": "planes:n=64"}),
     ("multi-log, 8 logs, batch 32/1", {
         "policy": "multi-log", "placement": "multi-log", "gc": "batch:low=32,victims=1"}),
     # Pages of 1 … 8 slots (Lomet & Luo §4.4) in segments of 512 slots, the same physical slots;
