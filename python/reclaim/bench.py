@@ -423,15 +423,13 @@ def measure_timed(runs: int, writes: str) -> dict[str, Any]:
 
 
 def _timed_table(rows: dict[str, Any], runs: int) -> Table:
-    t = Table(title=f"greedy with a device (every flash operation timed, {TIMED_ARRIVALS}) against without, "
-                    f"median of {runs} interleaved pairs")
-    for c in ("device", "superblock", "M page writes/s timed", "untimed", "timed / untimed", "pairs: median (low–high)",
-              "device IOPS"):
-        t.add_column(c, justify="left" if c in ("device", "superblock") else "right")
-    for v in rows.values():
-        t.add_row(v["device"], v["geometry"], f"{v['timed']['page_writes_per_second'] / 1e6:.1f}",
-                  f"{v['untimed']['page_writes_per_second'] / 1e6:.1f}", f"{v['ratio']:.3f}",
-                  f"{v['pair_ratio']:.3f} ({v['low']:.3f}–{v['high']:.3f})", f"{v['iops']:,.0f}")
+    specs = "; ".join(f"{name} = {v['device']} ({v['geometry']})" for name, v in rows.items())
+    t = Table(title=f"greedy with a device ({specs}; {TIMED_ARRIVALS}) against without, median of {runs} interleaved pairs")
+    for c in ("device", "M page writes/s timed", "untimed", "ratio", "pairs (low–high)", "IOPS"):
+        t.add_column(c, justify="left" if c == "device" else "right")
+    for name, v in rows.items():
+        t.add_row(name, f"{v['timed']['page_writes_per_second'] / 1e6:.1f}", f"{v['untimed']['page_writes_per_second'] / 1e6:.1f}",
+                  f"{v['ratio']:.3f}", f"{v['pair_ratio']:.3f} ({v['low']:.3f}–{v['high']:.3f})", f"{v['iops']:,.0f}")
     return t
 
 
