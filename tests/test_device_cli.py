@@ -71,10 +71,12 @@ BAD = [
     (["--device", "femu", "--arrivals", "closed:iodepth=0"], ["`arrivals.iodepth`: 0", "[1, 65536]"]),
     (["--device", "femu", "--arrivals", "poisson"], ["`arrivals`: `poisson`", "`iops=`", "(0, 1e9]"]),
     (["--device", "femu", "--reads", "1.5"], ["`reads`: 1.5", "[0, 1]"]),
-    (["--arrivals", "closed:iodepth=4"], ["`arrivals`: closed:iodepth=4", "a `device`"]),
+    (["--arrivals", "closed:iodepth=4"], ["`arrivals`: `closed:iodepth=4`", "a `device`"]),
     (["--reads", "0.5"], ["`reads`: 0.5", "a `device`"]),
     (["--device", "femu", "--cache", "100"], ["`cache`: given with a `device`", "no `cache` in a timed run"]),
     (["--device", "femu", "--sizes", "uniform:min=1,max=8"], ["`sizes`: given with a `device`", "no `sizes` in a timed run"]),
+    (["--device", "femu", "--streams", "cache"], ["`streams`: `cache` with a `device`", "`hole`"]),
+    (["--device", "femu:unit=plane", "--placement", "sepbit"], ["`placement`: `sepbit` with `unit=plane`", "`single`"]),
 ]
 
 
@@ -131,10 +133,10 @@ def test_json_carries_the_time_and_the_parameters(capsys):
     d = json.loads(out)
     assert d["config"]["device"] == SMALL_DEVICE and d["config"]["reads"] == 1.0
     t = d["time"]
-    assert (t["device"], t["arrivals"], t["dies"], t["writes"]) == (SMALL_DEVICE, "closed:iodepth=1", 4, 0)
+    assert (t["device"], t["arrivals"], t["dies"], t["write_requests"]) == (SMALL_DEVICE, "closed:iodepth=1", 4, 0)
     assert t["iops"] == pytest.approx(25_000, rel=1e-9)  # 1 / tR (READS_ONLY)
     assert t["read_latency"]["p50"] == pytest.approx(40.0, rel=1e-3)  # tR, three significant digits
-    assert t["reads"] == t["read_latency"]["count"] > 0
+    assert t["read_requests"] == t["read_latency"]["count"] > 0
 
 
 def test_a_bad_device_in_a_sweep_file_names_the_file_and_the_task(tmp_path, capsys):
@@ -159,13 +161,14 @@ def test_schemes_lists_the_devices_and_arrivals_with_their_sources(capsys):
 # --- the results database -------------------------------------------------------------------
 
 
-def test_time_columns_are_the_results_scalars_less_the_parameters_names():
+def test_time_columns_are_the_results_scalars():
     r = reclaim.simulate(segments=64, writes="1x", device=SMALL_DEVICE)
     assert r.time is not None
     scalars = set(r.time.scalars())
-    # `reads` and `writes` are parameters (a share, an amount): their counts are the latencies'.
-    assert set(store_mod.TIME) == scalars - set(store_mod.CONFIG_COLUMNS)
-    assert scalars & set(store_mod.CONFIG_COLUMNS) == {"reads", "writes"}
+    # One name each, in Rust, Python, JSON and the database; none is a parameter's
+    # (`reads` and `writes` are a share and an amount: the counts are `read_requests`, ...).
+    assert set(store_mod.TIME) == scalars
+    assert not scalars & set(store_mod.CONFIG_COLUMNS)
     assert set(WINDOW_FIELDS) <= set(store_mod.SERIES)
     assert {f"read_latency_{k}" for k in LATENCY_FIELDS} <= set(store_mod.TIME)
 

@@ -22,7 +22,7 @@ def test_every_read_of_the_measured_pass_is_timed(fiu: Path) -> None:
     # `precondition` measures its last pass: one pass of the trace's reads and write requests.
     r = simulate(workload=f"trace:{fiu}", device=DEVICE, arrivals="trace")
     assert r.time is not None
-    assert r.time.reads == 8_896
+    assert r.time.read_requests == 8_896
     assert r.time.read_pages == 8_896
     assert r.time.write_pages == r.user_writes
 

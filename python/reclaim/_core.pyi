@@ -49,7 +49,7 @@ def schemes() -> list[dict[str, Any]]:
       ``multi-log[:logs=L,freq=estimate|exact,form=lomet-luo|sepbit]``, ``dac[:levels=L]``,
       ``sepbit[:separate=both|user|gc]``, ``multi-queue[:chunk=N,demote=artifact|paper]``,
       ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``,
-      ``sfs[:requantize=S]``
+      ``sfs[:requantize=S]``, ``planes:n=N``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``
@@ -58,6 +58,10 @@ def schemes() -> list[dict[str, Any]]:
     - sizes: ``fixed:size=S``, ``uniform:min=A,max=B``, ``choice:sizes=S1/S2/…[,weights=W1/W2/…]``
     - methods: ``precondition[:tol=T,max_passes=K,measure=settled|after]``, ``li``,
       ``stockmeyer[:prefix=N]``, ``log[:gp=G,room=R]``
+    - devices:
+      ``femu[:channels=N,dies=N,planes=N,pages_per_block=N,page_size=BYTES,tr=TIME,tprog=TIME,tbers=TIME,mts=R,width=BITS,bus=on|off,unit=superblock|plane,clean=foreground|background|free,high=N,buffer=N,unwritten=skip|read]``,
+      ``mqsim[:channels=N,dies=N,planes=N,pages_per_block=N,page_size=BYTES,tr=TIME,tprog=TIME,tbers=TIME,mts=R,width=BITS,bus=on|off,unit=superblock|plane,clean=foreground|background|free,high=N,buffer=N,unwritten=skip|read]``
+    - arrivals: ``trace[:speed=X]``, ``poisson:iops=N``, ``closed[:iodepth=N]``
     """
 
 def geometry(config_json: str) -> dict[str, int]:

@@ -45,7 +45,8 @@ class TimeResult:
         device: The device, as its spec (``femu:channels=4``).
         arrivals: The arrival process, as its spec (``closed:iodepth=32``).
         dies: Dies in all.
-        reads, writes: Read and write requests measured.
+        read_requests, write_requests: Read and write requests measured (``reads`` and ``writes``
+            name parameters).
         read_pages, write_pages: Pages the host read and wrote.
         span_us: From the first arrival to the last completion [µs].
         iops, read_iops, write_iops: Requests per second over the span.
@@ -66,8 +67,8 @@ class TimeResult:
     device: str
     arrivals: str
     dies: int
-    reads: int
-    writes: int
+    read_requests: int
+    write_requests: int
     read_pages: int
     write_pages: int
     span_us: float

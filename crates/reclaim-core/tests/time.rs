@@ -17,8 +17,8 @@ fn poisson_reads_on_one_die_wait_as_m_d_1_says() {
         "reads": 1, "segments": 64, "writes": 400000, "warmup": "fill"}"#,
     );
     let t = r.time.expect("a timed run");
-    assert_eq!(t.reads, 400_000);
-    assert_eq!(t.writes, 0);
+    assert_eq!(t.read_requests, 400_000);
+    assert_eq!(t.write_requests, 0);
     let mean = t.read_latency.mean;
     assert!(
         (mean - 70.0).abs() / 70.0 < 0.02,

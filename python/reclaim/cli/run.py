@@ -142,14 +142,14 @@ def time_table(tm: TimeResult) -> Table:
     t.add_column("metric")
     for c in ("read", "write", "all"):
         t.add_column(c, justify="right")
-    t.add_row("requests", f"{tm.reads:,}", f"{tm.writes:,}", f"{tm.reads + tm.writes:,}")
+    t.add_row("requests", f"{tm.read_requests:,}", f"{tm.write_requests:,}", f"{tm.read_requests + tm.write_requests:,}")
     t.add_row("IOPS", f"{tm.read_iops:,.0f}", f"{tm.write_iops:,.0f}", f"{tm.iops:,.0f}")
     t.add_row("MB/s", "", "", f"{tm.mb_per_s:,.1f}")
     for name, label in (("mean", "latency mean [µs]"), ("p50", "p50 [µs]"), ("p90", "p90 [µs]"), ("p99", "p99 [µs]"),
                         ("p999", "p99.9 [µs]"), ("p9999", "p99.99 [µs]"), ("max", "max [µs]")):
         r, w = getattr(tm.read_latency, name), getattr(tm.write_latency, name)
         # A kind of request that was not measured has no latency, not a latency of 0.
-        t.add_row(label, f"{r:,.1f}" if tm.reads else "—", f"{w:,.1f}" if tm.writes else "—", "")
+        t.add_row(label, f"{r:,.1f}" if tm.read_requests else "—", f"{w:,.1f}" if tm.write_requests else "—", "")
     t.add_section()
     t.add_row(f"die busy ({tm.dies} dies: mean, max)", "", "", f"{tm.die_busy:.3f}, {tm.die_busy_max:.3f}")
     t.add_row("cleaning's share of die time", "", "", f"{tm.gc_busy:.3f}")
@@ -205,8 +205,8 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
         spare = "" if m.get("log") else f"{v.simulated_spare:.4f}" + ("" if m.get("spare_as_asked") is not False else " *")
         # Each volume on a device of its own: its own clock (`--json` holds the whole of each).
         tm = v.time
-        clock = () if tm is None else (f"{tm.iops:,.0f}", f"{tm.read_latency.p99:,.1f}" if tm.reads else "—",
-                                        f"{tm.write_latency.p99:,.1f}" if tm.writes else "—")
+        clock = () if tm is None else (f"{tm.iops:,.0f}", f"{tm.read_latency.p99:,.1f}" if tm.read_requests else "—",
+                                        f"{tm.write_latency.p99:,.1f}" if tm.write_requests else "—")
         t.add_row(name, f"{segments:,}", spare, f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
                   f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"), *clock)
     for name in r.idle:

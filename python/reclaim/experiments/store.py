@@ -94,13 +94,13 @@ REPLAY: dict[str, str] = {
 #: without a ``device``), named as :meth:`reclaim.device.TimeResult.scalars` names them: the JSON's
 #: ``time.read_latency.p99`` is ``read_latency_p99`` [µs]; ``device_spec`` and ``arrivals_spec``
 #: are what ran (the parameters' columns ``device`` and ``arrivals`` hold what was asked, NULL for
-#: a default). The request counts ``time.reads`` and ``time.writes`` have no column of their
-#: own, since ``reads`` and ``writes`` are parameters: they are ``read_latency_count`` and
-#: ``write_latency_count``. A kind of request a run did not make has NULL latencies, not zeros.
+#: a default). A kind of request a run did not make has NULL latencies, not zeros.
 TIME: dict[str, str] = {
     "device_spec": "VARCHAR",
     "arrivals_spec": "VARCHAR",
     "dies": "BIGINT",
+    "read_requests": "BIGINT",
+    "write_requests": "BIGINT",
     "read_pages": "BIGINT",
     "write_pages": "BIGINT",
     "span_us": "DOUBLE",
@@ -573,7 +573,7 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
         n = max([n, *map(len, timed.values())])
         s.update(timed)
         # A kind of request the run did not make has no latency in any window (NULL, not 0).
-        for kind, made in (("read", result.time.reads), ("write", result.time.writes)):
+        for kind, made in (("read", result.time.read_requests), ("write", result.time.write_requests)):
             if not made:
                 s.pop(f"{kind}_mean", None)
                 s.pop(f"{kind}_p99", None)

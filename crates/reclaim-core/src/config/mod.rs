@@ -361,7 +361,7 @@ impl SimConfig {
         }
         let Some(d) = &self.device else {
             for (name, given) in [
-                ("arrivals", self.arrivals.map(|a| a.to_string())),
+                ("arrivals", self.arrivals.map(|a| format!("`{a}`"))),
                 ("reads", self.reads.map(crate::error::num)),
             ] {
                 if let Some(v) = given {

@@ -102,6 +102,13 @@ pub(super) fn on_device(
     let Some(device) = &config.device else {
         return Ok(None);
     };
+    if way == Way::CacheStreams {
+        return Err(Error::param(
+            "streams",
+            "`cache` with a `device`",
+            "`hole` (the device model times each page where the engine places it; pages waiting in a stream have no place yet)",
+        ));
+    }
     if way != (Way::Direct { sized: false }) {
         return Err(Error::param(
             "placement",

@@ -48,7 +48,7 @@ const TRACE: Info = Info {
     family: Family::Arrivals,
     name: "trace",
     aliases: &[],
-    summary: "Open loop at the trace's own request times (divided by speed)",
+    summary: "Open loop at the trace's own request times (divided by speed).",
     source: "the trace's timestamps (MQSim's and FEMU's trace replay)",
     params: &[Param {
         key: "speed",
@@ -65,8 +65,8 @@ const POISSON: Info = Info {
     family: Family::Arrivals,
     name: "poisson",
     aliases: &[],
-    summary: "Open loop, exponential gaps at a mean rate",
-    source: "MQSim's synthetic flows (<Bandwidth>, exponential inter-arrival times)",
+    summary: "Open loop, exponential gaps at a mean rate.",
+    source: "MQSim's synthetic flows (their Bandwidth tag; exponential inter-arrival times)",
     params: &[Param {
         key: "iops",
         values: "N",
@@ -82,7 +82,7 @@ const CLOSED: Info = Info {
     family: Family::Arrivals,
     name: "closed",
     aliases: &[],
-    summary: "Closed loop: iodepth requests outstanding, a new one as each completes",
+    summary: "Closed loop: iodepth requests outstanding, a new one as each completes.",
     source: "fio's iodepth; MQSim's QUEUE_DEPTH flows",
     params: &[Param {
         key: "iodepth",

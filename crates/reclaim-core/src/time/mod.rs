@@ -95,10 +95,10 @@ pub struct TimeReport {
     pub arrivals: String,
     /// Dies in all.
     pub dies: u32,
-    /// Read requests and write requests measured.
-    pub reads: u64,
-    /// See `reads`.
-    pub writes: u64,
+    /// Read requests and write requests measured (`reads` and `writes` name parameters).
+    pub read_requests: u64,
+    /// See `read_requests`.
+    pub write_requests: u64,
     /// Pages read and written by the host.
     pub read_pages: u64,
     /// See `read_pages`.
@@ -368,8 +368,8 @@ impl Timing {
             device: self.spec.to_string(),
             arrivals: self.arrivals_spec.to_string(),
             dies: self.spec.total_dies(),
-            reads,
-            writes,
+            read_requests: reads,
+            write_requests: writes,
             read_pages: self.read_pages,
             write_pages: self.write_pages,
             span_us: span / 1e3,

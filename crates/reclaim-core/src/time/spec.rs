@@ -79,7 +79,7 @@ pub struct DeviceSpec {
     pub unit: Unit,
     /// When cleaning runs.
     pub clean: Clean,
-    /// Background cleaning's mark [free segments]; 0: the trigger's own level plus one.
+    /// Background cleaning's mark [free segments]; 0: the trigger's free segments plus two.
     pub high: u32,
     /// DRAM write buffer [pages]; 0: none (a write completes when its program does).
     pub buffer: u32,
@@ -101,7 +101,7 @@ const PARAMS: &[Param] = &[
     Param { key: "bus", values: "on|off", unit: "", range: "`on` or `off`", default: Some("preset"), help: "Page transfers take their channel, one at a time (page_size × 8 / width / mts µs each)." },
     Param { key: "unit", values: "superblock|plane", unit: "", range: "`superblock` or `plane`", default: Some("superblock"), help: "superblock: a segment is one block on every plane of every die (FEMU's line), pages striped over channels, then dies, then planes; plane: a segment is one plane's block, each plane its own free pool and cleaning (MQSim's), writes dealt in turn." },
     Param { key: "clean", values: "foreground|background|free", unit: "", range: "`foreground`, `background` or `free`", default: Some("foreground"), help: "Background: also clean while fewer than `high` segments are free and every die is idle; free: cleaning takes no device time (the no-GC ideal)." },
-    Param { key: "high", values: "N", unit: "free segments", range: "a whole number ≥ 1", default: Some("trigger's level + 1"), help: "Background cleaning's mark." },
+    Param { key: "high", values: "N", unit: "free segments", range: "a whole number ≥ 1", default: Some("the trigger's free segments + 2"), help: "Background cleaning's mark: clean ahead while fewer segments than this are free (beyond the reserve)." },
     Param { key: "buffer", values: "N", unit: "pages", range: "a whole number ≥ 0", default: Some("0"), help: "DRAM write buffer: a write completes when buffered; a full buffer stalls it." },
     Param { key: "unwritten", values: "skip|read", unit: "", range: "`skip` or `read`", default: Some("skip"), help: "A read of a page without data: free (FEMU) or one flash read." },
 ];
@@ -112,7 +112,7 @@ pub const PRESETS: &[Info] = &[
         family: Family::Device,
         name: "femu",
         aliases: &[],
-        summary: "FEMU's black-box SSD: 8 channels × 8 dies, 1 plane, 256 pages of 4 KiB per block; tR 40 µs, tPROG 200 µs, tBERS 2 ms; no transfer time",
+        summary: "FEMU's black-box SSD: 8 channels × 8 dies, 1 plane, 256 pages of 4 KiB per block; tR 40 µs, tPROG 200 µs, tBERS 2 ms; no transfer time.",
         source: "FEMU (Li et al., FAST '18), hw/femu/bbssd/ftl.h NAND_*_LATENCY, ftl.c ssd_init_params, bb.c (ch_xfer_lat = 0)",
         params: PARAMS,
         needs: &[],
@@ -121,7 +121,7 @@ pub const PRESETS: &[Info] = &[
         family: Family::Device,
         name: "mqsim",
         aliases: &[],
-        summary: "MQSim's default SSD: 8 channels × 4 chips × 2 dies, 2 planes, 256 pages of 8 KiB per block; tR 75 µs, tPROG 750 µs, tBERS 3.8 ms; 8-bit channel at 333 MT/s",
+        summary: "MQSim's default SSD: 8 channels × 4 chips × 2 dies, 2 planes, 256 pages of 8 KiB per block; tR 75 µs, tPROG 750 µs, tBERS 3.8 ms; 8-bit channel at 333 MT/s.",
         source: "MQSim (Tavakkol et al., FAST '18), ssdconfig.xml of CMU-SAFARI/MQSim",
         params: PARAMS,
         needs: &[],
