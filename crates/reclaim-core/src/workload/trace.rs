@@ -270,6 +270,48 @@ impl ReadSchedule {
         })
     }
 
+    /// Passes over the reads [`ReadSchedule::due`] would give for `page_writes_issued`, as
+    /// calling it until `None` would, without visiting each: whole passes are stepped over (an
+    /// unmeasured prefix of many passes costs one search). Never goes back.
+    pub fn skip(&mut self, page_writes_issued: u64) {
+        let pass = page_writes_issued / self.writes;
+        let within = page_writes_issued % self.writes;
+        // Every read of the passes before is due (a read is at most `writes` into its pass); of
+        // this pass, those at most `within` page writes in.
+        let mut k = self.reads.at.partition_point(|&a| a <= within);
+        let mut pass_to = pass;
+        if k == self.reads.len() {
+            (k, pass_to) = (0, pass + 1);
+        }
+        if (pass_to, k) <= (self.pass, self.next) {
+            return;
+        }
+        // The time the last read passed over would have given, held as `due` holds it.
+        let last = if k > 0 {
+            Some((k - 1, pass_to))
+        } else {
+            pass_to.checked_sub(1).map(|p| (self.reads.len() - 1, p))
+        };
+        if let (Some((j, p)), false) = (last, self.reads.times.is_empty()) {
+            let held = |times: &[f64]| times.iter().map(|&s| micros(s)).max().unwrap_or(0);
+            self.latest = self
+                .latest
+                .max(held(&self.reads.times[..=j]) + p * self.period);
+            if p > 0 {
+                // The pass before, whole.
+                self.latest = self
+                    .latest
+                    .max(held(&self.reads.times) + (p - 1) * self.period);
+            }
+        }
+        self.run = if self.reads.runs.is_empty() {
+            k
+        } else {
+            self.reads.runs[..k].iter().map(|&n| n as usize).sum()
+        };
+        (self.next, self.pass) = (k, pass_to);
+    }
+
     /// The pages `request` reads, in order: each page's id, `None` for a page without id in
     /// the trace ([`Reads::UNWRITTEN`]: past its volume's range, or never written when renamed).
     pub fn pages(&self, request: &ReadRequest) -> impl Iterator<Item = Option<u32>> + '_ {
@@ -476,6 +518,38 @@ mod tests {
         // Pass 2's reads after 8 + 4 writes, the three passes' reads left all given at once.
         assert_eq!(due_after(&mut s, 12).len(), 4 + 5);
         assert_eq!(due_after(&mut s, 12), []);
+    }
+
+    #[test]
+    fn skipping_leaves_the_schedule_where_due_would() {
+        // Skipping to each count of page writes over three passes (4 writes each) leaves the
+        // schedule giving what one that called `due` until `None` gives next.
+        // Also with read times that go backwards (held at the latest before).
+        for (rename, backwards) in [(false, false), (true, false), (false, true)] {
+            let mut t = crate::trace::convert::tests::msr(rename);
+            if backwards {
+                // A read at 15 s, later than pass 1's first (at 5 + 7.5 s): held over the pass.
+                t.reads.times = vec![5.0, 0.5, 4.0, 15.0, 3.0];
+            }
+            for issued in 0..12 {
+                let mut walked = ReadSchedule::new(&t).unwrap();
+                while walked.due(issued).is_some() {}
+                let mut skipped = ReadSchedule::new(&t).unwrap();
+                skipped.skip(issued);
+                assert_eq!(
+                    due_after(&mut skipped, 20),
+                    due_after(&mut walked, 20),
+                    "{issued}"
+                );
+            }
+        }
+        // Never back: a skip to an earlier count changes nothing.
+        let t = crate::trace::convert::tests::msr(false);
+        let mut s = ReadSchedule::new(&t).unwrap();
+        s.skip(5);
+        s.skip(2);
+        // Pass 1's first read, after 4 + 2 page writes, at 1 + 7.5 s.
+        assert_eq!(s.due(6).unwrap().time_us, Some(8_500_000));
     }
 
     #[test]
