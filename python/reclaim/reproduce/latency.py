@@ -148,33 +148,10 @@ TIME_KEYS = {"write_iops": "write_iops", "read_p50": "read_latency_p50", "read_p
              "read_p999": "read_latency_p999", "write_p99": "write_latency_p99", "die_busy": "die_busy", "gc_busy": "gc_busy"}
 
 
-def _timed(config: SimConfig) -> dict[str, Any]:
-    """One run's WA and time metrics (a worker's task)."""
-    from reclaim.api import simulate
-
-    r = simulate(config)
-    assert r.time is not None, "a run with a device has a time"
-    return {"wa": float(r.wa), **r.time.scalars()}
-
-
 def _measure(ctx: Context, configs: list[SimConfig]) -> list[dict[str, Any]]:
-    """Each configuration's WA and time metrics: through the results database when it keeps the
-    time columns, else run here on every core (nothing kept)."""
-    from reclaim.experiments import store
-
-    kept = {*store.METRICS, *getattr(store, "TIME", {})}
-    if set(TIME_KEYS.values()) <= kept:
-        return [{"wa": m.wa, **{v: getattr(m, v) for v in TIME_KEYS.values()}} for m in ctx.simulate(configs)]
-    from reclaim import parallel
-
-    ctx.configs.extend(configs)
-    bar = ctx.progress.add_task(ctx.name, total=len(configs)) if ctx.progress is not None else None
-    out: list[dict[str, Any]] = [{} for _ in configs]
-    for done, (i, m) in enumerate(parallel.imap(_timed, configs, ctx.workers), 1):
-        out[i] = m
-        if ctx.progress is not None and bar is not None:
-            ctx.progress.update(bar, completed=done)
-    return out
+    """Each configuration's WA and time metrics, as tasks of the results database (a rerun reads
+    them back)."""
+    return [{"wa": m.wa, **{v: getattr(m, v) for v in TIME_KEYS.values()}} for m in ctx.simulate(configs)]
 
 
 def device(bus: str = "on", free: bool = False) -> str:
