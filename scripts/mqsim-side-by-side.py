@@ -513,9 +513,9 @@ def run_reclaim(cfg: Config) -> Side:
     t = r.time
     if t is None:
         sys.exit("reclaim returned no timed result: is its device model built?")
-    if t.reads:
+    if t.read_latency.count:
         side.read_mean, side.read_p50, side.read_p99 = t.read_latency.mean, t.read_latency.p50, t.read_latency.p99
-    if t.writes:
+    if t.write_latency.count:
         side.write_mean, side.write_p50, side.write_p99 = t.write_latency.mean, t.write_latency.p50, t.write_latency.p99
     side.iops = t.iops
     side.wa = r.wa
