@@ -233,7 +233,7 @@ class Config:
     max_victims: int = 10  # MQSim's victims in flight per plane at most (a constant, 10)
     reads: float = 0.3  # share of requests that are single-page reads
     arrivals: str = "closed:iodepth=16"  # or poisson:iops=N, in reclaim's grammar
-    unit: str = "superblock"  # reclaim's segment: a superblock, or one plane's block ("plane")
+    unit: str = "plane"  # reclaim's segment: one plane's block (MQSim's), or a "superblock"
     requests: int = 2_300_000  # MQSim requests generated in all (about 7 x logical pages written)
     measured: int = 500_000  # the last ones, measured
     seed: int = 12345

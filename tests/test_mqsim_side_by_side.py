@@ -96,10 +96,11 @@ def test_reclaim_arguments_match_the_device() -> None:
     assert args["gc"] == "batch:low=10,victims=10"
     assert args["writes"] == round(cfg.measured * (1 - cfg.reads))
     assert "channels=2,dies=2,planes=1,pages_per_block=64,page_size=4KiB" in args["device"]
-    assert args["placement"] == "double"  # MQSim's user and GC frontiers
-    per_plane = side.reclaim_arguments(side.Config(unit="plane"))
-    assert per_plane["device"].endswith(",unit=plane")
-    assert per_plane["placement"] == "single"  # the device's planes placement, one log a plane
+    assert args["device"].endswith(",unit=plane")
+    assert args["placement"] == "single"  # the device's planes placement, one log a plane
+    superblocks = side.reclaim_arguments(side.Config(unit="superblock"))
+    assert "unit=" not in superblocks["device"]  # the device's default
+    assert superblocks["placement"] == "double"  # MQSim's user and GC frontiers
 
 
 @needs_clone
