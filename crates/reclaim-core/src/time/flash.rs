@@ -50,6 +50,11 @@ pub struct Flash {
     xfer: u64,
     /// Each die's busy-until time [ns].
     busy: Vec<u64>,
+    /// Each die's time its host reads occupy it until [ns] (with suspension, reads go ahead of
+    /// the programs and erases `busy` counts).
+    reads_until: Vec<u64>,
+    /// With suspension, what one costs [ns].
+    suspend: Option<u64>,
     /// Each channel's busy-until time [ns].
     chan: Vec<u64>,
     /// Each die's flash time so far [ns], and the cleaner's part of it.
@@ -70,6 +75,8 @@ impl Flash {
             tbers: spec.tbers,
             xfer: spec.transfer_ns(),
             busy: vec![0; dies],
+            reads_until: vec![0; dies],
+            suspend: spec.suspend.then_some(spec.tsus),
             chan: vec![0; spec.channels as usize],
             work: vec![0; dies],
             gc_work: vec![0; dies],
@@ -117,9 +124,23 @@ impl Flash {
     /// A page read on `die` issued at `t`: done when its data has crossed the channel [ns].
     #[inline]
     pub fn read(&mut self, t: u64, die: usize, gc: bool) -> u64 {
-        let start = t.max(self.busy[die]);
-        let done = start + self.tr;
-        self.busy[die] = done;
+        let done = match self.suspend {
+            // A host read on a die busy with programs or erases (beyond its reads) suspends
+            // them: it runs after the reads ahead of it and the suspension, and the suspended
+            // work ends later by both.
+            Some(tsus) if !gc && self.busy[die] > t.max(self.reads_until[die]) => {
+                let done = t.max(self.reads_until[die]) + tsus + self.tr;
+                self.busy[die] += tsus + self.tr;
+                self.reads_until[die] = done;
+                done
+            }
+            _ => {
+                let done = t.max(self.busy[die]) + self.tr;
+                self.busy[die] = done;
+                self.reads_until[die] = done;
+                done
+            }
+        };
         self.account(die, self.tr, gc);
         if self.xfer == 0 {
             return done;
@@ -222,6 +243,13 @@ mod tests {
         assert_eq!(f.erase(0, 0, true), 2_080_000);
         assert_eq!(f.program(0, 1, false), 2_040_010 + 200_000);
         assert_eq!(f.gc_work, vec![2_000_000, 2_000_000]);
+        // With suspension, a host read goes ahead of the erase on die 0 (busy until 2.08 ms):
+        // done at 100 µs + 40 µs; the erase and what follows end 140 µs later.
+        let mut s = flash("femu:channels=1,dies=2,suspend=on");
+        s.erase(0, 0, true);
+        assert_eq!(s.read(0, 0, false), 140_000);
+        assert_eq!(s.read(0, 0, false), 280_000);
+        assert_eq!(s.program(0, 0, false), 2_280_000 + 200_000);
         // With the bus on, a read's page crosses the channel after tR, one page at a time.
         let mut b = flash("mqsim:channels=1,dies=2");
         let x = 24_601;

@@ -83,6 +83,11 @@ pub struct DeviceSpec {
     pub high: u32,
     /// DRAM write buffer [pages]; 0: none (a write completes when its program does).
     pub buffer: u32,
+    /// Whether a host read suspends the programs and erases its die is busy with (program/erase
+    /// suspension, MQSim's `CMD_Suspension_Support`).
+    pub suspend: bool,
+    /// The time a suspension costs [ns] (MQSim's `Suspend_Program_Time`, 100 µs).
+    pub tsus: u64,
     /// What a read of an unwritten page costs.
     pub unwritten: Unwritten,
 }
@@ -103,6 +108,8 @@ const PARAMS: &[Param] = &[
     Param { key: "clean", values: "foreground|background|free", unit: "", range: "`foreground`, `background` or `free`", default: Some("foreground"), help: "Background: also clean while fewer than `high` segments are free and every die is idle; free: cleaning takes no device time (the no-GC ideal)." },
     Param { key: "high", values: "N", unit: "free segments", range: "a whole number ≥ 1", default: Some("the trigger's free segments + 2"), help: "Background cleaning's mark: clean ahead while fewer segments than this are free (beyond the reserve)." },
     Param { key: "buffer", values: "N", unit: "pages", range: "a whole number ≥ 0", default: Some("0"), help: "DRAM write buffer: a write completes when buffered; a full buffer stalls it." },
+    Param { key: "suspend", values: "on|off", unit: "", range: "`on` or `off`", default: Some("off"), help: "A host read suspends the programs and erases its die is busy with, which end later by the read and the suspension (MQSim's CMD_Suspension_Support)." },
+    Param { key: "tsus", values: "TIME", unit: "time", range: "a time with its unit in (0, 1s], e.g. 100us", default: Some("100us"), help: "What a suspension costs (MQSim's Suspend_Program_Time)." },
     Param { key: "unwritten", values: "skip|read", unit: "", range: "`skip` or `read`", default: Some("skip"), help: "A read of a page without data: free (FEMU) or one flash read." },
 ];
 
@@ -149,6 +156,8 @@ impl DeviceSpec {
             clean: Clean::Foreground,
             high: 0,
             buffer: 0,
+            suspend: false,
+            tsus: 100_000,
             unwritten: Unwritten::Skip,
         };
         match name {
@@ -221,6 +230,10 @@ impl DeviceSpec {
             "pages_per_block" => self.pages_per_block = whole(1, 65_536)?,
             "width" => self.width = whole(1, 1024)?,
             "buffer" => self.buffer = whole(0, u32::MAX)?,
+            "suspend" => {
+                self.suspend = args.choice(key, &[("on", true), ("off", false)], self.suspend)?;
+            }
+            "tsus" => self.tsus = parse_time(&name, v, 1e9)?,
             "high" => self.high = whole(1, u32::MAX)?,
             "page_size" => self.page_size = parse_size(&name, v)?,
             "tr" => self.tr = parse_time(&name, v, 1e9)?,
