@@ -86,7 +86,7 @@ pub struct DeviceSpec {
     /// Whether a host read suspends the programs and erases its die is busy with (program/erase
     /// suspension, MQSim's `CMD_Suspension_Support`).
     pub suspend: bool,
-    /// The time a suspension costs [ns] (MQSim's `Suspend_Program_Time`, 100 µs).
+    /// The time a suspension costs [ns] (`MQSim`'s `Suspend_Program_Time`, 100 µs).
     pub tsus: u64,
     /// What a read of an unwritten page costs.
     pub unwritten: Unwritten,
