@@ -84,7 +84,7 @@ pub struct DeviceSpec {
     /// DRAM write buffer [pages]; 0: none (a write completes when its program does).
     pub buffer: u32,
     /// Whether a host read suspends the programs and erases its die is busy with (program/erase
-    /// suspension, MQSim's `CMD_Suspension_Support`).
+    /// suspension, `MQSim`'s `CMD_Suspension_Support`).
     pub suspend: bool,
     /// The time a suspension costs [ns] (`MQSim`'s `Suspend_Program_Time`, 100 µs).
     pub tsus: u64,
