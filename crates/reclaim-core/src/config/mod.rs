@@ -726,9 +726,19 @@ impl SimConfig {
         Ok(())
     }
 
-    /// Checks every parameter and every relation between parameters.
+    /// Checks every parameter and every relation between parameters, with a device on the
+    /// geometry it runs ([`Self::on_device`]: a segment is its superblock or block).
     pub fn validate(&self) -> Result<()> {
         self.validate_time()?;
+        if self.device.is_some() {
+            self.on_device().validate_run()
+        } else {
+            self.validate_run()
+        }
+    }
+
+    /// [`Self::validate`] of a configuration as it runs ([`Self::on_device`] applied).
+    pub fn validate_run(&self) -> Result<()> {
         let n = if let (WorkloadSpec::Trace { .. }, None) = (&self.workload, self.segments) {
             // The geometry follows from the trace; it is checked when the trace is loaded.
             self.geometry_with(Some(1))?;

@@ -53,7 +53,7 @@ struct Setup {
 
 impl Setup {
     fn new(config: &SimConfig) -> Result<Self> {
-        config.validate()?;
+        config.validate_run()?;
         let mut trace = run_trace(config)?;
         let geometry = config.geometry_with(trace.as_ref().map(|t| t.meta.address_pages))?;
         let mut rng = SimRng::seed_from_u64(config.seed);

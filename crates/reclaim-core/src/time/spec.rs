@@ -42,7 +42,8 @@ pub enum Clean {
 pub enum Unwritten {
     /// Nothing: the mapping table answers it (FEMU's `ssd_read` skips unmapped pages).
     Skip,
-    /// A flash read on the die the page's number maps to, as if it were written.
+    /// A flash read on the die the page's number maps to, as if it were written (`MQSim`'s
+    /// `online_create_entry_for_reads` maps it and reads it).
     Read,
 }
 
@@ -110,7 +111,7 @@ const PARAMS: &[Param] = &[
     Param { key: "buffer", values: "N", unit: "pages", range: "a whole number ≥ 0", default: Some("0"), help: "DRAM write buffer: a write completes when buffered; a full buffer stalls it." },
     Param { key: "suspend", values: "on|off", unit: "", range: "`on` or `off`", default: Some("off"), help: "A host read suspends the programs and erases its die is busy with, which end later by the read and the suspension (MQSim's CMD_Suspension_Support)." },
     Param { key: "tsus", values: "TIME", unit: "time", range: "a time with its unit in (0, 1s], e.g. 100us", default: Some("100us"), help: "What a suspension costs (MQSim's Suspend_Program_Time)." },
-    Param { key: "unwritten", values: "skip|read", unit: "", range: "`skip` or `read`", default: Some("skip"), help: "A read of a page without data: free (FEMU) or one flash read." },
+    Param { key: "unwritten", values: "skip|read", unit: "", range: "`skip` or `read`", default: Some("preset: skip (femu), read (mqsim)"), help: "A read of a page without data: free (FEMU's ssd_read skips it) or one flash read on the die its number maps to (MQSim creates its mapping and reads it)." },
 ];
 
 /// The presets, each declaring its source.
@@ -175,6 +176,9 @@ impl DeviceSpec {
                 mts: 333.0,
                 width: 8,
                 bus: true,
+                // MQSim maps a read of a page never written to a new physical page and reads
+                // it (`Address_Mapping_Unit_Page_Level::online_create_entry_for_reads`).
+                unwritten: Unwritten::Read,
                 ..base
             }),
             _ => None,
