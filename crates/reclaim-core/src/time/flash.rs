@@ -48,6 +48,11 @@ pub struct Flash {
     tprog: u64,
     tbers: u64,
     xfer: u64,
+    /// The die of each page offset of a segment (superblocks) or of each plane (`unit=plane`):
+    /// [`Self::die_of`] looked up, not divided, once per flash operation.
+    dies_of: Vec<u16>,
+    /// Each die's channel.
+    channel_of: Vec<u16>,
     /// Each die's busy-until time [ns].
     busy: Vec<u64>,
     /// Each die's time its host reads occupy it until [ns] (with suspension, reads go ahead of
@@ -66,7 +71,18 @@ impl Flash {
     /// Idle timelines for `spec`.
     pub fn new(spec: &DeviceSpec) -> Self {
         let dies = spec.total_dies() as usize;
+        let places = match spec.unit {
+            Unit::Superblock => spec.segment_pages() as u32,
+            Unit::Plane => spec.total_planes(),
+        };
+        let die_of = |off: u32| {
+            let c = off % spec.channels;
+            let d = (off / spec.channels) % spec.dies;
+            (c * spec.dies + d) as u16
+        };
         Flash {
+            dies_of: (0..places).map(die_of).collect(),
+            channel_of: (0..dies as u32).map(|d| (d / spec.dies) as u16).collect(),
             unit: spec.unit,
             channels: spec.channels,
             dies_per_channel: spec.dies,
@@ -102,10 +118,11 @@ impl Flash {
     /// superblock's pages (channel first).
     #[inline]
     pub fn die_in(&self, off: u32, region: u16) -> usize {
-        match self.unit {
-            Unit::Superblock => self.die_of(off),
-            Unit::Plane => self.die_of(u32::from(region)),
-        }
+        let place = match self.unit {
+            Unit::Superblock => off as usize,
+            Unit::Plane => usize::from(region),
+        };
+        usize::from(self.dies_of[place])
     }
 
     /// The latest time any die is busy until [ns].
@@ -145,7 +162,7 @@ impl Flash {
         if self.xfer == 0 {
             return done;
         }
-        let c = die / self.dies_per_channel as usize;
+        let c = usize::from(self.channel_of[die]);
         let end = done.max(self.chan[c]) + self.xfer;
         self.chan[c] = end;
         end
@@ -157,7 +174,7 @@ impl Flash {
     pub fn program(&mut self, t: u64, die: usize, gc: bool) -> u64 {
         let mut at = t;
         if self.xfer != 0 {
-            let c = die / self.dies_per_channel as usize;
+            let c = usize::from(self.channel_of[die]);
             at = t.max(self.chan[c]) + self.xfer;
             self.chan[c] = at;
         }

@@ -181,9 +181,24 @@ impl Tally {
             &mut self.writes
         };
         h.saturating_record(done - arrival);
+        self.note(arrival, done, pages);
+    }
+
+    /// The span and pages of a request, its latency recorded elsewhere.
+    fn note(&mut self, arrival: u64, done: u64, pages: u32) {
         self.first = Some(self.first.map_or(arrival, |f| f.min(arrival)));
         self.last = self.last.max(done);
         self.pages += u64::from(pages);
+    }
+
+    /// Adds the latencies of `w` (same bounds: never fails).
+    fn merge(&mut self, w: &Tally) {
+        self.reads
+            .add(&w.reads)
+            .expect("histograms of the same bounds");
+        self.writes
+            .add(&w.writes)
+            .expect("histograms of the same bounds");
     }
 
     fn span_ns(&self) -> u64 {
@@ -299,7 +314,9 @@ impl Timing {
         } else {
             self.write_pages += u64::from(pages);
         }
-        self.whole.add(read, arrival, done, pages);
+        // Latencies go to the window's histograms only, added to the whole run's when the
+        // window closes: one record per request.
+        self.whole.note(arrival, done, pages);
         self.window.add(read, arrival, done, pages);
     }
 
@@ -312,6 +329,7 @@ impl Timing {
     /// Ends the current window.
     pub fn close_window(&mut self) {
         let w = std::mem::replace(&mut self.window, Tally::new());
+        self.whole.merge(&w);
         let closed = self.window_of(&w);
         self.windows.push(closed);
         self.window.work = self.flash.work.iter().sum();
@@ -352,7 +370,9 @@ impl Timing {
 
     /// The report of the measured phase so far.
     pub fn report(&self) -> TimeReport {
-        let w = &self.whole;
+        let mut whole = self.whole.clone();
+        whole.merge(&self.window);
+        let w = &whole;
         let span = w.span_ns() as f64;
         let per_s = |x: f64| if span > 0.0 { x / span * 1e9 } else { 0.0 };
         let shares: Vec<f64> = self
