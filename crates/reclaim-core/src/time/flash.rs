@@ -39,6 +39,100 @@ pub enum Op {
     },
 }
 
+/// A channel's transfers booked ahead: disjoint stretches of time [ns], start → end. A transfer
+/// takes the first free stretch long enough from the time its page is ready: a read's page
+/// crosses when its tR ends, which may be long after a program issued later has crossed (as an
+/// event-driven device such as `MQSim` lets it). One busy-until time per channel, as `FEMU` keeps,
+/// would hold that program behind the read's transfer while both their dies sit idle.
+///
+/// Every transfer takes the same time `x`, so a free stretch shorter than `x` can never be used:
+/// such stretches are booked with their neighbours, and every gap left is at least `x` long. A
+/// transfer then fits right after the stretch it would overlap, and booking is a binary search
+/// over the few stretches ahead.
+#[derive(Clone, Debug, Default)]
+struct Channel {
+    /// (start, end) from `head` on: sorted, disjoint, gaps between them at least one transfer
+    /// long; those before `head` have ended (a vector compacted now and then, so that a
+    /// booking searches one contiguous slice).
+    booked: Vec<(u64, u64)>,
+    head: usize,
+    /// `bus=fifo`: the time the channel is busy until.
+    until: u64,
+}
+
+impl Channel {
+    /// Books `x` ns from the earliest time ≥ `ready` the channel is free for that long; returns
+    /// the start. Stretches that ended by `now` (the issue time) are forgotten.
+    #[inline]
+    fn book(&mut self, ready: u64, x: u64, now: u64) -> u64 {
+        while self.head < self.booked.len() && self.booked[self.head].1 <= now {
+            self.head += 1;
+        }
+        if self.head > 64 && self.head * 2 > self.booked.len() {
+            self.booked.drain(..self.head);
+            self.head = 0;
+        }
+        // Most transfers book at the end: after every stretch, or in the gap shorter than `x`
+        // the last one leaves (merged with it).
+        if self.head == self.booked.len() {
+            self.booked.push((ready, ready + x));
+            return ready;
+        }
+        let last = self.booked.last_mut().expect("a stretch ahead");
+        if ready >= last.0 {
+            let start = ready.max(last.1);
+            if start < last.1 + x {
+                last.1 = start + x;
+            } else {
+                self.booked.push((start, start + x));
+            }
+            return start;
+        }
+        self.book_within(ready, x)
+    }
+
+    /// [`Self::book`] before the last stretch.
+    fn book_within(&mut self, ready: u64, x: u64) -> u64 {
+        let head = self.head;
+        let booked = &mut self.booked;
+        // The first stretch that starts after `ready`, and the one before it; searched from
+        // the end, where a transfer is most often ready.
+        let next = after(booked, head, ready);
+        let start = match ((next > head).then(|| booked[next - 1]), booked.get(next)) {
+            // Busy at `ready`: the gap after it (at least `x`, or the open end).
+            (Some((_, end)), _) if end > ready => end,
+            // The next stretch begins too soon: the gap after it.
+            (_, Some(&(from, end))) if from < ready + x => end,
+            _ => ready,
+        };
+        let k = after(booked, head, start);
+        // Merged with a neighbour it leaves a gap shorter than `x` to.
+        let pred = k > head && booked[k - 1].1 + x > start;
+        let succ = k < booked.len() && booked[k].0 < start + 2 * x;
+        match (pred, succ) {
+            (true, true) => {
+                booked[k - 1].1 = booked[k].1.max(start + x);
+                booked.remove(k);
+            }
+            (true, false) => booked[k - 1].1 = booked[k - 1].1.max(start + x),
+            (false, true) => booked[k].0 = start,
+            (false, false) => booked.insert(k, (start, start + x)),
+        }
+        start
+    }
+}
+
+/// The index in `b[h..]` of the first stretch that starts after `t` (`b.len()` if none),
+/// searched back from the end.
+#[inline]
+fn after(b: &[(u64, u64)], h: usize, t: u64) -> usize {
+    let mut i = b.len();
+    while i > h && b[i - 1].0 > t {
+        i -= 1;
+    }
+    i
+}
+
 /// The timelines.
 pub struct Flash {
     unit: Unit,
@@ -48,6 +142,8 @@ pub struct Flash {
     tprog: u64,
     tbers: u64,
     xfer: u64,
+    /// `bus=fifo`: one busy-until time per channel.
+    fifo: bool,
     /// The die of each page offset of a segment (superblocks) or of each plane (`unit=plane`):
     /// [`Self::die_of`] looked up, not divided, once per flash operation.
     dies_of: Vec<u16>,
@@ -60,8 +156,8 @@ pub struct Flash {
     reads_until: Vec<u64>,
     /// With suspension, what one costs [ns].
     suspend: Option<u64>,
-    /// Each channel's busy-until time [ns].
-    chan: Vec<u64>,
+    /// Each channel's transfers booked ahead.
+    chan: Vec<Channel>,
     /// Each die's flash time so far [ns], and the cleaner's part of it.
     pub(crate) work: Vec<u64>,
     pub(crate) gc_work: Vec<u64>,
@@ -90,10 +186,11 @@ impl Flash {
             tprog: spec.tprog,
             tbers: spec.tbers,
             xfer: spec.transfer_ns(),
+            fifo: spec.bus == super::spec::Bus::Fifo,
             busy: vec![0; dies],
             reads_until: vec![0; dies],
             suspend: spec.suspend.then_some(spec.tsus),
-            chan: vec![0; spec.channels as usize],
+            chan: vec![Channel::default(); spec.channels as usize],
             work: vec![0; dies],
             gc_work: vec![0; dies],
         }
@@ -102,6 +199,19 @@ impl Flash {
     /// Dies.
     pub fn dies(&self) -> usize {
         self.busy.len()
+    }
+
+    /// A transfer on channel `c` of a page ready at `ready`, issued at `t`: its start.
+    #[inline]
+    fn book(&mut self, c: usize, ready: u64, t: u64) -> u64 {
+        let ch = &mut self.chan[c];
+        if self.fifo {
+            let start = ready.max(ch.until);
+            ch.until = start + self.xfer;
+            start
+        } else {
+            ch.book(ready, self.xfer, t)
+        }
     }
 
     /// The die that holds page offset `off` of a superblock: channels first, then the dies of
@@ -163,20 +273,26 @@ impl Flash {
             return done;
         }
         let c = usize::from(self.channel_of[die]);
-        let end = done.max(self.chan[c]) + self.xfer;
-        self.chan[c] = end;
-        end
+        self.book(c, done, t) + self.xfer
     }
 
     /// A page program on `die` issued at `t`: its data crosses the channel, then the die
-    /// programs it; done at the program's end [ns].
+    /// programs it; done at the program's end [ns]. The data crosses when the die is about to
+    /// be free for it (as a device's scheduler sends a program to an idle die), not while the
+    /// die works through what is queued before it.
     #[inline]
     pub fn program(&mut self, t: u64, die: usize, gc: bool) -> u64 {
         let mut at = t;
         if self.xfer != 0 {
             let c = usize::from(self.channel_of[die]);
-            at = t.max(self.chan[c]) + self.xfer;
-            self.chan[c] = at;
+            // FEMU sends a program's data at its issue; a device's scheduler, when its die is
+            // about to be free.
+            let ready = if self.fifo {
+                t
+            } else {
+                t.max(self.busy[die].saturating_sub(self.xfer))
+            };
+            at = self.book(c, ready, t) + self.xfer;
         }
         let start = at.max(self.busy[die]);
         let done = start + self.tprog;
@@ -240,6 +356,27 @@ mod tests {
         Flash::new(&spec.parse::<DeviceSpec>().unwrap())
     }
 
+    proptest::proptest! {
+        /// A channel books each transfer at the earliest time from its page's readiness at
+        /// which it overlaps no transfer booked before (checked against every booking kept in
+        /// full), whatever the order the transfers come in.
+        #[test]
+        fn a_channel_books_the_earliest_free_stretch(readies in proptest::collection::vec(0u64..2_000, 1..200)) {
+            let x = 25;
+            let mut channel = Channel::default();
+            let mut all: Vec<(u64, u64)> = Vec::new();
+            for ready in readies {
+                // Every booking ends by 200 × 25 past the latest readiness: the search ends.
+                let earliest = (ready..ready + 10_000)
+                    .find(|&t| all.iter().all(|&(from, end)| t + x <= from || t >= end))
+                    .unwrap();
+                let got = channel.book(ready, x, 0);
+                proptest::prop_assert_eq!(got, earliest);
+                all.push((got, got + x));
+            }
+        }
+    }
+
     #[test]
     fn pages_stripe_over_channels_then_dies() {
         let f = flash("femu:channels=2,dies=3");
@@ -250,27 +387,38 @@ mod tests {
 
     #[test]
     fn operations_queue_on_their_die_and_channel() {
-        let mut f = flash("femu:channels=1,dies=2");
+        let mut one = flash("femu:channels=1,dies=2");
         // Two reads on die 0 at t = 0: the second waits for the first (40 µs each).
-        assert_eq!(f.read(0, 0, false), 40_000);
-        assert_eq!(f.read(0, 0, false), 80_000);
+        assert_eq!(one.read(0, 0, false), 40_000);
+        assert_eq!(one.read(0, 0, false), 80_000);
         // Die 1 is free.
-        assert_eq!(f.read(10, 1, false), 40_010);
+        assert_eq!(one.read(10, 1, false), 40_010);
         // An erase waits on every die, then a program behind it.
-        assert_eq!(f.erase(0, 0, true), 2_080_000);
-        assert_eq!(f.program(0, 1, false), 2_040_010 + 200_000);
-        assert_eq!(f.gc_work, vec![2_000_000, 2_000_000]);
+        assert_eq!(one.erase(0, 0, true), 2_080_000);
+        assert_eq!(one.program(0, 1, false), 2_040_010 + 200_000);
+        assert_eq!(one.gc_work, vec![2_000_000, 2_000_000]);
         // With suspension, a host read goes ahead of the erase on die 0 (busy until 2.08 ms):
         // done at 100 µs + 40 µs; the erase and what follows end 140 µs later.
-        let mut s = flash("femu:channels=1,dies=2,suspend=on");
-        s.erase(0, 0, true);
-        assert_eq!(s.read(0, 0, false), 140_000);
-        assert_eq!(s.read(0, 0, false), 280_000);
-        assert_eq!(s.program(0, 0, false), 2_280_000 + 200_000);
-        // With the bus on, a read's page crosses the channel after tR, one page at a time.
-        let mut b = flash("mqsim:channels=1,dies=2");
+        let mut sus = flash("femu:channels=1,dies=2,suspend=on");
+        sus.erase(0, 0, true);
+        assert_eq!(sus.read(0, 0, false), 140_000);
+        assert_eq!(sus.read(0, 0, false), 280_000);
+        assert_eq!(sus.program(0, 0, false), 2_280_000 + 200_000);
+        // A program issued after a read whose page is not ready yet crosses the channel first.
+        let mut late = flash("mqsim:channels=1,dies=2,planes=1,unit=plane");
         let x = 24_601;
-        assert_eq!(b.read(0, 0, false), 75_000 + x);
-        assert_eq!(b.read(0, 1, false), 75_000 + 2 * x);
+        late.erase(0, 0, true); // plane 0's die, die 0, busy until 3.8 ms
+        assert_eq!(late.read(0, 0, false), 3_800_000 + 75_000 + x);
+        assert_eq!(late.program(0, 1, false), x + 750_000);
+        // bus=fifo (FEMU's): the program's transfer waits behind the read's, booked first.
+        let mut femu = flash("mqsim:channels=1,dies=2,planes=1,unit=plane,bus=fifo");
+        femu.erase(0, 0, true);
+        assert_eq!(femu.read(0, 0, false), 3_875_000 + x);
+        assert_eq!(femu.program(0, 1, false), 3_875_000 + 2 * x + 750_000);
+        // With the bus on, a read's page crosses the channel after tR, one page at a time.
+        let mut bus = flash("mqsim:channels=1,dies=2");
+        let x = 24_601;
+        assert_eq!(bus.read(0, 0, false), 75_000 + x);
+        assert_eq!(bus.read(0, 1, false), 75_000 + 2 * x);
     }
 }

@@ -22,6 +22,21 @@ pub enum Unit {
     Plane,
 }
 
+/// How page transfers take their channel (`bus=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bus {
+    /// Transfers take no time.
+    Off,
+    /// Each transfer takes the first stretch its channel is free for it from the time its page
+    /// is ready (a read's at its tR's end, a program's as its die is about to be free), one at a
+    /// time: as an event-driven device (`MQSim`) arbitrates a channel.
+    On,
+    /// Each channel one busy-until time, pushed on by each transfer in the order the engine
+    /// decides them (`FEMU`'s `ch->next_ch_avail_time`): faster, but a read whose page is ready
+    /// late holds the transfers decided after it, though the channel is idle until then.
+    Fifo,
+}
+
 /// When cleaning runs on the device's clock (`clean=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clean {
@@ -74,8 +89,8 @@ pub struct DeviceSpec {
     pub mts: f64,
     /// Channel width [bits].
     pub width: u32,
-    /// Whether page transfers take the channel, serialised per channel.
-    pub bus: bool,
+    /// Whether page transfers take their channel, and how the channel orders them.
+    pub bus: Bus,
     /// How segments map onto the flash.
     pub unit: Unit,
     /// When cleaning runs.
@@ -104,7 +119,7 @@ const PARAMS: &[Param] = &[
     Param { key: "tbers", values: "TIME", unit: "time", range: "a time with its unit in (0, 10s], e.g. 2ms", default: Some("preset"), help: "Block erase time tBERS." },
     Param { key: "mts", values: "R", unit: "MT/s", range: "a number in (0, 100000]", default: Some("preset"), help: "Channel transfer rate." },
     Param { key: "width", values: "BITS", unit: "bits", range: "a whole number in [1, 1024]", default: Some("preset"), help: "Channel width." },
-    Param { key: "bus", values: "on|off", unit: "", range: "`on` or `off`", default: Some("preset"), help: "Page transfers take their channel, one at a time (page_size × 8 / width / mts µs each)." },
+    Param { key: "bus", values: "on|off|fifo", unit: "", range: "`on`, `off` or `fifo`", default: Some("preset"), help: "Page transfers take their channel (page_size × 8 / width / mts µs each), one at a time: on, at the first free stretch from the page's readiness (MQSim's arbitration); fifo, in the order decided (FEMU's busy-until, faster); off, no transfer time." },
     Param { key: "unit", values: "superblock|plane", unit: "", range: "`superblock` or `plane`", default: Some("superblock"), help: "superblock: a segment is one block on every plane of every die (FEMU's line), pages striped over channels, then dies, then planes; plane: a segment is one plane's block, each plane its own free pool and cleaning (MQSim's), writes dealt in turn." },
     Param { key: "clean", values: "foreground|background|free", unit: "", range: "`foreground`, `background` or `free`", default: Some("foreground"), help: "Background: also clean while fewer than `high` segments are free and every die is idle; free: cleaning takes no device time (the no-GC ideal)." },
     Param { key: "high", values: "N", unit: "free segments", range: "a whole number ≥ 1", default: Some("the trigger's free segments + 2"), help: "Background cleaning's mark: clean ahead while fewer segments than this are free (beyond the reserve)." },
@@ -152,7 +167,7 @@ impl DeviceSpec {
             tbers: 2_000_000,
             mts: 333.0,
             width: 8,
-            bus: false,
+            bus: Bus::Off,
             unit: Unit::Superblock,
             clean: Clean::Foreground,
             high: 0,
@@ -175,7 +190,7 @@ impl DeviceSpec {
                 tbers: 3_800_000,
                 mts: 333.0,
                 width: 8,
-                bus: true,
+                bus: Bus::On,
                 // MQSim maps a read of a page never written to a new physical page and reads
                 // it (`Address_Mapping_Unit_Page_Level::online_create_entry_for_reads`).
                 unwritten: Unwritten::Read,
@@ -207,7 +222,7 @@ impl DeviceSpec {
     /// One page's transfer over its channel [ns]: `page_size` × 8 / `width` transfers at `mts`
     /// million transfers a second (`MQSim`'s `NVDDR2` channel: 8192 B at 333 MT/s × 8 bit, 24.6 µs).
     pub fn transfer_ns(&self) -> u64 {
-        if !self.bus {
+        if self.bus == Bus::Off {
             return 0;
         }
         let transfers = f64::from(self.page_size) * 8.0 / f64::from(self.width);
@@ -250,7 +265,13 @@ impl DeviceSpec {
                 check_range(&name, x, 0.0, 1e5, true, false)?;
                 self.mts = x;
             }
-            "bus" => self.bus = args.choice(key, &[("on", true), ("off", false)], self.bus)?,
+            "bus" => {
+                self.bus = args.choice(
+                    key,
+                    &[("on", Bus::On), ("off", Bus::Off), ("fifo", Bus::Fifo)],
+                    self.bus,
+                )?;
+            }
             "unit" => {
                 self.unit = args.choice(
                     key,
