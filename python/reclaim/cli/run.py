@@ -355,7 +355,7 @@ def reproduce(
     name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | lomet | li-greedy | dyal-draughn | stockmeyer | sepbit | all")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
-    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer, sepbit: write their figures (PNG) into this folder.")] = None,
+    figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer, sepbit, latency: write their figures (PNG) into this folder.")] = None,
     trace: Annotated[Path | None, typer.Option(help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
                                                "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in; "
                                                "sepbit: replay this converted trace, or every `*.rtr` file of this folder in name "
@@ -372,8 +372,8 @@ def reproduce(
 
     if name != "all" and name not in REPRODUCTIONS:
         fail(f"unknown reproduction `{name}` (expected one of {', '.join(REPRODUCTIONS)}, or all)")
-    if figures is not None and name not in ("dyal-draughn", "lomet", "stockmeyer", "sepbit", "all"):
-        fail(f"`--figures` is for `dyal-draughn`, `lomet`, `stockmeyer` and `sepbit` only; `{name}` draws none")
+    if figures is not None and name not in ("dyal-draughn", "lomet", "stockmeyer", "sepbit", "latency", "all"):
+        fail(f"`--figures` is for `dyal-draughn`, `lomet`, `stockmeyer`, `sepbit` and `latency` only; `{name}` draws none")
     if trace is not None and name not in ("stockmeyer", "sepbit"):
         fail(f"`--trace` is for `stockmeyer` and `sepbit` only; `{name}` runs on its paper's workloads")
     if trace is not None and name == "stockmeyer" and trace.is_dir():
@@ -419,6 +419,10 @@ def reproduce(
             drawn += stockmeyer.figures(results["stockmeyer"], figures)
         if "sepbit" in results:
             drawn += sepbit.figures(results["sepbit"], figures)
+        if "latency" in results:
+            from reclaim.reproduce import latency
+
+            drawn += latency.figures(results["latency"], figures)
         for path in drawn:
             console.print(f"figure: {path}")
     if as_json:
