@@ -45,7 +45,7 @@ def test_overrides_take_units():
     ("femu:tr=40", "`device.tr`: `40` (no unit)"),
     ("femu:tbers=20s", "in (0, 10s]"),
     ("femu:page_size=3", "`device.page_size`: `3`"),
-    ("femu:bus=yes", "`device.bus`: `yes` (expected `on` or `off`)"),
+    ("femu:bus=yes", "`device.bus`: `yes` (expected `on`, `off` or `fifo`)"),
     ("femu:speed=2", "unknown argument `speed`"),
     ("femu:mts=0", "`device.mts`: 0 (expected a number in (0, 100000])"),
 ])
@@ -332,3 +332,15 @@ def test_free_cleaning_costs_the_users_program_alone():
     assert dm.write_cost(d, 5.0) == dm.Cost(200.0, 0.0, 0.0)
     assert dm.saturation_iops(d, 5.0) == pytest.approx(320_000.0, rel=1e-12)
     assert dm.utilisation(d, 5.0, 160_000.0).gc_busy == 0.0
+
+
+def test_a_plane_block_erase_is_not_shared_by_the_planes():
+    # unit=plane: a segment is one block, its erase one tBERS on one die, so a user write costs
+    # WA·tBERS / pages_per_block of erase; a superblock's multi-plane erase shares one tBERS among
+    # a die's planes: WA·tBERS / (planes·pages_per_block). At WA 3, femu with 2 planes and
+    # 256-page blocks: 3·2000/256 = 23.4375 µs against 11.71875 µs.
+    plane = dm.parse("femu:planes=2,unit=plane")
+    superblock = dm.parse("femu:planes=2")
+    assert plane.pages_per_segment == 256 and superblock.pages_per_segment == 8 * 8 * 2 * 256
+    gap = dm.write_cost(plane, 3.0).die - dm.write_cost(superblock, 3.0).die
+    assert gap == pytest.approx(3 * 2000 / 256 - 3 * 2000 / 512)

@@ -67,6 +67,12 @@ def schemes() -> list[dict[str, Any]]:
 def geometry(config_json: str) -> dict[str, int]:
     """The resolved geometry: segments, pages_per_segment, logical_pages."""
 
+def device(spec: str) -> dict[str, Any]:
+    """A ``--device`` text's values as the engine parses and checks it: ``channels``, ``dies``,
+    ``planes``, ``pages_per_block``, ``page_size``, ``tr_ns``, ``tprog_ns``, ``tbers_ns``,
+    ``tsus_ns``, ``mts``, ``width``, ``transfer_ns``, ``bus``, ``unit``, ``clean``,
+    ``unwritten``, ``suspend``, ``high``, ``buffer``, ``segment_pages``."""
+
 def class_shares(config_json: str) -> dict[str, Any]:
     """``{"geometry": {...}, "classes": [{"pages": int, "write_share": float}, ...]}``, and
     ``"region_quotas": [int, ...]`` under ``regions`` with explicit shares."""

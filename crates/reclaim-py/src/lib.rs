@@ -115,6 +115,14 @@ fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
     to_py(py, &v)
 }
 
+/// A `--device` text's values, as the engine parses and checks it.
+#[pyfunction]
+fn device(py: Python<'_>, spec: &str) -> PyResult<PyObject> {
+    let d: reclaim_core::time::DeviceSpec = spec.parse().map_err(map_err)?;
+    let v = serde_json::to_value(d.values()).expect("device values serialize");
+    to_py(py, &v)
+}
+
 /// The geometry and each class's pages and write share for a JSON configuration (what
 /// `regions:spare=optimal` is resolved from); under `regions` with explicit shares, also
 /// `region_quotas`, the segments each region owns.
@@ -471,6 +479,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stand_in_files_pages, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_config, m)?)?;
     m.add_function(wrap_pyfunction!(geometry, m)?)?;
+    m.add_function(wrap_pyfunction!(device, m)?)?;
     m.add_function(wrap_pyfunction!(parameters, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(class_shares, m)?)?;

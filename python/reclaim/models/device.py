@@ -44,8 +44,7 @@ Units: times in µs [1e-6 s], rates in requests per second (IOPS), sizes in byte
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
 from scipy.optimize import brentq
@@ -70,6 +69,9 @@ class Device:
             time.
         free_cleaning: Cleaning takes no device time (``clean=free``, the ideal device without
             garbage collection): a user write costs its own program alone.
+        plane_unit: A segment is one plane's block (``unit=plane``): an erase is one block on
+            one die, so a user write costs WA·tBERS / pages_per_block of erase, not
+            WA·tBERS / (planes·pages_per_block) as with a superblock's multi-plane erase.
     """
 
     channels: int
@@ -84,6 +86,7 @@ class Device:
     width: int
     bus: bool
     free_cleaning: bool = False
+    plane_unit: bool = False
 
     @property
     def total_dies(self) -> int:
@@ -92,7 +95,10 @@ class Device:
 
     @property
     def pages_per_segment(self) -> int:
-        """Pages of a superblock: channels × dies × planes × pages_per_block."""
+        """Pages of a segment: a superblock's channels × dies × planes × pages_per_block, or
+        with ``unit=plane`` one block's."""
+        if self.plane_unit:
+            return self.pages_per_block
         return self.channels * self.dies * self.planes * self.pages_per_block
 
     @property
@@ -115,38 +121,6 @@ MQSIM = Device(channels=8, dies=8, planes=2, pages_per_block=256, page_size=8192
                mts=333.0, width=8, bus=True)
 PRESETS = {"femu": FEMU, "mqsim": MQSIM}
 
-_TIME_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-_SIZE_UNITS = {"": 1, "B": 1, "KiB": 1024, "K": 1024, "KB": 1000, "kB": 1000, "MiB": 1024**2, "M": 1024**2}
-#: Whole-number keys and their ranges.
-_COUNTS = {"channels": (1, 1024), "dies": (1, 1024), "planes": (1, 64), "pages_per_block": (1, 65536), "width": (1, 1024)}
-#: Keys that decide when the engine works, not how long an operation takes: the closed forms
-#: check them and do not read them.
-_CHOICES = {"bus": ("on", "off"), "unit": ("superblock",), "clean": ("foreground", "background", "free"), "unwritten": ("skip", "read")}
-_ENGINE_COUNTS = {"high": 1, "buffer": 0}
-
-
-def _time(key: str, text: str, max_ns: float) -> float:
-    """A time with its unit in (0, max_ns] ns, rounded to the nanosecond, in µs."""
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ns|us|µs|ms|s)\s*", text)
-    top = f"{max_ns / 1e9:g}s"
-    ns = float("nan")
-    if m is not None:
-        try:
-            ns = float(m.group(1)) * _TIME_UNITS[m.group(2)]
-        except ValueError:
-            pass
-    if not (math.isfinite(ns) and 0 < ns <= max_ns and round(ns) >= 1):
-        raise ValueError(f"invalid value for `device.{key}`: `{text}` (expected a time with its unit (ns, us, ms or s) in (0, {top}], e.g. 40us)")
-    return round(ns) / 1e3
-
-
-def _size(key: str, text: str) -> int:
-    m = re.fullmatch(r"\s*([0-9]+)\s*([A-Za-z]*)\s*", text)
-    if m is None or m.group(2) not in _SIZE_UNITS or not 512 <= int(m.group(1)) * _SIZE_UNITS[m.group(2)] <= 1 << 20:
-        raise ValueError(f"invalid value for `device.{key}`: `{text}` (expected a size in bytes in [512, 1048576], e.g. 4KiB or 4096)")
-    return int(m.group(1)) * _SIZE_UNITS[m.group(2)]
-
-
 def parse(spec: str) -> Device:
     """The device of a ``--device PRESET[:key=value,...]`` text, with the simulator's keys, units
     and ranges.
@@ -155,9 +129,10 @@ def parse(spec: str) -> Device:
         spec: A preset (``femu``, ``mqsim``), then optionally ``:`` and ``key=value`` pairs
             separated by ``,``: ``channels``, ``dies`` (per channel), ``planes`` (per die),
             ``pages_per_block``, ``page_size`` (bytes, ``4KiB``), ``tr``, ``tprog``, ``tbers``
-            (``40us``, ``2ms``, ``750000ns``), ``mts``, ``width`` (bits), ``bus=on|off``. The
-            engine's other keys (``unit``, ``clean``, ``high``, ``buffer``, ``unwritten``) are
-            checked and change nothing here.
+            (``40us``, ``2ms``, ``750000ns``), ``mts``, ``width`` (bits), ``bus=on|off|fifo``,
+            ``unit=superblock|plane``, ``clean`` (``free``: no cleaning time). The engine's
+            other keys (``high``, ``buffer``, ``unwritten``, ``suspend``, ``tsus``) are checked
+            and change nothing here.
 
     Returns:
         The :class:`Device`.
@@ -172,49 +147,15 @@ def parse(spec: str) -> Device:
     >>> round(parse("mqsim").transfer, 3)  # 8192 B over 333 MT/s × 1 byte
     24.601
     """
-    from reclaim.api import SimConfig
+    from reclaim import _core
 
-    # The engine's own check first: a text is accepted, or refused with the same message, as
-    # `reclaim simulate --device` would; the values are then read here (the engine does not
-    # give them back).
-    SimConfig(device=spec).validated()
-    name, _, rest = spec.strip().partition(":")
-    if name not in PRESETS:
-        raise ValueError(f"invalid value for `device`: `{name}` (expected a preset: {', '.join(PRESETS)})")
-    known = ({f.name for f in fields(Device)} - {"free_cleaning"}) | set(_CHOICES) | set(_ENGINE_COUNTS)
-    changes: dict[str, object] = {}
-    for item in filter(None, (x.strip() for x in rest.split(","))):
-        key, eq, value = (x.strip() for x in item.partition("="))
-        if not eq:
-            raise ValueError(f"invalid value for `device`: `{item}` (expected key=value)")
-        if key not in known:
-            raise ValueError(f"invalid value for `device`: unknown key `{key}` (expected one of {', '.join(sorted(known))})")
-        if key in _COUNTS or key in _ENGINE_COUNTS:
-            lo, hi = _COUNTS.get(key, (_ENGINE_COUNTS.get(key, 0), 2**32 - 1))
-            if not re.fullmatch(r"[0-9]+", value) or not lo <= int(value) <= hi:
-                raise ValueError(f"invalid value for `device.{key}`: `{value}` (expected a whole number in [{lo}, {hi}])")
-            if key in _COUNTS:
-                changes[key] = int(value)
-        elif key == "page_size":
-            changes[key] = _size(key, value)
-        elif key in ("tr", "tprog", "tbers"):
-            changes[key] = _time(key, value, 1e10 if key == "tbers" else 1e9)
-        elif key == "mts":
-            try:
-                rate = float(value)
-            except ValueError:
-                rate = float("nan")
-            if not (math.isfinite(rate) and 0 < rate <= 1e5):
-                raise ValueError(f"invalid value for `device.mts`: `{value}` (expected a number in (0, 100000])")
-            changes[key] = rate
-        else:
-            if value not in _CHOICES[key]:
-                raise ValueError(f"invalid value for `device.{key}`: `{value}` (expected {' or '.join(f'`{c}`' for c in _CHOICES[key])})")
-            if key == "bus":
-                changes[key] = value == "on"
-            elif key == "clean":
-                changes["free_cleaning"] = value == "free"
-    return replace(PRESETS[name], **changes)  # type: ignore[arg-type]
+    # The engine parses and checks the text (same acceptance and message as `reclaim simulate
+    # --device`) and gives its values back.
+    v = _core.device(spec)
+    return Device(channels=v["channels"], dies=v["dies"], planes=v["planes"], pages_per_block=v["pages_per_block"],
+                  page_size=v["page_size"], tr=v["tr_ns"] / 1e3, tprog=v["tprog_ns"] / 1e3, tbers=v["tbers_ns"] / 1e3,
+                  mts=v["mts"], width=v["width"], bus=v["bus"] != "off", free_cleaning=v["clean"] == "free",
+                  plane_unit=v["unit"] == "plane")
 
 
 def _check_wa(wa: float) -> None:
@@ -253,7 +194,7 @@ def write_cost(dev: Device, wa: float) -> Cost:
     _check_wa(wa)
     if dev.free_cleaning:
         return Cost(dev.tprog, 0.0, dev.transfer)
-    erase = wa * dev.tbers / (dev.planes * dev.pages_per_block)
+    erase = wa * dev.tbers / (dev.pages_per_block * (1 if dev.plane_unit else dev.planes))
     die = wa * dev.tprog + (wa - 1.0) * dev.tr + erase
     return Cost(die, die - dev.tprog, (2.0 * wa - 1.0) * dev.transfer if dev.bus else 0.0)
 

@@ -151,7 +151,93 @@ pub const PRESETS: &[Info] = &[
     },
 ];
 
+/// A device's values as the closed forms read them (`reclaim.models.device`): every time in
+/// nanoseconds, each choice by its name.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DeviceValues {
+    /// Channels.
+    pub channels: u32,
+    /// Dies per channel.
+    pub dies: u32,
+    /// Planes per die.
+    pub planes: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Bytes per page.
+    pub page_size: u32,
+    /// tR, tPROG, tBERS and one suspension [ns].
+    pub tr_ns: u64,
+    /// See `tr_ns`.
+    pub tprog_ns: u64,
+    /// See `tr_ns`.
+    pub tbers_ns: u64,
+    /// See `tr_ns`.
+    pub tsus_ns: u64,
+    /// Channel rate [MT/s] and width [bits].
+    pub mts: f64,
+    /// See `mts`.
+    pub width: u32,
+    /// One page's transfer [ns]; 0 with the bus off.
+    pub transfer_ns: u64,
+    /// `on`, `fifo` or `off`.
+    pub bus: &'static str,
+    /// `superblock` or `plane`.
+    pub unit: &'static str,
+    /// `foreground`, `background` or `free`.
+    pub clean: &'static str,
+    /// `skip` or `read`.
+    pub unwritten: &'static str,
+    /// Whether reads suspend programs and erases.
+    pub suspend: bool,
+    /// Background cleaning's mark (0: the trigger's free segments + 2) and the write buffer.
+    pub high: u32,
+    /// See `high`.
+    pub buffer: u32,
+    /// Pages of a segment.
+    pub segment_pages: u64,
+}
+
 impl DeviceSpec {
+    /// Its values, for the closed forms.
+    pub fn values(&self) -> DeviceValues {
+        DeviceValues {
+            channels: self.channels,
+            dies: self.dies,
+            planes: self.planes,
+            pages_per_block: self.pages_per_block,
+            page_size: self.page_size,
+            tr_ns: self.tr,
+            tprog_ns: self.tprog,
+            tbers_ns: self.tbers,
+            tsus_ns: self.tsus,
+            mts: self.mts,
+            width: self.width,
+            transfer_ns: self.transfer_ns(),
+            bus: match self.bus {
+                Bus::On => "on",
+                Bus::Off => "off",
+                Bus::Fifo => "fifo",
+            },
+            unit: match self.unit {
+                Unit::Superblock => "superblock",
+                Unit::Plane => "plane",
+            },
+            clean: match self.clean {
+                Clean::Foreground => "foreground",
+                Clean::Background => "background",
+                Clean::Free => "free",
+            },
+            unwritten: match self.unwritten {
+                Unwritten::Skip => "skip",
+                Unwritten::Read => "read",
+            },
+            suspend: self.suspend,
+            high: self.high,
+            buffer: self.buffer,
+            segment_pages: self.segment_pages(),
+        }
+    }
+
     /// The named preset with no overrides.
     fn preset(name: &str) -> Option<Self> {
         let base = DeviceSpec {
