@@ -186,8 +186,8 @@ def _device_cases(quick: bool) -> list[TimedCase]:
     significant digits, 0.1%). Then saturated writes: a closed loop at queue depth 256 over
     uniform writes, greedy, spare 0.1, against dies / S_w fed with the run's own WA (2%) and
     cleaning's share of the die time against (S_w − tPROG) / S_w (1%); with MQSim's channels
-    (``mqsim:pages_per_block=64``, bus on) the IOPS are shown, not held: a program waits for its page to cross the channel and
-    the die idles meanwhile, which the bound leaves out. Last, reads in a closed loop beside
+    (``mqsim:pages_per_block=64``, bus on) the IOPS are shown, not held: eight dies share a channel, and a die that waits for it
+    idles, which the bound leaves out. Last, reads in a closed loop beside
     Dyal & Draughn's closed model by MVA, shown, not held: MVA assumes exponential service where tR is
     constant (exact at depth 1 and at saturation, low in between). The same counts with
     ``quick`` (a run takes about a second)."""

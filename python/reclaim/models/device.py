@@ -44,7 +44,7 @@ Units: times in µs [1e-6 s], rates in requests per second (IOPS), sizes in byte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 
 from scipy.optimize import brentq
@@ -69,6 +69,9 @@ class Device:
             time.
         free_cleaning: Cleaning takes no device time (``clean=free``, the ideal device without
             garbage collection): a user write costs its own program alone.
+        holds_die: A die is held while its page crosses the channel (``bus=on``, as MQSim's chip
+            takes data in before it programs and holds a read page until it is out), so each
+            transfer counts on the die too; with ``bus=fifo`` (FEMU's) it does not.
         plane_unit: A segment is one plane's block (``unit=plane``): an erase is one block on
             one die, so a user write costs WA·tBERS / pages_per_block of erase, not
             WA·tBERS / (planes·pages_per_block) as with a superblock's multi-plane erase.
@@ -87,6 +90,7 @@ class Device:
     bus: bool
     free_cleaning: bool = False
     plane_unit: bool = False
+    holds_die: bool = False
 
     @property
     def total_dies(self) -> int:
@@ -155,7 +159,7 @@ def parse(spec: str) -> Device:
     return Device(channels=v["channels"], dies=v["dies"], planes=v["planes"], pages_per_block=v["pages_per_block"],
                   page_size=v["page_size"], tr=v["tr_ns"] / 1e3, tprog=v["tprog_ns"] / 1e3, tbers=v["tbers_ns"] / 1e3,
                   mts=v["mts"], width=v["width"], bus=v["bus"] != "off", free_cleaning=v["clean"] == "free",
-                  plane_unit=v["unit"] == "plane")
+                  plane_unit=v["unit"] == "plane", holds_die=v["bus"] == "on")
 
 
 def _check_wa(wa: float) -> None:
@@ -183,6 +187,12 @@ class Cost:
     channel: float
 
 
+def read_cost(dev: Device) -> float:
+    """A host page read's die time [µs]: tR, and its transfer where the die holds the page
+    until it is out (``bus=on``)."""
+    return dev.tr + (dev.transfer if dev.holds_die else 0.0)
+
+
 def write_cost(dev: Device, wa: float) -> Cost:
     """The flash time of one user page write at write amplification ``wa`` (module docstring);
     with ``clean=free`` its own program alone, whatever ``wa``.
@@ -192,11 +202,12 @@ def write_cost(dev: Device, wa: float) -> Cost:
     (455.625, 255.625, 0.0)
     """
     _check_wa(wa)
+    held = dev.transfer if dev.holds_die else 0.0
     if dev.free_cleaning:
-        return Cost(dev.tprog, 0.0, dev.transfer)
+        return Cost(dev.tprog + held, 0.0, dev.transfer)
     erase = wa * dev.tbers / (dev.pages_per_block * (1 if dev.plane_unit else dev.planes))
-    die = wa * dev.tprog + (wa - 1.0) * dev.tr + erase
-    return Cost(die, die - dev.tprog, (2.0 * wa - 1.0) * dev.transfer if dev.bus else 0.0)
+    die = wa * (dev.tprog + held) + (wa - 1.0) * (dev.tr + held) + erase
+    return Cost(die, die - dev.tprog - held, (2.0 * wa - 1.0) * dev.transfer if dev.bus else 0.0)
 
 
 @dataclass(frozen=True)
@@ -224,7 +235,7 @@ def utilisation(dev: Device, wa: float, writes_per_s: float, reads_per_s: float 
     if not (math.isfinite(writes_per_s) and writes_per_s >= 0 and math.isfinite(reads_per_s) and reads_per_s >= 0):
         raise ValueError(f"invalid value for `rate`: {writes_per_s} writes/s, {reads_per_s} reads/s (expected finite rates ≥ 0)")
     c = write_cost(dev, wa)
-    busy = (writes_per_s * c.die + reads_per_s * dev.tr) * 1e-6
+    busy = (writes_per_s * c.die + reads_per_s * read_cost(dev)) * 1e-6
     chan = (writes_per_s * c.channel + reads_per_s * dev.transfer) * 1e-6 if dev.bus else 0.0
     return Load(busy / dev.total_dies, writes_per_s * c.gc * 1e-6 / busy if busy > 0 else 0.0, chan / dev.channels)
 
@@ -245,7 +256,7 @@ def saturation_iops(dev: Device, wa: float, reads: float = 0.0) -> float:
     """
     _check_share(reads)
     c = write_cost(dev, wa)
-    x = dev.total_dies / ((reads * dev.tr + (1.0 - reads) * c.die) * 1e-6)
+    x = dev.total_dies / ((reads * read_cost(dev) + (1.0 - reads) * c.die) * 1e-6)
     chan = reads * dev.transfer + (1.0 - reads) * c.channel if dev.bus else 0.0
     return min(x, dev.channels / (chan * 1e-6)) if chan > 0 else x
 
@@ -394,8 +405,11 @@ def closed_loop(dev: Device, wa: float, iodepth: int, reads: float = 0.0, think:
         raise ValueError(f"invalid value for `iodepth`: {iodepth} (expected a whole number ≥ 1)")
     if not (math.isfinite(think) and think >= 0):
         raise ValueError(f"invalid value for `think`: {think} (expected a time in µs, finite and ≥ 0)")
+    # A die held while its page crosses the channel holds two stations at once, which MVA does
+    # not express: the die's demand is its array time, the channel's its transfers.
+    dev = replace(dev, holds_die=False)
     c = write_cost(dev, wa)
-    s = reads * dev.tr + (1.0 - reads) * c.die
+    s = reads * read_cost(dev) + (1.0 - reads) * c.die
     demands = [s / dev.total_dies] * dev.total_dies
     chan = reads * dev.transfer + (1.0 - reads) * c.channel if dev.bus else 0.0
     if channels and chan > 0:

@@ -273,26 +273,32 @@ impl Flash {
             return done;
         }
         let c = usize::from(self.channel_of[die]);
-        self.book(c, done, t) + self.xfer
+        let end = self.book(c, done, t) + self.xfer;
+        if !self.fifo {
+            // The die holds the page in its register until it has crossed: busy until then,
+            // counted busy for the transfer.
+            self.busy[die] += end - done;
+            self.reads_until[die] = self.reads_until[die].max(end);
+            self.account(die, self.xfer, gc);
+        }
+        end
     }
 
     /// A page program on `die` issued at `t`: its data crosses the channel, then the die
-    /// programs it; done at the program's end [ns]. The data crosses when the die is about to
-    /// be free for it (as a device's scheduler sends a program to an idle die), not while the
-    /// die works through what is queued before it.
+    /// programs it; done at the program's end [ns]. With `bus=on` the data crosses when the die
+    /// is free to take it (`MQSim` sends a program to an idle chip, which takes the data in,
+    /// then programs), so the die is held from then on and counted busy for the transfer; with
+    /// `bus=fifo` it crosses at its issue, whatever the die is doing (`FEMU`'s order).
     #[inline]
     pub fn program(&mut self, t: u64, die: usize, gc: bool) -> u64 {
         let mut at = t;
         if self.xfer != 0 {
             let c = usize::from(self.channel_of[die]);
-            // FEMU sends a program's data at its issue; a device's scheduler, when its die is
-            // about to be free.
-            let ready = if self.fifo {
-                t
-            } else {
-                t.max(self.busy[die].saturating_sub(self.xfer))
-            };
+            let ready = if self.fifo { t } else { t.max(self.busy[die]) };
             at = self.book(c, ready, t) + self.xfer;
+            if !self.fifo {
+                self.account(die, self.xfer, gc);
+            }
         }
         let start = at.max(self.busy[die]);
         let done = start + self.tprog;
