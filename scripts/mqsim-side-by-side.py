@@ -591,7 +591,7 @@ def table(m: Side, r: Side) -> str:
         ("write latency p99 (µs)", m.write_p99, r.write_p99),
         ("IOPS", m.iops, r.iops),
         ("WA (flash programs / host writes)", m.wa, r.wa),
-        ("die busy (share of time on tR, tPROG, tBERS)", m.die_busy, r.die_busy),
+        ("die busy (MQSim: tR, tPROG, tBERS; reclaim: and its transfers)", m.die_busy, r.die_busy),
         ("wall time (s)", m.wall_s, r.wall_s),
     ]
     out = ["| metric | MQSim | reclaim | difference % |", "|---|---:|---:|---:|"]
