@@ -12,6 +12,7 @@ __all__ = [
     "stand_in_pages",
     "canonical_config",
     "geometry",
+    "device",
     "parameters",
     "schemes",
     "class_shares",
