@@ -25,6 +25,7 @@ fn example(name: &str) -> String {
         "d-choices" | "gra" => format!("{name}:d=3"),
         "windowed" => "windowed:w=5".to_string(),
         "regions" => "regions:spare=0.5/0.5".to_string(),
+        "planes" => "planes:n=4".to_string(),
         _ => name.to_string(),
     }
 }
