@@ -65,6 +65,7 @@ const LISTED: &[(&str, &str)] = &[
 fn example(name: &str) -> String {
     match name {
         "regions" => "regions:spare=0.5/0.5".to_string(),
+        "planes" => "planes:n=4".to_string(),
         _ => name.to_string(),
     }
 }
@@ -173,7 +174,7 @@ proptest! {
             ..SimConfig::default()
         };
         // Geometries too tight for the streams and free segments, placements that need classes
-        // on a workload without them, and policies that `regions` cannot index are rejected up
+        // on a workload without them, and policies that `regions` and `planes` cannot index are rejected up
         // front, with a parameter error. Every other run must reach its end, but for two that may
         // stop without progress (never hang, never break an invariant): a region given too
         // little room for a skewed workload, and age-threshold over three buckets in Tree order,
@@ -404,7 +405,8 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
                             writes: Some(Amount::Multiple(3.0)),
                             ..SimConfig::default()
                         };
-                        let regions_without_index = placement.starts_with("regions")
+                        let regions_without_index = (placement.starts_with("regions")
+                            || placement.starts_with("planes"))
                             && (policy == "random" || policy.starts_with("d-"));
                         let mut sim = match Simulator::new(&config) {
                             Err(e) if regions_without_index => {
@@ -428,9 +430,10 @@ fn every_placement_trigger_and_cache_keeps_the_invariants() {
         }
     }
     // 9 policies × the placements × 8 triggers × 2 workloads × (cache, free_empty) 4, less the
-    // 2 × 2 × 8 × 2 × 4 regions runs of the two policies that draw from the global sealed set.
+    // runs of the two policies that draw from the global sealed set under a placement of several
+    // regions (`regions` and `planes`, each listed with two streams modes): 2 × 4 × 8 × 2 × 4.
     assert!(placements.len() >= 12);
-    assert_eq!(ran, 9 * placements.len() * 8 * 2 * 4 - 2 * 2 * 8 * 2 * 4);
+    assert_eq!(ran, 9 * placements.len() * 8 * 2 * 4 - 2 * 4 * 8 * 2 * 4);
 }
 
 /// The cache's hit ratio on a hand-computed sequence, through the whole engine: capacity 3 over

@@ -631,25 +631,27 @@ impl SimConfig {
             ));
         }
         self.validate_frequencies(&placement, buffered)?;
-        if matches!(placement, PlacementSpec::Regions(_))
-            && matches!(
-                self.policy,
-                PolicySpec::Random(()) | PolicySpec::DChoices(_)
-            )
+        // Placements of several regions, each cleaned on its own: a victim policy must keep an
+        // index per region, and per-page state must not follow pages from region to region.
+        let several = match &placement {
+            PlacementSpec::Regions(_) => Some("regions"),
+            PlacementSpec::Planes(_) => Some("planes"),
+            _ => None,
+        };
+        if let (Some(name), PolicySpec::Random(()) | PolicySpec::DChoices(_)) =
+            (several, &self.policy)
         {
             return Err(Error::param(
                 "policy",
                 &self.policy,
-                "with `regions`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed`, `cost-benefit`, `age-threshold` or `fitness`",
+                format!("with `{name}`, a policy that keeps its own index of candidates: `fifo`, `greedy`, `gra`, `windowed`, `cost-benefit`, `age-threshold` or `fitness`"),
             ));
         }
-        if matches!(placement, PlacementSpec::Regions(_))
-            && matches!(self.policy, PolicySpec::CostHotness(()))
-        {
+        if let (Some(name), PolicySpec::CostHotness(())) = (several, &self.policy) {
             return Err(Error::param(
                 "policy",
                 &self.policy,
-                "a placement of one region with `cost-hotness`, whose pages' write counts and times follow them from region to region: not `regions`",
+                format!("a placement of one region with `cost-hotness`, whose pages' write counts and times follow them from region to region: not `{name}`"),
             ));
         }
         Ok(())
