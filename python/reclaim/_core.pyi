@@ -60,8 +60,8 @@ def schemes() -> list[dict[str, Any]]:
     - methods: ``precondition[:tol=T,max_passes=K,measure=settled|after]``, ``li``,
       ``stockmeyer[:prefix=N]``, ``log[:gp=G,room=R]``
     - devices:
-      ``femu[:channels=N,dies=N,planes=N,pages_per_block=N,page_size=BYTES,tr=TIME,tprog=TIME,tbers=TIME,mts=R,width=BITS,bus=on|off,unit=superblock|plane,clean=foreground|background|free,high=N,buffer=N,suspend=on|off,tsus=TIME,unwritten=skip|read]``,
-      ``mqsim[:channels=N,dies=N,planes=N,pages_per_block=N,page_size=BYTES,tr=TIME,tprog=TIME,tbers=TIME,mts=R,width=BITS,bus=on|off,unit=superblock|plane,clean=foreground|background|free,high=N,buffer=N,suspend=on|off,tsus=TIME,unwritten=skip|read]``
+      ``femu[:channels=N,dies=N,planes=N,pages_per_block=N,page_size=BYTES,tr=TIME,tprog=TIME,tbers=TIME,mts=R,width=BITS,bus=on|off|fifo,unit=superblock|plane,clean=foreground|background|free,high=N,buffer=N,suspend=on|off,tsus=TIME,unwritten=skip|read]``,
+      ``mqsim[:channels=N,dies=N,planes=N,pages_per_block=N,page_size=BYTES,tr=TIME,tprog=TIME,tbers=TIME,mts=R,width=BITS,bus=on|off|fifo,unit=superblock|plane,clean=foreground|background|free,high=N,buffer=N,suspend=on|off,tsus=TIME,unwritten=skip|read]``
     - arrivals: ``trace[:speed=X]``, ``poisson:iops=N``, ``closed[:iodepth=N]``
     """
 

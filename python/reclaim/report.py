@@ -136,8 +136,11 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         varying = [c for c, k in zip(given, counts, strict=True) if k > 1]
         # The frame holds only what the figures and the table read (the histograms are read for
         # the few tasks they show): every column was 12 KB a task, 1.25 GB for 100,000 tasks.
+        # The clock's columns only where a task ran with a device.
+        clocked = "device_spec" in have and con.execute(f"SELECT count(t.device_spec) {where}", params).fetchall()[0][0] > 0
+        timing = ("arrivals", *TIME_METRICS, *PERCENTILE_COLUMNS) if clocked else ()
         wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, "simulated_spare", *TABLE_METRICS, "workload", "volume",
-                                           "arrivals", *TIME_METRICS, *PERCENTILE_COLUMNS) if c in have)
+                                           *timing) if c in have)
         # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
         df = con.sql(f"SELECT {', '.join(f't.{_quoted(c)}' for c in wanted)} {where} ORDER BY t.key", params=params).to_arrow_table().to_pandas()
         timed = "read_latency_p99" in df and bool(df[[c for c in TIME_METRICS if c in df]].notna().any().any())

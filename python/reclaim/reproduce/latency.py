@@ -20,7 +20,8 @@ What the model says, and each row checks:
   steady state: latencies grow with the run's length.
 - **The light-load tail is one victim's cleaning.** The engine issues a victim's relocation reads,
   its erase and the relocated programs at the arrival of the write that needs the segment; each
-  die is then busy for C = u·(pages per die)·(tR + tPROG) + tBERS without a break, u = (WA − 1) /
+  die is then busy for C = u·(pages per die)·(tR + tPROG + 2·tX) + tBERS without a break (tX the
+  transfer a die is held for with the bus on), u = (WA − 1) /
   WA the mean share of a victim still valid. A read that arrives in such a stretch waits out the
   rest of it, uniform on [0, C]; the stretches take a share g = λ_w·(S_w − tPROG) / dies of each
   die's time (:func:`reclaim.models.device.utilisation`). So P(latency > x) ≈ g·(1 − x/C), and
@@ -64,7 +65,7 @@ BASELINE = "no cleaning"
 #: Segments and measured writes (of the logical capacity): full and ``quick``.
 LENGTHS = {False: (1024, "2x"), True: (256, "1x")}
 #: Offered write rates [writes/s]: 125·2^(k/steps) up to 16,000 (past the no-cleaning device's
-#: saturation, 9,697 writes/s), 4 steps an octave; ``quick`` 2.
+#: saturation, 9,151 writes/s with the bus on, 9,697 with it off), 4 steps an octave; ``quick`` 2.
 RATE_LOW, RATE_HIGH = 125.0, 16_000.0
 STEPS = {False: 4, True: 2}
 #: The knee: read p99 this many times its value at the lightest load.
@@ -88,8 +89,8 @@ def bound(wa: float | None, dev: model.Device | None = None) -> float:
     no-cleaning device, whose writes cost one program and no erase. ``dev``: the device's closed
     forms (:data:`DEVICE`'s by default).
 
-    >>> round(bound(None))  # 8 dies / (0.5·75 + 0.5·750 µs) × 0.5
-    9697
+    >>> round(bound(None))  # 8 dies / (0.5·(75 + 24.6) + 0.5·(750 + 24.6) µs) × 0.5, transfers held
+    9151
     """
     dev = dev or model.parse(DEVICE)
     if wa is None:
@@ -98,16 +99,19 @@ def bound(wa: float | None, dev: model.Device | None = None) -> float:
 
 
 def stall_us(wa: float, dev: model.Device | None = None) -> float:
-    """C, one victim's cleaning on each die [µs]: u·(pages per die)·(tR + tPROG) + tBERS with u =
-    1 − 1/WA (module docstring); ``math.inf``: a victim whose every page is valid.
+    """C, one victim's cleaning on each die [µs]: u·(pages per die)·(tR + tPROG + 2·tX) + tBERS
+    with u = 1 − 1/WA (module docstring; tX where the die is held while a page crosses, ``bus=on``);
+    ``math.inf``: a victim whose every page is valid.
 
-    >>> round(stall_us(4.0))  # 0.75 × 64 × 825 + 3800
-    43400
+    >>> round(stall_us(4.0))  # 0.75 × 64 × (825 + 2 × 24.6) + 3800
+    45762
     """
     dev = dev or model.parse(DEVICE)
     u = 1.0 - 1.0 / wa
     per_die = dev.pages_per_segment / dev.total_dies
-    return u * per_die * (dev.tr + dev.tprog) + dev.tbers
+    # With bus=on a die is held while each moved page crosses, out and back in.
+    held = 2.0 * dev.transfer if dev.holds_die else 0.0
+    return u * per_die * (dev.tr + dev.tprog + held) + dev.tbers
 
 
 def light_tail_us(wa: float, writes_per_s: float, q: float, dev: model.Device | None = None) -> float | None:
@@ -115,8 +119,8 @@ def light_tail_us(wa: float, writes_per_s: float, q: float, dev: model.Device | 
     q)/g), g the share of a die's time spent cleaning; ``None`` when g ≤ 1 − q (the quantile is
     then not in a stall).
 
-    >>> round(light_tail_us(4.0, 250.0, 0.99))  # g = 250/s × 2712.5 µs / 8 dies = 0.0848
-    38280
+    >>> round(light_tail_us(4.0, 250.0, 0.99))  # g = 250/s × 2860.1 µs / 8 dies = 0.0894
+    40642
     """
     dev = dev or model.parse(DEVICE)
     g = writes_per_s * model.write_cost(dev, wa).gc * 1e-6 / dev.total_dies
