@@ -19,10 +19,13 @@ pub mod mqsim;
 pub mod msr;
 pub mod pages;
 mod reader;
+mod reads;
 pub mod spc;
 mod spill;
 pub mod stand_in;
 pub mod stand_in_files;
+mod tally;
+mod trims;
 mod volume;
 
 pub use reader::{Owned, TraceReader};
