@@ -394,6 +394,25 @@ pub struct Built<S> {
 }
 
 impl<S> Built<S> {
+    /// `scheme` with one stream per region, user and GC writes alike, each region of its quota
+    /// in `quotas` (stream `r` in region `r`).
+    pub fn per_region(scheme: S, quotas: Vec<u32>) -> Self {
+        Built {
+            scheme,
+            streams: (0..quotas.len())
+                .map(|r| Stream::closed(true, r as u16))
+                .collect(),
+            regions: quotas
+                .into_iter()
+                .map(|quota| Region {
+                    quota,
+                    gc_streams: 1,
+                })
+                .collect(),
+            buffer: None,
+        }
+    }
+
     /// `scheme` with one stream per entry of `user` (true: a user stream) in one region holding
     /// the whole device, `gc_streams` of whose streams take relocated pages.
     pub fn whole(scheme: S, user: Vec<bool>, gc_streams: u32, b: &Build<'_>) -> Self {

@@ -10,7 +10,7 @@
 //! them the same way on average without tying a page to one plane. With a `device` of
 //! `unit=plane` each region is one plane of the geometry, numbered channel first.
 
-use super::{Build, Built, Declare, Region, Stream};
+use super::{Build, Built, Declare};
 use super::{Relocation, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
@@ -101,21 +101,11 @@ impl Declare for Planes {
                 ),
             ));
         }
-        Ok(Built {
-            scheme: Planes {
-                n: *n as u16,
-                next: 0,
-            },
-            streams: (0..*n).map(|p| Stream::closed(true, p as u16)).collect(),
-            regions: quotas(b.segments, *n)
-                .into_iter()
-                .map(|quota| Region {
-                    quota,
-                    gc_streams: 1,
-                })
-                .collect(),
-            buffer: None,
-        })
+        let scheme = Planes {
+            n: *n as u16,
+            next: 0,
+        };
+        Ok(Built::per_region(scheme, quotas(b.segments, *n)))
     }
 }
 

@@ -19,7 +19,7 @@
 //! The unwritten region's open segment is the one place where the engine departs from Li et al.'s
 //! count (their inactive region has exactly its data blocks); it comes out of the spare.
 
-use super::{Build, Built, Declare, Region, Stream};
+use super::{Build, Built, Declare};
 use super::{Scheme, Victim, Relocation};
 use crate::config::grammar::{check_range, join, parse_vec, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
@@ -204,20 +204,7 @@ impl Declare for Regions {
     }
     fn build(spare: &RegionSpare, b: &Build<'_>) -> Result<Built<Self>> {
         let quotas = quotas(spare, b.segments, b.pps, b.classes, b.min_free)?;
-        Ok(Built {
-            scheme: Regions,
-            streams: (0..b.classes.len())
-                .map(|c| Stream::closed(true, c as u16))
-                .collect(),
-            regions: quotas
-                .into_iter()
-                .map(|quota| Region {
-                    quota,
-                    gc_streams: 1,
-                })
-                .collect(),
-            buffer: None,
-        })
+        Ok(Built::per_region(Regions, quotas))
     }
 }
 
