@@ -242,8 +242,9 @@ def _series_figure(con: Any, g: _Group, facet: str, fd: Any) -> Any:
         s = con.execute("SELECT window_index, wa FROM series WHERE key = ? ORDER BY window_index", [row["key"]]).fetchall()
         if s:
             name = str(row[g.line]) if g.line else "wa"
-            fig.add_trace(go.Scatter(x=[r[0] for r in s], y=[r[1] for r in s], mode="lines", name=name,
-                                     hovertemplate=f"{name}<br>window %{{x}}: WA %{{y:.4f}}<extra></extra>"))
+            # Markers too: a run of one window is one point, which a line alone does not draw.
+            fig.add_trace(go.Scatter(x=[r[0] for r in s], y=[r[1] for r in s], mode="lines" if len(s) > 1 else "markers",
+                                     name=name, hovertemplate=f"{name}<br>window %{{x}}: WA %{{y:.4f}}<extra></extra>"))
     where = f"{g.x} = {at}, " if g.x else ""
     fig.update_layout(title=f"WA per window of the measured phase — {where}{facet}, seed {int(sel['seed'].min()) if len(sel) else ''}",
                       xaxis_title="window (user writes / window size)", yaxis_title="WA in the window", legend_title=g.line or "",
