@@ -98,14 +98,14 @@ impl Channel {
         // The first stretch that starts after `ready`, and the one before it; searched from
         // the end, where a transfer is most often ready.
         let next = after(booked, head, ready);
-        let start = match ((next > head).then(|| booked[next - 1]), booked.get(next)) {
+        // The stretch the transfer goes after is the one before `next`, or `next` itself.
+        let (start, k) = match ((next > head).then(|| booked[next - 1]), booked.get(next)) {
             // Busy at `ready`: the gap after it (at least `x`, or the open end).
-            (Some((_, end)), _) if end > ready => end,
+            (Some((_, end)), _) if end > ready => (end, next),
             // The next stretch begins too soon: the gap after it.
-            (_, Some(&(from, end))) if from < ready + x => end,
-            _ => ready,
+            (_, Some(&(from, end))) if from < ready + x => (end, next + 1),
+            _ => (ready, next),
         };
-        let k = after(booked, head, start);
         // Merged with a neighbour it leaves a gap shorter than `x` to.
         let pred = k > head && booked[k - 1].1 + x > start;
         let succ = k < booked.len() && booked[k].0 < start + 2 * x;
