@@ -88,15 +88,18 @@ impl Declare for Planes {
         (0, u64::from(*n))
     }
     fn build(n: &u32, b: &Build<'_>) -> Result<Built<Self>> {
-        let need = 2 + b.min_free;
-        if b.segments / n < need {
+        // Each plane holds about its share of the data (writes are dealt in turn), plus its open
+        // segment, the trigger's free segments and one to clean into.
+        let logical: u64 = b.classes.iter().map(|c| c.pages).sum();
+        let data = logical.div_ceil(u64::from(*n)).div_ceil(u64::from(b.pps));
+        let need = data + 2 + u64::from(b.min_free);
+        let smallest = u64::from(b.segments / n);
+        if smallest < need {
             return Err(Error::param(
                 "placement.n",
                 n,
                 format!(
-                    "at most {} planes for {} segments: each plane needs {need} (an open segment, {} kept free, one to clean into)",
-                    b.segments / need,
-                    b.segments,
+                    "fewer planes, more segments or more spare: a plane of {smallest} segments cannot hold its share of the data ({data} segments), an open segment, {} kept free and one to clean into",
                     b.min_free
                 ),
             ));
