@@ -43,6 +43,10 @@ R="$WORK/venv/bin/reclaim"
 "$R" trace evaluate standin.rtr --warmup-writes 200000 > evaluate.txt
 "$R" reproduce li-greedy --db smoke.duckdb --workers 2 > li.txt
 "$R" reproduce lomet-table1 --quick --db smoke.duckdb --workers 2 > lomet.txt
+# A timed run (the device model) and a timed reproduction, into the same database.
+"$R" simulate --segments 128 --device femu:channels=2,dies=2 --arrivals closed:iodepth=8 --reads 0.3 --writes 1x --quiet --json > timed.json
+"$WORK/venv/bin/python" -c "import json; t = json.load(open('timed.json'))['time']; assert t['iops'] > 0 and t['read_requests'] > 0 and t['write_latency']['p99'] > 0, t"
+"$R" reproduce latency --quick --db smoke.duckdb --workers 2 > latency.txt
 cat > sweep.toml <<'EOF'
 name = "smoke"
 replications = 2
