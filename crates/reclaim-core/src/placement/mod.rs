@@ -16,6 +16,7 @@ use std::str::FromStr;
 use crate::config::grammar::{string_serde, usages, Args, Info, Need};
 use crate::error::{Error, Result};
 use crate::policy::mdc::FreqSource;
+use crate::policy::{Policy, PolicySpec, VictimPolicy};
 use crate::rng::SimRng;
 use crate::store::{SegState, Store, NONE};
 use crate::workload::{ClassShare, Rate, Write};
@@ -340,6 +341,79 @@ pub trait Scheme {
         _rng: &mut SimRng,
     ) {
     }
+    /// The sealed segment to clean next, when the scheme names it itself (a scan of its own
+    /// list, as 2R-FIFO's); `None` leaves the choice to [`Self::group_to_clean`]. Asked before
+    /// each victim, only of a scheme built with groups ([`Built::groups`]).
+    fn segment_to_clean(&mut self, _groups: &Groups<'_>) -> Option<u32> {
+        None
+    }
+    /// The group whose victim policy chooses the next victim: one with a sealed segment. Asked
+    /// before each victim (after [`Self::segment_to_clean`]), only of a scheme built with
+    /// groups ([`Built::groups`]).
+    fn group_to_clean(&mut self, _groups: &Groups<'_>) -> usize {
+        0
+    }
+}
+
+/// The groups of a scheme built with [`Built::groups`], as the cleaner shows them to it before
+/// each victim.
+pub struct Groups<'a> {
+    /// Segments owned (open or sealed) per group.
+    pub(crate) owned: &'a [u32],
+    /// The group of each segment.
+    pub(crate) group: &'a [u16],
+    /// Each group's victim policy.
+    pub(crate) policies: &'a [Policy],
+    /// The streams, stream g filling group g.
+    pub(crate) streams: &'a [Stream],
+    pub(crate) store: &'a Store,
+}
+
+impl Groups<'_> {
+    /// Number of groups.
+    pub fn len(&self) -> usize {
+        self.owned.len()
+    }
+
+    /// Whether there are no groups (never, for a built scheme).
+    pub fn is_empty(&self) -> bool {
+        self.owned.is_empty()
+    }
+
+    /// Segments of group `g`, open or sealed.
+    pub fn owned(&self, g: usize) -> u32 {
+        self.owned[g]
+    }
+
+    /// Sealed segments of group `g`: its candidates.
+    pub fn sealed(&self, g: usize) -> u32 {
+        let open = (self.streams.iter())
+            .filter(|st| usize::from(st.region) == g && st.seg != NONE)
+            .count() as u32;
+        self.owned[g] - open
+    }
+
+    /// The group of segment `seg` (open or sealed).
+    pub fn group_of(&self, seg: u32) -> usize {
+        usize::from(self.group[seg as usize])
+    }
+
+    /// Valid pages of the segment group `g`'s policy would choose next: known for `greedy`
+    /// (the fewest of the group) and `fifo` (its oldest), `None` when the group has no sealed
+    /// segment or its policy cannot tell without drawing.
+    pub fn next_valid(&self, g: usize) -> Option<u32> {
+        self.policies[g].next_valid(self.store)
+    }
+
+    /// Free segments of the shared pool.
+    pub fn free(&self) -> usize {
+        self.store.free.len()
+    }
+
+    /// The store: each segment's valid count, state, stamps.
+    pub fn store(&self) -> &Store {
+        self.store
+    }
 }
 
 /// A placement: its scheme, its streams and its regions.
@@ -363,6 +437,11 @@ pub struct Placement {
     /// [`Scheme::prefetches_pages`], read once here: the prefetching of a coming user write
     /// asks.
     pub prefetch_pages: bool,
+    /// Whether the regions are groups ([`Built::groups`]): they share the free pool and the
+    /// scheme chooses which is cleaned.
+    pub groups: bool,
+    /// The victim policy of each region where it is not the run's (empty: the run's in all).
+    pub policies: Vec<Option<PolicySpec>>,
 }
 
 /// What a placement is built on.
@@ -391,6 +470,10 @@ pub struct Built<S> {
     pub regions: Vec<Region>,
     /// Its sort buffer of user writes, if it has one.
     pub buffer: Option<sort_buffer::SortBuffer>,
+    /// The victim policy of each region where it is not the run's (empty: the run's in all).
+    pub policies: Vec<Option<PolicySpec>>,
+    /// Whether the regions are groups sharing the free pool ([`Self::groups`]).
+    pub groups: bool,
 }
 
 impl<S> Built<S> {
@@ -410,6 +493,8 @@ impl<S> Built<S> {
                 })
                 .collect(),
             buffer: None,
+            policies: Vec::new(),
+            groups: false,
         }
     }
 
@@ -424,6 +509,39 @@ impl<S> Built<S> {
                 gc_streams,
             }],
             buffer: None,
+            policies: Vec::new(),
+            groups: false,
+        }
+    }
+
+    /// `scheme` with groups: one stream per entry of `user` (true: it takes user writes; every
+    /// stream may take relocated pages), stream g filling group g. The groups share the free
+    /// pool, so that the trigger fires on the pool as in a single log; group g's sealed
+    /// segments are the candidates of its own instance of `policies[g]` (`None`: the run's
+    /// policy), and the scheme names the group each victim comes from
+    /// ([`Scheme::group_to_clean`]) or the victim itself ([`Scheme::segment_to_clean`]). The
+    /// scheme's [`Declare::reserve`] is then `(groups − 1, 1)`: one free segment kept per GC
+    /// stream beyond the first, in the one pool.
+    pub fn groups(
+        scheme: S,
+        user: Vec<bool>,
+        policies: Vec<Option<PolicySpec>>,
+        b: &Build<'_>,
+    ) -> Self {
+        assert_eq!(user.len(), policies.len(), "one policy per group");
+        let region = Region {
+            quota: b.segments,
+            gc_streams: 1,
+        };
+        Built {
+            scheme,
+            regions: vec![region; user.len()],
+            streams: (user.into_iter().enumerate())
+                .map(|(g, u)| Stream::closed(u, g as u16))
+                .collect(),
+            buffer: None,
+            policies,
+            groups: true,
         }
     }
 }
@@ -581,6 +699,8 @@ macro_rules! registry {
                             streams: built.streams,
                             regions: built.regions,
                             buffer: built.buffer,
+                            policies: built.policies,
+                            groups: built.groups,
                         };
                         (Schemes::$v(Box::new(built.scheme)), rest)
                     })*
@@ -594,6 +714,8 @@ macro_rules! registry {
                     seals: vec![0; built.streams.len()],
                     streams: built.streams,
                     regions: built.regions,
+                    groups: built.groups,
+                    policies: built.policies,
                 };
                 Ok((placement, built.buffer))
             }
@@ -697,6 +819,16 @@ macro_rules! registry {
                     $(Schemes::$v(s) => s.arrange(batch, streams, pps, rng),)*
                 }
             }
+            fn segment_to_clean(&mut self, groups: &Groups<'_>) -> Option<u32> {
+                match self {
+                    $(Schemes::$v(s) => s.segment_to_clean(groups),)*
+                }
+            }
+            fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
+                match self {
+                    $(Schemes::$v(s) => s.group_to_clean(groups),)*
+                }
+            }
         }
     };
 }
@@ -724,6 +856,10 @@ impl Placement {
     /// Free segments region `r` keeps for relocation: one per GC stream beyond the first.
     #[inline]
     pub fn reserve(&self, r: usize) -> usize {
+        if self.groups {
+            // Groups share the pool: one kept per GC stream beyond the first, in all.
+            return self.regions.len() - 1;
+        }
         self.regions[r].gc_streams.saturating_sub(1) as usize
     }
 

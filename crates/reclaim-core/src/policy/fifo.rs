@@ -52,6 +52,27 @@ impl VictimPolicy for Fifo {
             *stale -= 1;
         }
     }
+
+    fn next_valid(&self, store: &Store) -> Option<u32> {
+        // The first entry that is not stale: a segment's stale entries are its first ones, so
+        // an entry is live once as many of the segment's entries as it has stale have passed.
+        let mut passed: Vec<(u32, u32)> = Vec::new();
+        for &seg in &self.queue {
+            let stale = self.stale[seg as usize];
+            if stale == 0 {
+                return Some(store.valid[seg as usize]);
+            }
+            let i = (passed.iter().position(|&(s, _)| s == seg)).unwrap_or_else(|| {
+                passed.push((seg, 0));
+                passed.len() - 1
+            });
+            if passed[i].1 >= stale {
+                return Some(store.valid[seg as usize]);
+            }
+            passed[i].1 += 1;
+        }
+        None
+    }
 }
 
 impl Declare for Fifo {
@@ -73,5 +94,38 @@ impl Declare for Fifo {
     }
     fn build((): &(), g: &Geometry) -> Self {
         Fifo::new(g.segments)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Geometry;
+    use rand::SeedableRng;
+
+    /// `next_valid` reads the segment `select` would return, past stale entries: 0 is sealed,
+    /// removed and sealed again (its first entry stale), 1 after it; the oldest live entry is
+    /// 0's second, then 1.
+    #[test]
+    fn next_valid_skips_stale_entries_as_select_does() {
+        let g = Geometry {
+            segments: 3,
+            pages_per_segment: 4,
+            logical_pages: 4,
+        };
+        let mut store = Store::new(&g);
+        store.valid[0] = 2;
+        store.valid[1] = 3;
+        let mut f = Fifo::new(3);
+        f.on_seal(0, true, &store);
+        f.on_remove(0, &store);
+        f.on_seal(1, true, &store);
+        f.on_seal(0, true, &store);
+        assert_eq!(f.next_valid(&store), Some(3));
+        let (clocks, mut rng) = (Clocks::default(), SimRng::seed_from_u64(0));
+        assert_eq!(f.select(&store, &clocks, &mut rng), Some(1));
+        assert_eq!(f.next_valid(&store), Some(2));
+        assert_eq!(f.select(&store, &clocks, &mut rng), Some(0));
+        assert_eq!(f.next_valid(&store), None);
     }
 }

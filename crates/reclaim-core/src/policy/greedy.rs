@@ -52,6 +52,10 @@ impl VictimPolicy for Greedy {
     fn select(&mut self, store: &Store, _clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
         self.buckets.pop_min(self.tie, store, rng)
     }
+
+    fn next_valid(&self, _store: &Store) -> Option<u32> {
+        self.buckets.min_valid()
+    }
 }
 
 /// How ties between equally good victims are broken (greedy and windowed greedy): the order kept

@@ -57,6 +57,12 @@ pub trait VictimPolicy {
     /// ages are read from `clocks`. `None` when it holds no candidate. The cleaner erases each
     /// victim before asking for the next, so a batch of victims is a sequence of selections.
     fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32>;
+    /// Valid pages of the segment [`Self::select`] would choose next, where the policy knows it
+    /// without drawing (a group scheme compares its groups by it: `placement::Groups`); `None`
+    /// when it has no candidate or cannot tell.
+    fn next_valid(&self, _store: &Store) -> Option<u32> {
+        None
+    }
 }
 
 /// What a victim policy declares in its own file, and how it is built from its parameters.
@@ -226,6 +232,11 @@ macro_rules! registry {
             fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
                 match self {
                     $(Policy::$v(p) => p.select(store, clocks, rng),)*
+                }
+            }
+            fn next_valid(&self, store: &Store) -> Option<u32> {
+                match self {
+                    $(Policy::$v(p) => p.next_valid(store),)*
                 }
             }
         }

@@ -279,9 +279,13 @@ impl Engine {
                     .no_progress(&self.geometry, &self.dev.placement));
             }
             self.dev.metrics.count_epoch(&self.dev.store.sealed_hist);
-            let Some(victim) =
-                self.dev.policies[r].select(&self.dev.store, &self.dev.clocks, &mut self.rng)
-            else {
+            let chosen = if self.dev.placement.groups {
+                self.dev.group_victim(&mut self.rng)
+            } else {
+                (self.dev.policies[r].select(&self.dev.store, &self.dev.clocks, &mut self.rng))
+                    .map(|seg| (seg, r))
+            };
+            let Some((victim, r)) = chosen else {
                 if partial && i > 0 {
                     break;
                 }

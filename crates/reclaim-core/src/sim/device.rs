@@ -6,7 +6,7 @@
 use crate::clocks::Clocks;
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
-use crate::placement::{Gathered, Placement, Scheme, Stream, Victim};
+use crate::placement::{Gathered, Groups, Placement, Scheme, Stream, Victim};
 use crate::policy::{Policy, VictimPolicy};
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
@@ -38,6 +38,30 @@ impl Device {
     #[inline]
     pub(super) fn region_of(&self, seg: u32) -> usize {
         self.ownership.region_of(seg)
+    }
+
+    /// The next victim of a scheme built with groups, and its group: the segment the scheme
+    /// names (taken out of its group's policy), or its group policy's choice; `None` when the
+    /// policy has none.
+    pub(super) fn group_victim(&mut self, rng: &mut SimRng) -> Option<(u32, usize)> {
+        let Placement {
+            scheme, streams, ..
+        } = &mut self.placement;
+        let groups = Groups {
+            owned: self.ownership.owned(),
+            group: self.ownership.regions(),
+            policies: &self.policies,
+            streams,
+            store: &self.store,
+        };
+        if let Some(seg) = scheme.segment_to_clean(&groups) {
+            let g = groups.group_of(seg);
+            self.policies[g].on_remove(seg, &self.store);
+            return Some((seg, g));
+        }
+        let g = scheme.group_to_clean(&groups);
+        let seg = self.policies[g].select(&self.store, &self.clocks, rng)?;
+        Some((seg, g))
     }
 
     /// Free segments of region `r`.

@@ -38,11 +38,21 @@ impl Ownership {
     /// Free segments of region `r`: the pool, or the region's quota less what it owns.
     #[inline]
     pub(super) fn free(&self, r: usize, store: &Store, placement: &Placement) -> usize {
-        if self.region.is_empty() {
+        if self.region.is_empty() || placement.groups {
             store.free.len()
         } else {
             (placement.regions[r].quota - self.owned[r]) as usize
         }
+    }
+
+    /// Segments owned per region.
+    pub(super) fn owned(&self) -> &[u32] {
+        &self.owned
+    }
+
+    /// The region of each segment (empty with one region).
+    pub(super) fn regions(&self) -> &[u16] {
+        &self.region
     }
 
     /// Region `r` takes segment `seg` from the pool.
@@ -77,6 +87,10 @@ impl Ownership {
                 "regions own {owned:?} segments, counted {:?}",
                 self.owned
             ));
+        }
+        if placement.groups {
+            // Groups share the pool: no quota.
+            return Ok(());
         }
         for (r, (o, region)) in owned.iter().zip(&placement.regions).enumerate() {
             if *o > region.quota {

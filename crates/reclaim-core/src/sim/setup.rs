@@ -23,7 +23,7 @@ use crate::geometry::Geometry;
 use crate::limits;
 use crate::metrics::Metrics;
 use crate::placement::{self, Placement};
-use crate::policy::Policy;
+use crate::policy::{Policy, PolicySpec};
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 use crate::trace::convert::{self, ConvertOptions, Trims};
@@ -418,11 +418,35 @@ fn placement(
     let (n, pps) = (geometry.segments, geometry.pages_per_segment);
     let (placement, buffer) = Placement::new(spec, (n, pps), classes, config.gc.min_free(), trace)?;
     let admission = admission(&placement, buffer, geometry, config)?;
+    for p in placement.policies.iter().flatten() {
+        // A group's own policy is kept by the store as the run's policy asks: it may read
+        // nothing beyond valid counts and seal order.
+        let extra = p.needs_destage_numbers()
+            || p.reads_sealed_set()
+            || p.freq().is_some()
+            || p.needs(Need::Times)
+            || p.needs(Need::PageState);
+        if extra {
+            return Err(Error::param(
+                "placement",
+                format!("`{spec}` (a group cleaned by `{p}`)"),
+                "group policies that read only valid counts and seal order (greedy, fifo)",
+            ));
+        }
+    }
     if let PlacementSpec::Regions(RegionSpare::Shares(b)) = spec {
         let quotas: Vec<u32> = placement.regions.iter().map(|r| r.quota).collect();
         placement::regions::check(&quotas, pps, classes, config.gc.min_free(), b)?;
     }
     Ok((placement, admission))
+}
+
+/// The victim policy of region `r`: the placement's own for it, or the run's.
+fn group_policy<'a>(placement: &'a Placement, r: usize, config: &'a SimConfig) -> &'a PolicySpec {
+    match placement.policies.get(r) {
+        Some(Some(p)) => p,
+        _ => &config.policy,
+    }
 }
 
 impl Source {
@@ -494,7 +518,7 @@ impl Simulator {
                 dev: Device {
                     store: needs.store(&geometry, config),
                     policies: (0..regions)
-                        .map(|_| Policy::new(&config.policy, &geometry))
+                        .map(|r| Policy::new(group_policy(&placement, r, config), &geometry))
                         .collect(),
                     ownership: Ownership::new(regions, n),
                     placement,

@@ -171,6 +171,16 @@ impl ValidBuckets {
         Some(self.low)
     }
 
+    /// The fewest valid pages of a segment held, if any.
+    pub fn min_valid(&self) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        (self.low..self.buckets.len())
+            .find(|&v| !self.buckets[v].is_empty())
+            .map(|v| v as u32)
+    }
+
     /// The segment [`Self::pop_min`] with [`Tie::Random`] would take out, drawing from `rng`
     /// as it would, without taking it out.
     #[inline]
@@ -256,5 +266,17 @@ mod tests {
             .collect();
         assert_eq!(order, [0, 2, 1]);
         assert!(b.is_empty());
+    }
+
+    /// `min_valid` is the bucket `pop_min` takes from: 3 then 5 valid after 3's segment goes.
+    #[test]
+    fn min_valid_is_the_lowest_held_bucket() {
+        let mut b = ValidBuckets::new(4, 8);
+        assert_eq!(b.min_valid(), None);
+        b.insert(0, 5);
+        b.insert(1, 3);
+        assert_eq!(b.min_valid(), Some(3));
+        b.remove(1, 3);
+        assert_eq!(b.min_valid(), Some(5));
     }
 }
