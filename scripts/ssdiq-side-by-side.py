@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""SSD-iq's simulator and reclaim on the same settings, side by side.
+
+SSD-iq (Haas, Lee, Bonnet & Leis, PVLDB 18(11), 2025) ships a page-level simulator,
+`gabriel-haas/ssdiq` `sim/`; `LeeBohyun/ssdiq_plus` `sim/` extends it with the optimum (`opt-N`),
+2A (`2a-N`) and the generational scheme (`gen`). docs/peers.md says how each is built here and
+what it prints. This script runs a built peer on SSD-iq's patterns (uniform, the zones 60/40 …
+95/5 of `scripts/runsimzones.sh` and `sim/algos.sh`, Zipf θ = 0 … 1) for each scheme, runs
+reclaim on the matched settings, and prints one table: setting, scheme, peer, peer WA, reclaim
+WA, difference % (reclaim against the peer). `--csv FILE` writes the same rows.
+
+Matching (docs/peers.md, "Conventions"):
+- geometry: segments = capacity / erase, pages per segment = erase / page, logical pages =
+  ⌊capacity / page × fill⌋ with the fill a C `float` as the peer keeps it (`SSD.hpp`);
+- the peer's init phase (a sequential fill, then as many pattern writes as there are physical
+  pages, `sim.cpp` `runBench`) is reclaim's warm-up `fill+Kx`, K = physical / logical pages;
+- measured: the peer's `WRITES` × logical pages in rows of ⌊logical / 10⌋ (what it measures:
+  ⌊WRITES·L / ⌊L/10⌋⌋ rows), the same count in reclaim; WA = the last row's `cumulativeWAF`
+  (for `opt-N`, the last `optWA:` line, a formula on the last row's write counts);
+- cleaning when no block is free, one victim at a time, compacted into the frontier: reclaim's
+  `--gc frontier` with a single frontier; ssdiq_plus's LRU write buffer of ⌊0.0004 × logical⌋
+  pages is reclaim's `--cache` on its rows;
+- workloads: `uniform`; zones as reclaim's `zones:s=…,f=…` (SSD-iq's pattern, shuffled), or,
+  before that workload exists, `hotcold:r=…,f=…` (the same law, not shuffled); Zipf as
+  `zipf-shuffle:theta=T` when it exists, else reclaim's `zipf:theta=T` (ranks over a seeded
+  permutation, the same law); θ = 0 is uniform.
+A scheme reclaim does not have yet is skipped with a message. Peer outputs are kept in
+`--runs DIR` (default /tmp/ssdiq-runs) and a complete one is read back instead of rerun; peers
+seed from `std::random_device`, so a rerun of the peer differs a little.
+
+Usage:
+    .venv/bin/python scripts/ssdiq-side-by-side.py --ssdiq /tmp/ssdiq/build/sim/sim \\
+        --ssdiq-plus /tmp/ssdiqp/build/sim/sim --csv /tmp/ssdiq.csv
+    .venv/bin/python scripts/ssdiq-side-by-side.py --ssdiq BIN --capacity 1G --schemes greedy
+
+Each peer run takes the machine's shared build lock (flock /tmp/reclaim-build.lock), as any
+long job on it must.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BUILD_LOCK = "/tmp/reclaim-build.lock"
+
+#: SSD-iq's zone patterns, `scripts/runsimzones.sh` and `sim/algos.sh`: share of the space of
+#: the cold zone (the hot zone takes that share of the writes).
+ZONES = (0.6, 0.7, 0.8, 0.9, 0.95)
+#: Zipf factors of `paper/plotsim.R`'s second figure, as the settings spell them.
+THETAS = ("0", "0.2", "0.4", "0.6", "0.8", "1.0")
+SETTINGS = ("uniform", *(f"zones-{z}" for z in ZONES), *(f"zipf-{t}" for t in THETAS))
+
+#: ssdiq_plus's write buffer: a share of the logical pages (`sim/SSD.hpp`, `writeBufferSizePct`).
+PLUS_BUFFER_SHARE = 0.0004
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One of the peer's garbage collectors and the reclaim scheme that ports it."""
+
+    peer: str  # "ssdiq" or "ssdiq_plus"
+    gc: str  # the peer's GC value
+    reclaim: str  # the reclaim scheme's name (a placement or a policy), looked up at run time
+
+
+#: Row name → the peer that runs it. `opt`, `gen` and `2a` exist only in ssdiq_plus;
+#: `plus-greedy` is greedy in ssdiq_plus (its write buffer on).
+SCHEMES: dict[str, Scheme] = {
+    "greedy": Scheme("ssdiq", "greedy", "greedy"),
+    "2r-greedy": Scheme("ssdiq", "2r-greedy", "2r-greedy"),
+    "2r-fifo": Scheme("ssdiq", "2r-fifo", "2r-fifo"),
+    "greedy-s2r": Scheme("ssdiq", "greedy-s2r", "greedy-s2r"),
+    "greedy-k4": Scheme("ssdiq", "greedy-k4", "greedy-k"),
+    "opt": Scheme("ssdiq_plus", "opt-1000", "opt"),
+    "gen": Scheme("ssdiq_plus", "gen", "gen"),
+    "2a": Scheme("ssdiq_plus", "2a-20", "2a"),
+    "plus-greedy": Scheme("ssdiq_plus", "greedy", "greedy"),
+}
+DEFAULT_SCHEMES = ("greedy", "2r-greedy", "2r-fifo", "opt")
+
+
+def parse_bytes(text: str) -> int:
+    """Bytes of a size as the peer reads it (`shared/Env.hpp` `getBytesFromString`: K, M, G, T
+    are powers of 1024, case ignored).
+
+    >>> parse_bytes("16G"), parse_bytes("8m"), parse_bytes("4K"), parse_bytes("512")
+    (17179869184, 8388608, 4096, 512)
+    """
+    s = text.strip().upper()
+    for i, unit in enumerate("KMGT", start=1):
+        if unit in s:
+            return int(float(s[: s.index(unit)]) * 1024**i)
+    return int(float(s))
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The peer's device (`sim/SSD.hpp`, constructor) and reclaim's settings for it."""
+
+    segments: int
+    pages_per_segment: int
+    logical_pages: int
+    measured_writes: int
+
+    @property
+    def physical_pages(self) -> int:
+        """Physical pages: segments × pages per segment."""
+        return self.segments * self.pages_per_segment
+
+    @property
+    def spare(self) -> float:
+        """reclaim's spare factor: 1 − logical / physical pages."""
+        return 1 - self.logical_pages / self.physical_pages
+
+    @property
+    def warmup(self) -> str:
+        """reclaim's warm-up for the peer's init phase: the fill, then physical-pages writes."""
+        return f"fill+{self.physical_pages / self.logical_pages:.9f}x"
+
+
+def geometry(capacity: str, erase: str, page: str, fill: float, writes: int) -> Geometry:
+    """The peer's geometry for its `CAPACITY`, `ERASE`, `PAGE`, `SSDFILL` and `WRITES`.
+
+    The fill is a C `float` in the peer (`SimOptions::ssdFill`), so ⌊pages × fill⌋ is taken in
+    single precision as it does.
+
+    >>> g = geometry("16G", "8M", "4K", 0.875, 10)
+    >>> g.segments, g.pages_per_segment, g.logical_pages, g.measured_writes, g.warmup
+    (2048, 2048, 3670016, 36700100, 'fill+1.142857143x')
+    """
+    cap, block, pg = parse_bytes(capacity), parse_bytes(erase), parse_bytes(page)
+    logical = int(np.float64(cap // pg) * np.float64(np.float32(fill)))
+    per_row = logical // 10  # `writesPerRep`, at the default `--print-every 10`
+    rows = (writes * logical) // per_row
+    return Geometry(cap // block, block // pg, logical, rows * per_row)
+
+
+def peer_env(setting: str) -> dict[str, str]:
+    """The peer's pattern variables for a setting name.
+
+    >>> peer_env("zones-0.95")
+    {'PATTERN': 'zones', 'ZONES': 's0.95 f0.05 s0.05 f0.95'}
+    >>> peer_env("zipf-0.4"), peer_env("uniform")
+    ({'PATTERN': 'zipf', 'ZIPF': '0.4'}, {'PATTERN': 'uniform'})
+    """
+    if setting == "uniform":
+        return {"PATTERN": "uniform"}
+    kind, _, value = setting.partition("-")
+    if kind == "zones":
+        s = float(value)
+        f = round(1 - s, 2)
+        return {"PATTERN": "zones", "ZONES": f"s{s:g} f{f:g} s{f:g} f{s:g}"}
+    if kind == "zipf":
+        return {"PATTERN": "zipf", "ZIPF": f"{float(value):g}"}
+    raise ValueError(f"setting {setting!r}: expected uniform, zones-S or zipf-T")
+
+
+def reclaim_workload(setting: str, have: Callable[[str, str], bool]) -> str:
+    """reclaim's workload for a setting, given which workloads reclaim has.
+
+    >>> reclaim_workload("zones-0.8", lambda family, name: name == "zones")
+    'zones:s=0.8/0.2,f=0.2/0.8'
+    >>> reclaim_workload("zones-0.8", lambda family, name: False)
+    'hotcold:r=0.8,f=0.2'
+    >>> reclaim_workload("zipf-0", lambda family, name: True), reclaim_workload("zipf-1.0", lambda f, n: False)
+    ('uniform', 'zipf:theta=1')
+    """
+    if setting == "uniform":
+        return "uniform"
+    kind, _, value = setting.partition("-")
+    x = float(value)
+    if kind == "zones":
+        hot = round(1 - x, 2)
+        if have("workload", "zones"):
+            return f"zones:s={x:g}/{hot:g},f={hot:g}/{x:g}"
+        return f"hotcold:r={x:g},f={hot:g}"
+    if kind == "zipf":
+        if x == 0:
+            return "uniform"  # P(k) ∝ k⁰: every page alike
+        if have("workload", "zipf-shuffle"):
+            return f"zipf-shuffle:theta={x:g}"
+        return f"zipf:theta={x:g}"
+    raise ValueError(f"setting {setting!r}: expected uniform, zones-S or zipf-T")
+
+
+def peer_wa(text: str, gc: str) -> float | None:
+    """The WA of a peer's output: the last row's `cumulativeWAF`, or for `opt-N` its last
+    `optWA:` line; None when the run did not finish a row.
+
+    >>> out = "Init WA: 2.1\\nsim,hash\\nbench,h,1,0.1,x,x,x,zones,0,'z',1,1,0.875,0.4,greedy,2.4,2.5\\nGreedy stats\\n"
+    >>> peer_wa(out, "greedy"), peer_wa("optWA: 1.93\\noptWA: 1.9\\n", "opt-1000")
+    (2.5, 1.9)
+    """
+    if gc.startswith("opt"):
+        found = re.findall(r"^optWA: ([0-9.eE+-]+)$", text, re.M)
+        return float(found[-1]) if found else None
+    rows = [line for line in text.splitlines() if line.startswith("bench,")]
+    return float(rows[-1].rsplit(",", 1)[1]) if rows else None
+
+
+def run_peer(binary: Path, scheme: Scheme, setting: str, args: argparse.Namespace, runs: Path) -> tuple[float | None, float]:
+    """Run (or read back) one peer run; return its WA and wall seconds (0 when read back)."""
+    out = runs / scheme.peer / scheme.gc / f"{setting}.out"
+    if out.exists():
+        wa = peer_wa(out.read_text(), scheme.gc)
+        if wa is not None:
+            return wa, 0.0
+    workdir = out.with_suffix(".wd")  # the peer writes its own CSV files where it runs
+    workdir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        CAPACITY=args.capacity,
+        ERASE=args.erase,
+        PAGE=args.page,
+        SSDFILL=f"{args.fill:g}",
+        WRITES=str(args.writes),
+        LOAD="true",
+        GC=scheme.gc,
+        **peer_env(setting),
+    )
+    start = time.perf_counter()
+    with out.open("w") as f:
+        subprocess.run(["flock", BUILD_LOCK, str(binary)], cwd=workdir, env=env, stdout=f, stderr=subprocess.STDOUT, check=False)
+    return peer_wa(out.read_text(), scheme.gc), time.perf_counter() - start
+
+
+def reclaim_arguments(scheme: Scheme, setting: str, g: Geometry, seed: int, families: dict[str, set[str]]) -> dict[str, Any] | str:
+    """reclaim.simulate's arguments for a row, or why the row is skipped.
+
+    >>> fam = {"policy": {"greedy"}, "placement": {"single"}, "workload": {"uniform"}}
+    >>> g = geometry("1G", "8M", "4K", 0.875, 10)
+    >>> a = reclaim_arguments(SCHEMES["greedy"], "uniform", g, 1, fam)
+    >>> a["policy"], a["placement"], a["gc"], a["logical_pages"], a["segments"]
+    ('greedy', 'single', 'frontier', 229376, 128)
+    >>> reclaim_arguments(SCHEMES["2r-fifo"], "uniform", g, 1, fam)
+    'reclaim has no scheme 2r-fifo yet'
+    """
+
+    def have(family: str, name: str) -> bool:
+        return name in families.get(family, set())
+
+    kw: dict[str, Any] = {
+        "segments": g.segments,
+        "pages_per_segment": g.pages_per_segment,
+        "logical_pages": g.logical_pages,
+        "warmup": g.warmup,
+        "writes": str(g.measured_writes),
+        "gc": "frontier",
+        "seed": seed,
+        "workload": reclaim_workload(setting, have),
+        "policy": "greedy",
+        "placement": "single",
+    }
+    name = scheme.reclaim
+    if have("placement", name):
+        kw["placement"] = name
+    elif have("policy", name):
+        kw["policy"] = f"{name}:k={scheme.gc[len('greedy-k') :]}" if name == "greedy-k" else name
+    else:
+        return f"reclaim has no scheme {name} yet"
+    if scheme.peer == "ssdiq_plus":
+        kw["cache"] = math.floor(PLUS_BUFFER_SHARE * g.logical_pages)
+    return kw
+
+
+def reclaim_families() -> dict[str, set[str]]:
+    """The names (and aliases) reclaim's registry has, by family."""
+    from reclaim import _core
+
+    out: dict[str, set[str]] = {}
+    for entry in _core.schemes():
+        out.setdefault(entry["family"], set()).update([entry["name"], *entry.get("aliases", [])])
+    return out
+
+
+def difference(peer: float | None, ours: float | None) -> float | None:
+    """reclaim against the peer, in percent.
+
+    >>> difference(2.0, 2.1)
+    5.000000000000004
+    """
+    if peer is None or ours is None:
+        return None
+    return (ours / peer - 1) * 100
+
+
+def table(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as aligned plain text (no Markdown: docs/validation.md keeps it in a fenced block)."""
+    head = ("setting", "scheme", "peer", "peer WA", "reclaim WA", "difference %")
+    cells = [head] + [
+        (
+            r["setting"],
+            r["scheme"],
+            r["peer"],
+            _fmt(r["peer_wa"]),
+            _fmt(r["reclaim_wa"]),
+            "" if r["difference_pct"] is None else f"{r['difference_pct']:+.2f}",
+        )
+        for r in rows
+    ]
+    width = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, width))).rstrip() for row in cells)
+
+
+def _fmt(x: float | None) -> str:
+    return "" if x is None else f"{x:.4f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ssdiq", type=Path, help="built ssdiq simulator (build/sim/sim)")
+    p.add_argument("--ssdiq-plus", type=Path, help="built ssdiq_plus simulator (build/sim/sim)")
+    p.add_argument("--capacity", default="16G", help="physical capacity, the peer's CAPACITY (default 16G)")
+    p.add_argument("--erase", default="8M", help="erase block, the peer's ERASE (default 8M)")
+    p.add_argument("--page", default="4K", help="page, the peer's PAGE (default 4K)")
+    p.add_argument("--fill", type=float, default=0.875, help="logical / physical, the peer's SSDFILL (default 0.875)")
+    p.add_argument("--writes", type=int, default=10, help="measured writes in logical capacities, the peer's WRITES (default 10)")
+    p.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated: uniform, zones-S, zipf-T")
+    p.add_argument("--schemes", default=",".join(DEFAULT_SCHEMES), help=f"comma-separated, of {', '.join(SCHEMES)}")
+    p.add_argument("--runs", type=Path, default=Path("/tmp/ssdiq-runs"), help="peer outputs, kept and reused")
+    p.add_argument("--seed", type=int, default=1, help="reclaim's seed (default 1)")
+    p.add_argument("--skip-reclaim", action="store_true", help="run the peers only")
+    p.add_argument("--csv", type=Path, help="write the rows to this CSV file")
+    a = p.parse_args(argv)
+    if not 0 < a.fill < 1:
+        p.error(f"--fill {a.fill}: must be in (0, 1)")
+    if a.writes < 1:
+        p.error(f"--writes {a.writes}: must be ≥ 1")
+    settings = [s for s in a.settings.split(",") if s]
+    for s in settings:
+        peer_env(s)
+    names = [s for s in a.schemes.split(",") if s]
+    for n in names:
+        if n not in SCHEMES:
+            p.error(f"--schemes {n}: not one of {', '.join(SCHEMES)}")
+    binaries = {"ssdiq": a.ssdiq, "ssdiq_plus": a.ssdiq_plus}
+    g = geometry(a.capacity, a.erase, a.page, a.fill, a.writes)
+    families = {} if a.skip_reclaim else reclaim_families()
+    print(
+        f"{a.capacity} physical, {a.erase} blocks, {a.page} pages, fill {a.fill:g}: {g.segments} segments × "
+        f"{g.pages_per_segment} pages, {g.logical_pages:,} logical pages (spare {g.spare:.6f}); warm-up {g.warmup}, "
+        f"{g.measured_writes:,} measured writes",
+        file=sys.stderr,
+    )
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        scheme = SCHEMES[name]
+        binary = binaries[scheme.peer]
+        for setting in settings:
+            row: dict[str, Any] = {"setting": setting, "scheme": name, "peer": f"{scheme.peer} {scheme.gc}"}
+            if binary is None:
+                print(f"{setting} {name}: no --{scheme.peer.replace('_', '-')} given, peer skipped", file=sys.stderr)
+                row["peer_wa"], row["peer_s"] = None, None
+            else:
+                row["peer_wa"], row["peer_s"] = run_peer(binary, scheme, setting, a, a.runs)
+            row["reclaim_wa"], row["reclaim_s"], row["reclaim_workload"] = None, None, ""
+            if not a.skip_reclaim:
+                kw = reclaim_arguments(scheme, setting, g, a.seed, families)
+                if isinstance(kw, str):
+                    print(f"{setting} {name}: {kw}; reclaim skipped", file=sys.stderr)
+                else:
+                    import reclaim
+
+                    start = time.perf_counter()
+                    try:
+                        r = reclaim.simulate(**kw)
+                    except ValueError as e:
+                        print(f"{setting} {name}: reclaim refused it: {e}", file=sys.stderr)
+                    else:
+                        row["reclaim_wa"], row["reclaim_s"] = r.wa, time.perf_counter() - start
+                    row["reclaim_workload"] = kw["workload"]
+            row["difference_pct"] = difference(row["peer_wa"], row["reclaim_wa"])
+            rows.append(row)
+            print(f"{setting} {name}: peer {_fmt(row['peer_wa'])} reclaim {_fmt(row['reclaim_wa'])}", file=sys.stderr)
+    print(table(rows))
+    if a.csv:
+        with a.csv.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["setting"])
+            w.writeheader()
+            w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
