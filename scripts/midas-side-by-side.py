@@ -164,18 +164,23 @@ def trace_pages(trace: Path) -> tuple[np.ndarray, int]:
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "t"
-    >>> _ = p.write_text("0 1 5 4096\\n1 0 9 4096\\n2 1 7 8192\\n3 3 5 4096\\n")
+    >>> _ = p.write_text("0 1 5 4096 0\\n1 0 9 4096 0\\n2 1 7 8192 0\\n3 3 5 4096 0\\n")
     >>> ids, trims = trace_pages(p)
     >>> ids.tolist(), trims
     ([5, 7, 8], 1)
     """
     import pyarrow.csv as pacsv
 
+    with trace.open() as f:
+        columns = len(f.readline().split())
+    if columns < 4:
+        raise ValueError(f"{trace}:1: expected TIMESTAMP TYPE LBA SIZE [STREAM], found {columns} fields")
+    names = ["time", "type", "lba", "size", *(f"extra{i}" for i in range(columns - 4))]
     table = pacsv.read_csv(
         trace,
-        read_options=pacsv.ReadOptions(column_names=["time", "type", "lba", "size"]),
+        read_options=pacsv.ReadOptions(column_names=names),
         parse_options=pacsv.ParseOptions(delimiter=" "),
-        convert_options=pacsv.ConvertOptions(column_types={"time": "float64", "type": "int32", "lba": "int64", "size": "int64"}),
+        convert_options=pacsv.ConvertOptions(include_columns=["type", "lba", "size"], column_types={"type": "int32", "lba": "int64", "size": "int64"}),
     )
     kind = table["type"].to_numpy()
     writes = kind == 1

@@ -1,17 +1,21 @@
 """Write a Zipf(θ) page-write trace in MiDAS-Simulation's own text format.
 
 MiDAS-Simulation (`sungkyun123/MiDAS-Simulation`, `ssdsimul.cpp`) reads one request a line,
-`TIMESTAMP TYPE LBA SIZE` separated by blanks or tabs (`req_processing`): TYPE 1 is a write,
-0 and 2 are ignored, 3 a discard; LBA is in 4 KiB pages and SIZE in bytes (`submit_io` splits a
-request into SIZE / 4096 pages from LBA on). The timestamp only sets `stats->cur_time`, so this
-script writes the write's index there.
+`TIMESTAMP TYPE LBA SIZE` separated by blanks or tabs (`req_processing`), and ignores what
+follows: TYPE 1 is a write, 0 and 2 are ignored, 3 a discard; LBA is in 4 KiB pages and SIZE in
+bytes (`submit_io` splits a request into SIZE / 4096 pages from LBA on). The timestamp only sets
+`stats->cur_time`, so this script writes the write's index there. Its lines have the fifth
+column of the published trace, a stream number (0), which MiDAS does not use.
 
-The reference trace of its README, `test-fio-small` on zenodo (FIO, Zipf 1.0, for an 8 GB
-device), is not reachable here; this script writes one of the same shape:
+The reference trace of its README, `test-fio-small` (zenodo record 10409599: "an FIO (Zipfian)
+trace file … 54 million write operations on a 4GiB block device", lines `<Time Stamp (s)>
+<Request Type> <LBA (unit: 4KB)> <Request Size> <Stream Number>`), is not reachable here; this
+script writes one of the same shape:
 
-- pages: 1,953,125 by default, MiDAS's logical space for `DEV_GB = 8` (`ssd_config.cpp`
-  `ssd_init`: `LOGSIZE = 8·10⁹` bytes, `LBANUM = LOGSIZE / 4096`); a page at or beyond LBANUM
-  would write past MiDAS's mapping table, so the trace stays inside it;
+- pages: 1,048,576 by default, the 4 GiB block device FIO wrote, within the 8 GB device the
+  README simulates (`LBANUM` = 8·10⁹ / 4096 = 1,953,125 logical pages, `ssd_config.cpp`
+  `ssd_init`): the other 904,549 pages are written only by MiDAS's own fill and stay cold;
+  `--pages` above LBANUM would write past MiDAS's mapping table, and is refused;
 - writes: 52,284,773 by default, so that MiDAS's USERWRITE is the README's 54,237,899 once its
   own sequential fill of the 1,953,125 logical pages (`ssd_simulation_sw`, `SW_GENERATE 1`) and
   the 1 its counter starts at (`stats_init`: `cur_wp = 1`) are counted with them;
@@ -19,9 +23,10 @@ device), is not reachable here; this script writes one of the same shape:
 - scatter of the ranks over the pages, `--scatter`:
   `fio-hash` (the default) as FIO's `zipf_next` (`axboe/fio` `lib/zipf.c`):
   page = (hash(k − 1) + rand_off) mod n, hash(x) = x · 0x9e37fffffffc0001 mod 2⁶⁴
-  (`hash.h` `__hash_long` on 64 bits), rand_off drawn once from the seed. Being a hash and not
-  a permutation, it sends several ranks to some pages and none to others: 35.1 % of the
-  1,953,125 pages (about 1/e of them) get no rank and are never written after the fill;
+  (`hash.h` `__hash_long` on 64 bits), rand_off drawn once from the seed. For n a power of two, as
+  the default 2²⁰, the odd multiplier makes this a permutation of the pages; for other n it
+  sends several ranks to some pages and none to others (35.1 % of 1,953,125 pages get no rank,
+  about 1/e, and are written only by MiDAS's fill);
   `permutation`: rank k to page perm[k − 1] for a permutation drawn from the seed, every page
   with one rank (reclaim's `zipf` and SSD-iq's `zipf` workloads scatter this way).
   FIO refuses θ = 1.0 itself (`options.c`: "zipf theta must be different than 1.0") and its
@@ -42,6 +47,8 @@ import numpy as np
 
 #: MiDAS's logical pages for an 8 GB device: 8·10⁹ B / 4096 B (`ssd_config.cpp`, `ssd_init`).
 MIDAS_8GB_PAGES = 8 * 1000**3 // 4096
+#: The 4 GiB block device of the published trace (zenodo 10409599), in 4 KiB pages.
+FIO_DEVICE_PAGES = 4 * 1024**3 // 4096
 #: The README's USERWRITE (54,237,899) less MiDAS's own sequential fill of every logical page and
 #: less the 1 its counter starts at (`ssd_config.cpp` `stats_init`: `cur_wp = 1`).
 README_TRACE_WRITES = 54_237_899 - 1 - MIDAS_8GB_PAGES
@@ -113,7 +120,7 @@ def write_trace(out: Path, pages: int, theta: float, writes: int, seed: int, sca
     index = 0
     with out.open("w", encoding="ascii") as f:
         for ids in iter_zipf_pages(pages, theta, writes, seed, scatter=scatter):
-            lines = [f"{index + i} 1 {p} {PAGE_BYTES}" for i, p in enumerate(ids.tolist())]
+            lines = [f"{index + i} 1 {p} {PAGE_BYTES} 0" for i, p in enumerate(ids.tolist())]
             f.write("\n".join(lines))
             f.write("\n")
             index += len(lines)
@@ -133,8 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--pages",
         type=int,
-        default=MIDAS_8GB_PAGES,
-        help=f"logical pages (default {MIDAS_8GB_PAGES:,}: MiDAS's 8 GB device)",
+        default=FIO_DEVICE_PAGES,
+        help=f"pages written, from 0 (default {FIO_DEVICE_PAGES:,}: the published trace's 4 GiB device)",
     )
     ap.add_argument("--theta", type=float, default=1.0, help="Zipf exponent θ ≥ 0 (default 1.0)")
     ap.add_argument("--seed", type=int, default=1, help="seed (default 1)")
@@ -142,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.writes < 1:
         ap.error(f"--writes {a.writes}: must be ≥ 1")
-    if not 1 <= a.pages < 2**31:
-        ap.error(f"--pages {a.pages}: must be in [1, 2³¹) (MiDAS keeps LBAs in an int)")
+    if not 1 <= a.pages <= MIDAS_8GB_PAGES:
+        ap.error(f"--pages {a.pages}: must be in [1, {MIDAS_8GB_PAGES:,}] (MiDAS's logical pages at 8 GB; more would write past its mapping table)")
     if not 0 <= a.theta <= 10:
         ap.error(f"--theta {a.theta}: must be in [0, 10]")
     n = write_trace(a.out, a.pages, a.theta, a.writes, a.seed, a.scatter)

@@ -158,8 +158,10 @@ def test_midas_reclaim_run_counts_the_fill_as_midas_does() -> None:
 
 
 def test_trace_defaults_are_the_readmes_run() -> None:
-    # MiDAS's USERWRITE 54,237,899 = 1 (stats_init) + 1,953,125 (fill) + the trace's writes.
+    # MiDAS's USERWRITE 54,237,899 = 1 (stats_init) + 1,953,125 (fill) + the trace's writes;
+    # the published trace's device: 4 GiB of 4 KiB pages (zenodo 10409599).
     assert gen.MIDAS_8GB_PAGES == 1_953_125
+    assert gen.FIO_DEVICE_PAGES == 2**20
     assert gen.README_TRACE_WRITES == 54_237_899 - 1 - 1_953_125 == 52_284_773
 
 
@@ -170,8 +172,8 @@ def test_trace_lines_are_midas_requests(tmp_path: Path) -> None:
     assert len(lines) == 500
     for i, line in enumerate(lines[:50]):
         # ssdsimul.cpp req_processing: TIMESTAMP TYPE LBA SIZE; a 4 KiB write of one page.
-        t, kind, lba, size = line.split(" ")
-        assert (int(t), kind, size) == (i, "1", "4096")
+        t, kind, lba, size, stream = line.split(" ")
+        assert (int(t), kind, size, stream) == (i, "1", "4096", "0")
         assert 0 <= int(lba) < 1000
     # The side-by-side script's own reader gives the same pages back.
     ids, trims = midas.trace_pages(path)
@@ -197,6 +199,11 @@ def test_fio_hash_scatter_is_fios_multiplicative_hash() -> None:
     n, off = 1000, 2**64 - 5  # an offset that makes some sums wrap
     want = [((k * 0x9E37FFFFFFFC0001 % 2**64 + off) % 2**64) % n for k in range(n)]
     assert gen.fio_hash_pages(n, off).tolist() == want
+
+
+def test_fio_hash_on_a_power_of_two_is_a_permutation() -> None:
+    # An odd multiplier is invertible mod 2^k: on 2²⁰ pages every page gets exactly one rank.
+    assert np.array_equal(np.sort(gen.fio_hash_pages(2**20, 777)), np.arange(2**20))
 
 
 def test_zipf_draws_follow_the_law() -> None:
