@@ -112,6 +112,8 @@ const WORKLOADS: &[&str] = &[
     "hotcold:r=0.9,f=0.1",
     "locality:fa=0.5,r=0.7/0.3,f=0.3/0.7",
     "zipf:theta=0.99",
+    // SSD-iq's zones, a zone never written between two written ones.
+    "zones:s=0.3/0.2/0.5,f=0.6/0/0.4",
 ];
 
 /// Runs `config` to the end in steps of `chunk` writes, checking the invariants after each;

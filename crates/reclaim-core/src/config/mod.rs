@@ -459,6 +459,7 @@ impl SimConfig {
         match (&self.workload, &self.trace_classes) {
             (WorkloadSpec::HotCold { .. } | WorkloadSpec::Shifting { .. }, _) => 2,
             (WorkloadSpec::Locality { r, .. }, _) => r.len() as u32 + 1,
+            (WorkloadSpec::Zones { s, .. }, _) => s.len() as u32,
             (WorkloadSpec::Trace { .. }, Some(t)) => t.len() as u32 + 2,
             _ => 1,
         }
@@ -572,7 +573,7 @@ impl SimConfig {
             return Err(Error::param(
                 "policy",
                 &self.policy,
-                "a workload that knows each page's update rate for `freq=exact`: `uniform`, `hotcold`, `shifting`, `locality` or `zipf`",
+                "a workload that knows each page's update rate for `freq=exact`: `uniform`, `hotcold`, `shifting`, `locality`, `zipf` or `zones`",
             ));
         }
         Ok(())
@@ -591,7 +592,7 @@ impl SimConfig {
             return Err(Error::param(
                 "placement",
                 &placement,
-                "a workload whose pages have classes: `hotcold`, `locality`, or a trace with `trace_classes`",
+                "a workload whose pages have classes: `hotcold`, `locality`, `zones`, or a trace with `trace_classes`",
             ));
         }
         // A trace's written classes are known only once it is read: its shares are checked then.
@@ -599,11 +600,17 @@ impl SimConfig {
             &placement,
             matches!(self.workload, WorkloadSpec::Trace { .. }),
         ) {
-            let written = self.classes()
-                - u32::from(!matches!(
-                    self.workload,
-                    WorkloadSpec::HotCold { .. } | WorkloadSpec::Shifting { .. }
-                ));
+            let written = match &self.workload {
+                // A zone of write share 0 is a class never written.
+                WorkloadSpec::Zones { f, .. } => f.iter().filter(|&&x| x > 0.0).count() as u32,
+                _ => {
+                    self.classes()
+                        - u32::from(!matches!(
+                            self.workload,
+                            WorkloadSpec::HotCold { .. } | WorkloadSpec::Shifting { .. }
+                        ))
+                }
+            };
             if b.len() != written as usize {
                 return Err(Error::param(
                     "placement.spare",

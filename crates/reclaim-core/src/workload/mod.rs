@@ -11,6 +11,7 @@ pub mod sizes;
 pub mod trace;
 pub mod uniform;
 pub mod zipf;
+pub mod zones;
 
 use std::fmt;
 use std::str::FromStr;
@@ -59,6 +60,16 @@ pub enum WorkloadSpec {
         /// Skew θ > 0 (0.99 ≈ 80-20, 1.35 ≈ 90-10).
         theta: f64,
     },
+    /// `zones:s=S1/S2/…,f=F1/F2/…[,shuffle=yes|no]`: SSD-iq's zones (Haas et al., PVLDB 2025):
+    /// zone i holds a share `s_i` of the pages and takes a share `f_i` of the writes.
+    Zones {
+        /// Page share of each zone, each > 0, summing to 1.
+        s: Vec<f64>,
+        /// Write share of each zone, each ≥ 0, summing to 1.
+        f: Vec<f64>,
+        /// Whether the zones' pages are scattered by a seeded permutation (SSD-iq's default).
+        shuffle: bool,
+    },
     /// `trace:PATH`: replay a converted trace (`reclaim trace convert`) or a page-id list.
     Trace {
         /// The trace file.
@@ -88,6 +99,7 @@ pub const WORKLOADS: &[Entry<WorkloadSpec>] = &[
     shifting::ENTRY,
     locality::ENTRY,
     zipf::ENTRY,
+    zones::ENTRY,
     trace::ENTRY,
 ];
 
@@ -132,6 +144,7 @@ impl WorkloadSpec {
             WorkloadSpec::Zipf { theta } => {
                 check_range("workload.theta", *theta, 0.0, 100.0, true, false)
             }
+            WorkloadSpec::Zones { s, f, .. } => zones::validate(s, f),
             WorkloadSpec::Trace { path } => {
                 if path.trim().is_empty() {
                     return Err(Error::param(
@@ -158,6 +171,13 @@ impl fmt::Display for WorkloadSpec {
                 write!(f, "locality:fa={fa},r={},f={}", join(r), join(ff))
             }
             WorkloadSpec::Zipf { theta } => write!(f, "zipf:theta={theta}"),
+            WorkloadSpec::Zones { s, f: ff, shuffle } => write!(
+                f,
+                "zones:s={},f={},shuffle={}",
+                join(s),
+                join(ff),
+                if *shuffle { "yes" } else { "no" }
+            ),
             WorkloadSpec::Trace { path } => write!(f, "trace:{path}"),
         }
     }
@@ -215,7 +235,7 @@ pub struct Write {
     /// Logical page.
     pub page: u32,
     /// The page's class: hot/cold 0 hot, 1 cold; locality i for class i + 1 of Li et al. §2.2 and
-    /// n for the inactive pages; a trace with `trace_classes`, by access count (0 the most
+    /// n for the inactive pages; zones i for zone i; a trace with `trace_classes`, by access count (0 the most
     /// written) and one more for pages the trace never writes; otherwise [`NO_CLASS`].
     pub class: u16,
     /// The page's update rate: its probability per write, where the workload knows it (uniform,
@@ -257,6 +277,8 @@ pub enum Workload {
     Shifting(shifting::Shifting),
     /// See [`zipf::ZipfPages`].
     Zipf(zipf::ZipfPages),
+    /// See [`zones::Zones`].
+    Zones(zones::Zones),
     /// See [`trace::Replay`].
     Trace(trace::Replay),
 }
@@ -301,6 +323,9 @@ impl Workload {
                 Workload::Locality(locality::Locality::new(n, *fa, r, f)?)
             }
             WorkloadSpec::Zipf { theta } => Workload::Zipf(zipf::ZipfPages::new(n, *theta, rng)?),
+            WorkloadSpec::Zones { s, f, shuffle } => {
+                Workload::Zones(zones::Zones::new(n, s, f, *shuffle, rng)?)
+            }
         })
     }
 
@@ -317,6 +342,7 @@ impl Workload {
             Workload::Locality(w) => w.next(rng),
             Workload::Shifting(w) => w.next(rng),
             Workload::Zipf(w) => w.next_write(rng),
+            Workload::Zones(w) => w.next(rng),
             Workload::Trace(w) => w.next_write(),
         }
     }
@@ -330,6 +356,7 @@ impl Workload {
             Workload::HotCold(w) => w.class_of(page),
             Workload::Locality(w) => w.class_of(page),
             Workload::Shifting(w) => w.class_of(page),
+            Workload::Zones(w) => w.class_of(page),
             Workload::Trace(w) => w.class_of(page),
         }
     }
@@ -350,6 +377,7 @@ impl Workload {
             Workload::Locality(w) => w.rate_of_class(w.class_of(page)),
             Workload::Shifting(w) => w.rate_of_class(w.class_of(page)),
             Workload::Zipf(w) => w.rate_of(page),
+            Workload::Zones(w) => w.rate_of_class(w.class_of(page)),
             Workload::Trace(_) => Rate::UNKNOWN,
         }
     }
@@ -364,6 +392,7 @@ impl Workload {
             Workload::HotCold(w) => w.class_shares(),
             Workload::Shifting(w) => w.class_shares(),
             Workload::Locality(w) => w.class_shares(logical_pages),
+            Workload::Zones(w) => w.class_shares(),
             Workload::Trace(w) => w.class_shares(logical_pages),
         }
     }

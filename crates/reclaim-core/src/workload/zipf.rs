@@ -1,5 +1,12 @@
 //! Zipf(θ) writes over a seeded permutation of the pages, so that popular pages are scattered
 //! over the logical space (Lomet & Luo §6: θ = 0.99 ≈ 80-20, θ = 1.35 ≈ 90-10).
+//!
+//! `zipf-shuffle` is another name for it: SSD-iq's `zipf` pattern (Haas et al., PVLDB 2025;
+//! `gabriel-haas/ssdiq`, `shared/PatternGen.hpp`, shuffled by default) draws a rank k in 1..=n
+//! with probability k^−θ / Σⱼ j^−θ (`shared/RejectionInversionZipf.hpp`, Hörmann & Derflinger's
+//! rejection-inversion, as Apache Commons RNG) and maps k − 1 through a uniform permutation of the
+//! pages: the same law as here, where `rand_distr::Zipf` samples the same distribution by another
+//! exact rejection method. SSD-iq's `--zipf` is this θ.
 
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Zipf};
@@ -100,7 +107,9 @@ pub const ENTRY: Entry<WorkloadSpec> = Entry {
     info: Info {
         family: Family::Workload,
         name: "zipf",
-        aliases: &[],
+        // SSD-iq's `zipf` pattern (its default, shuffled) draws the same law: see
+        // `docs/schemes-after-sepbit.md`, "Workloads and trace formats".
+        aliases: &["zipf-shuffle"],
         summary: "Zipf(θ) over a seeded permutation of the pages (0.99 ≈ 80-20, 1.35 ≈ 90-10).",
         source: "Lomet & Luo §6",
         params: &[Param {
