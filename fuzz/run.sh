@@ -12,7 +12,7 @@ secs=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(msr spc fiu biotracer mqsim disksim blkparse alibaba csv vscsi oracle_general pages binary)
+    targets=(msr spc fiu biotracer mqsim disksim blkparse alibaba csv vscsi oracle_general pages midas tectonic binary)
 fi
 cargo +nightly fuzz build -O -s none
 status=0

@@ -20,7 +20,8 @@ from reclaim import _core
 from reclaim.pages import page_ids
 
 MAGIC = b"RCLMTRC1"
-FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "disksim", "blkparse", "alibaba", "pages", "vscsi", "oracle-general")
+FORMATS = ("msr", "spc", "fiu", "biotracer", "mqsim", "disksim", "blkparse", "alibaba", "pages", "vscsi", "oracle-general",
+           "midas", "tectonic")
 
 
 #: The first page id of a run of read pages that have no id in a converted trace: past their
@@ -131,7 +132,8 @@ def convert(
     Args:
         path: The text trace.
         format: One of ``msr``, ``spc``, ``fiu``, ``biotracer``, ``mqsim``, ``disksim``, ``blkparse``,
-            ``alibaba``, ``pages``, ``vscsi``, ``oracle-general`` (libCacheSim's binaries), or a column-mapped ``csv:op=I,offset=I,size=I[,…]`` (docs/traces.md).
+            ``alibaba``, ``pages``, ``vscsi``, ``oracle-general`` (libCacheSim's binaries), ``midas``
+            (MiDAS-Simulation's lines), ``tectonic`` (Tectonic as SSD-iq reads it), or a column-mapped ``csv:op=I,offset=I,size=I[,…]`` (docs/traces.md).
         out: The binary trace to write; with ``volumes``, the folder to write one per volume
             into, with ``volumes.json`` listing them (volume, file, counts).
         page_size: Page size in bytes (4096; Stockmeyer's tracks: 32768).

@@ -49,6 +49,18 @@ fn records(format: Format) -> &'static [&'static str] {
             "1,R,0,4096,1577808000000427",
         ],
         Format::Pages => &["5", "7", "0"],
+        Format::Midas => &[
+            "0.5 1 100 8192",
+            "0.6 0 7 4096",
+            "0.7 3 12 12288",
+            "0.8 2 0 4096",
+            "LOAD_END",
+        ],
+        Format::Tectonic => &[
+            "10 4096 8192 1577808000.25 3 1 2 3 1",
+            "0 0 4096 2 6 1 2 3 1 host42",
+            "5 0 65536 2.5 1 1 2 3 1",
+        ],
         // Binary records: their own property below.
         Format::Vscsi | Format::OracleGeneral => &[],
         // Read as `FUZZ_CSV`.

@@ -13,7 +13,7 @@ from rich.table import Table
 from reclaim.cli.common import app, emit, fail, out, print_json
 from reclaim.progress import console, progress_bar
 
-_FORMATS = "msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages | vscsi | oracle-general | csv:op=I,offset=I,size=I[,…] (docs/traces.md)"
+_FORMATS = "msr | spc | fiu | biotracer | mqsim | disksim | blkparse | alibaba | pages | vscsi | oracle-general | midas | tectonic | csv:op=I,offset=I,size=I[,…] (docs/traces.md)"
 
 #: What `trace stats` shows for a figure of the pages written when a trace or volume has no writes.
 ONLY_READS = "only reads"

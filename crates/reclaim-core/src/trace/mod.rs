@@ -15,6 +15,7 @@ pub mod csv;
 pub mod disksim;
 pub mod fiu;
 pub mod libcachesim;
+pub mod midas;
 pub mod mqsim;
 pub mod msr;
 pub mod pages;
@@ -25,6 +26,7 @@ mod spill;
 pub mod stand_in;
 pub mod stand_in_files;
 mod tally;
+pub mod tectonic;
 mod trims;
 mod volume;
 
@@ -112,11 +114,16 @@ pub enum Format {
     Vscsi,
     /// libCacheSim's `oracleGeneral` binary records, each a write (see [`libcachesim`]).
     OracleGeneral,
+    /// `MiDAS`-Simulation: `time type lba io_size`, 4 KiB pages, 1 write, 3 discard (see [`midas`]).
+    Midas,
+    /// Tectonic as SSD-iq reads it: `block_id io_offset io_size op_time op_name …` (see
+    /// [`tectonic`]).
+    Tectonic,
 }
 
 impl Format {
     /// Every format, by name.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 13] = [
         Format::Msr,
         Format::Spc,
         Format::Fiu,
@@ -128,6 +135,8 @@ impl Format {
         Format::Pages,
         Format::Vscsi,
         Format::OracleGeneral,
+        Format::Midas,
+        Format::Tectonic,
     ];
 
     /// The format's name on the command line.
@@ -145,6 +154,8 @@ impl Format {
             Format::Csv(_) => "csv",
             Format::Vscsi => "vscsi",
             Format::OracleGeneral => "oracle-general",
+            Format::Midas => "midas",
+            Format::Tectonic => "tectonic",
         }
     }
 

@@ -488,6 +488,22 @@ impl TraceReader {
             Format::Alibaba => alibaba::parse(text),
             Format::Pages => pages::parse(text),
             Format::Csv(c) => c.parse_line(text),
+            Format::Midas => match midas::parse(text) {
+                Ok(midas::Line::Request(r)) => Ok(Some(r)),
+                Ok(midas::Line::NoOp) => {
+                    self.report.non_requests += 1;
+                    Ok(None)
+                }
+                Ok(midas::Line::LoadEnd) => Ok(None),
+                Err(e) => Err(e),
+            },
+            Format::Tectonic => match tectonic::parse(text) {
+                Ok(None) => {
+                    self.report.non_requests += 1;
+                    Ok(None)
+                }
+                other => other,
+            },
             Format::Vscsi | Format::OracleGeneral => unreachable!("binary records are not lines"),
         };
         let checked = parsed.and_then(|r| match r {
