@@ -55,7 +55,8 @@ def schemes() -> list[dict[str, Any]]:
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``
     - workloads: ``uniform``, ``hotcold:r=R,f=F``, ``shifting:r=R,f=F[,period=P]``,
-      ``locality[:fa=A,r=R1/R2/…,f=F1/F2/…]``, ``zipf:theta=T``, ``trace:PATH``
+      ``locality[:fa=A,r=R1/R2/…,f=F1/F2/…]``, ``zipf:theta=T``,
+      ``zones:s=S1/S2/…,f=F1/F2/…[,shuffle=yes|no]``, ``trace:PATH``
     - sizes: ``fixed:size=S``, ``uniform:min=A,max=B``, ``choice:sizes=S1/S2/…[,weights=W1/W2/…]``
     - methods: ``precondition[:tol=T,max_passes=K,measure=settled|after]``, ``li``,
       ``stockmeyer[:prefix=N]``, ``log[:gp=G,room=R]``
