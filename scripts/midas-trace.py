@@ -4,8 +4,8 @@ MiDAS-Simulation (`sungkyun123/MiDAS-Simulation`, `ssdsimul.cpp`) reads one requ
 `TIMESTAMP TYPE LBA SIZE` separated by blanks or tabs (`req_processing`), and ignores what
 follows: TYPE 1 is a write, 0 and 2 are ignored, 3 a discard; LBA is in 4 KiB pages and SIZE in
 bytes (`submit_io` splits a request into SIZE / 4096 pages from LBA on). The timestamp only sets
-`stats->cur_time`, so this script writes the write's index there. Its lines have the fifth
-column of the published trace, a stream number (0), which MiDAS does not use.
+`stats->cur_time`, so this script writes the write's index there. The published trace has a
+fifth column, a stream number MiDAS does not read; these lines stop at the four it reads.
 
 The reference trace of its README, `test-fio-small` (zenodo record 10409599: "an FIO (Zipfian)
 trace file … 54 million write operations on a 4GiB block device", lines `<Time Stamp (s)>
@@ -120,7 +120,7 @@ def write_trace(out: Path, pages: int, theta: float, writes: int, seed: int, sca
     index = 0
     with out.open("w", encoding="ascii") as f:
         for ids in iter_zipf_pages(pages, theta, writes, seed, scatter=scatter):
-            lines = [f"{index + i} 1 {p} {PAGE_BYTES} 0" for i, p in enumerate(ids.tolist())]
+            lines = [f"{index + i} 1 {p} {PAGE_BYTES}" for i, p in enumerate(ids.tolist())]
             f.write("\n".join(lines))
             f.write("\n")
             index += len(lines)

@@ -172,8 +172,8 @@ def test_trace_lines_are_midas_requests(tmp_path: Path) -> None:
     assert len(lines) == 500
     for i, line in enumerate(lines[:50]):
         # ssdsimul.cpp req_processing: TIMESTAMP TYPE LBA SIZE; a 4 KiB write of one page.
-        t, kind, lba, size, stream = line.split(" ")
-        assert (int(t), kind, size, stream) == (i, "1", "4096", "0")
+        t, kind, lba, size = line.split(" ")
+        assert (int(t), kind, size) == (i, "1", "4096")
         assert 0 <= int(lba) < 1000
     # The side-by-side script's own reader gives the same pages back.
     ids, trims = midas.trace_pages(path)
@@ -216,3 +216,20 @@ def test_zipf_draws_follow_the_law() -> None:
     assert np.count_nonzero(counts) == 10
     with pytest.raises(ValueError, match="scatter 'hash'"):
         next(gen.iter_zipf_pages(10, 1.0, 10, seed=1, scatter="hash"))
+
+
+@pytest.mark.parametrize(("capacity", "fill"), [("16G", 0.875), ("128G", 0.9), ("1G", 0.8)])
+def test_ssdiq_script_agrees_with_reclaim_ssdiq(capacity: str, fill: float) -> None:
+    # The script's mapping and reclaim.ssdiq's (the library's) are two readings of the same
+    # sim/SSD.hpp constructor: same segments, pages per segment, logical pages and warm-up K.
+    from reclaim import ssdiq as library
+
+    mine = ssdiq.geometry(capacity, "8M", "4K", fill, 10)
+    theirs = library.geometry(capacity, "8M", "4K", fill)
+    assert (mine.segments, mine.pages_per_segment, mine.logical_pages) == (theirs["segments"], theirs["pages_per_segment"], theirs["logical_pages"])
+    k_mine = float(mine.warmup.removeprefix("fill+").removesuffix("x"))
+    k_theirs = float(str(theirs["warmup"]).removeprefix("fill+").removesuffix("x"))
+    assert k_mine == pytest.approx(k_theirs, rel=1e-9)
+    for z in ssdiq.ZONES:
+        setting = f"zones-{z}"
+        assert ssdiq.reclaim_workload(setting, lambda family, name: True) == library.zones_spec(ssdiq.peer_env(setting)["ZONES"])
