@@ -986,6 +986,10 @@ registry! {
     Warcip(warcip::Warcip),
     Sfs(sfs::Sfs),
     Planes(planes::Planes),
+    TwoA(two_a::TwoA),
+    Generational(generational::Generational),
+    Opt(opt::Opt),
+    Deathtime(deathtime::Deathtime),
 }
 
 #[cfg(test)]

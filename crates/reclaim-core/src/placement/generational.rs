@@ -1,0 +1,193 @@
+//! Generational cleaning: user writes make generation 0; each relocation moves a page one
+//! generation up, and a cleaning cycle takes its victims from one generation.
+//!
+//! SSD-iq's `gen` scheme (Haas, Lee, Bonnet & Leis, PVLDB 18(11), 2025), as the simulator of
+//! `LeeBohyun/ssdiq_plus` (after `gabriel-haas/ssdiq`) runs it: `sim/GenerationalGC.hpp`
+//! (class `GenerationalGC`, `GC=gen` in `sim/sim.cpp`) over `SSD::compactUntilFreeBlock`
+//! (`sim/SSD.hpp`):
+//!
+//! - one user head; its blocks are generation 0 (`gcGeneration`, reset when a block is erased);
+//! - a cleaning cycle (`performGC`, when no block is free) starts from the block with the fewest
+//!   valid pages of all (`singleGreedy`); its generation g is the cycle's. The cycle's victims
+//!   are the blocks of generation g with the fewest valid pages (`singleGreedyGeneration`: full
+//!   blocks, not all valid), or, when g has none, of g − 1, g − 2, … 0, then g + 1, g + 2, …
+//!   (`recursiveGreedyGeneration`); until one victim is emptied whole;
+//! - their valid pages go to generation g's GC head (`gcWriteHeads[g]`), a block compacted from
+//!   a victim of generation g and so of generation g + 1: every page a cycle relocates becomes
+//!   generation g + 1, whatever the generation of the victim it came from.
+//!
+//! Here generation k is group k (stream k): group 0 takes the user writes, group k ≥ 1 the
+//! pages relocated by cycles of generation k − 1. Choices:
+//! - the simulator's generations are unbounded (its statistics show 20); here there are
+//!   `generations=G` of them (default 8), a cycle of the last relocating into the last;
+//! - a cycle ends at the next user write (the simulator's ends when a victim is emptied whole,
+//!   which is when its one free block is made: the run's trigger stops there too);
+//! - the simulator's first cycle of a generation, before that generation has a GC head, takes
+//!   block 0 as its head (`std::map::operator[]` gives 0 for a missing key, not −1): here a
+//!   generation's stream opens a free segment;
+//! - the simulator's device keeps an LRU write buffer of 0.04% of the logical pages
+//!   (`SSD::writePage`); here none.
+
+use std::fmt;
+
+use super::two_a::{has_candidate, least_valid};
+use super::{Build, Built, Declare, Groups, Relocation, Scheme, Victim};
+use crate::config::grammar::{Args, Family, Info, Param};
+use crate::error::{Error, Result};
+use crate::rng::SimRng;
+use crate::workload::Write;
+
+/// Generations, each a group.
+#[derive(Clone, Debug)]
+pub struct Generational {
+    /// G.
+    generations: usize,
+    /// The generation of the current cleaning cycle, if one is under way.
+    cycle: Option<usize>,
+}
+
+impl Generational {
+    /// `generations` generations.
+    pub fn new(generations: usize) -> Self {
+        Generational {
+            generations,
+            cycle: None,
+        }
+    }
+
+    /// The generation the pages of a victim of generation `g` become: the cycle's next.
+    fn next_of(&self, g: usize) -> usize {
+        (self.cycle.unwrap_or(g) + 1).min(self.generations - 1)
+    }
+}
+
+impl Scheme for Generational {
+    fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
+        // A user write ends the cleaning cycle that made room for it.
+        self.cycle = None;
+        0
+    }
+
+    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+        self.next_of(usize::from(r.victim.region))
+    }
+
+    fn victim_stream(&self, victim: &Victim) -> Option<usize> {
+        Some(self.next_of(usize::from(victim.region)))
+    }
+
+    fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
+        let Some(g) = self.cycle else {
+            let g = least_valid(groups, 0..self.generations).unwrap_or(0);
+            self.cycle = Some(g);
+            return g;
+        };
+        // `recursiveGreedyGeneration`: g, g − 1, … 0, then g + 1, g + 2, … (a candidate not
+        // wholly valid: `singleGreedyGeneration`).
+        let down = (0..=g).rev();
+        let up = g + 1..self.generations;
+        down.chain(up)
+            .find(|&k| has_candidate(groups, k))
+            .or_else(|| (0..self.generations).find(|&k| groups.sealed(k) > 0))
+            .unwrap_or(0)
+    }
+}
+
+const GENERATIONS: &str = "a whole number in [2, 64]";
+
+impl Declare for Generational {
+    type Params = u8;
+    const INFO: Info = Info {
+        family: Family::Placement,
+        name: "gen",
+        aliases: &["generational"],
+        summary: "SSD-iq's generational cleaning: user writes are generation 0, a cycle cleans one generation (from the least valid segment's) and moves its pages one generation up.",
+        source: "Haas, Lee, Bonnet & Leis, PVLDB 18(11) 2025; ssdiq_plus sim/Generational.hpp",
+        params: &[Param {
+            key: "generations",
+            values: "G",
+            unit: "generations",
+            range: GENERATIONS,
+            default: Some("8"),
+            help: "Generations, each a group and a stream; the last relocates into itself (unbounded in the simulator).",
+        }],
+        needs: &[],
+    };
+    fn parse(args: &Args<'_>) -> Result<u8> {
+        let g: u8 = args.num("generations", Some(8), GENERATIONS)?;
+        if !(2..=64).contains(&g) {
+            return Err(Error::param(&args.key("generations"), g, GENERATIONS));
+        }
+        Ok(g)
+    }
+    fn show(g: &u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "gen:generations={g}")
+    }
+    fn streams(g: &u8, _classes: u32) -> u32 {
+        u32::from(*g)
+    }
+    // Groups: one free segment per GC stream beyond the first, one pool.
+    fn reserve(g: &u8, _classes: u32) -> (u64, u64) {
+        (u64::from(*g) - 1, 1)
+    }
+    fn build(g: &u8, b: &Build<'_>) -> Result<Built<Self>> {
+        let n = usize::from(*g);
+        let user = (0..n).map(|k| k == 0).collect();
+        Ok(Built::groups(Generational::new(n), user, vec![None; n], b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{PlacementSpec, SimConfig};
+    use crate::sim::Simulator;
+
+    /// A cycle's relocated pages go one generation above the cycle's, the last into itself.
+    #[test]
+    fn relocation_moves_a_page_one_generation_up() {
+        let mut gen = Generational::new(4);
+        let v = |region| Victim {
+            region,
+            ..Victim::bare(0)
+        };
+        assert_eq!(gen.victim_stream(&v(0)), Some(1));
+        assert_eq!(gen.victim_stream(&v(3)), Some(3));
+        // A cycle of generation 2 that falls back on a victim of generation 0 moves its pages
+        // to generation 3, as the simulator's GC head of generation 2 holds generation 3.
+        gen.cycle = Some(2);
+        assert_eq!(gen.victim_stream(&v(0)), Some(3));
+    }
+
+    /// Counted on a run from an empty device: the user writes fill only generation 0 and every
+    /// relocated page goes to a generation above it, so the pages generation 0's stream took are
+    /// the user writes and those of generations 1 … 3 the GC writes, exactly.
+    #[test]
+    fn relocated_pages_fill_the_generations_above() {
+        let c = SimConfig::from_json(
+            r#"{"segments": 400, "pages_per_segment": 32, "spare": 0.15,
+                "workload": "hotcold:r=0.9,f=0.1", "placement": "gen:generations=4",
+                "warmup": "none", "writes": "6x"}"#,
+        )
+        .unwrap();
+        let mut sim = Simulator::new(&c).unwrap();
+        while sim.step(1 << 16).unwrap() {}
+        let p = sim.placement();
+        let taken = |g: usize| {
+            let st = &p.streams[g];
+            let open = if st.seg == crate::store::NONE {
+                0
+            } else {
+                u64::from(st.next)
+            };
+            p.seals[g] * 32 + open
+        };
+        let result = sim.result();
+        assert!(p.seals[1] > 0, "{:?}", p.seals);
+        assert!(result.gc_writes > 0);
+        assert_eq!(taken(0), result.user_writes);
+        assert_eq!(taken(1) + taken(2) + taken(3), result.gc_writes);
+        let p: PlacementSpec = "generational".parse().unwrap();
+        assert_eq!(p.to_string(), "gen:generations=8");
+    }
+}
