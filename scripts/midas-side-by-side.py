@@ -226,9 +226,8 @@ def reclaim_arguments(scheme: str, policy: str, g: Geometry, gc: str, seed: int)
         "writes": "1p",
         "placement": scheme,
         "policy": policy,
-        "gc": gc,
         "seed": seed,
-    }
+    } | ({} if gc == "default" else {"gc": gc})
 
 
 def with_fill(wa: float, user_writes: int, fill: int) -> float:
@@ -279,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seg-mb", type=int, default=4, help="MiDAS's SEG_MB (default 4)")
     p.add_argument("--repeats", type=int, default=1, help="peer runs (and reclaim seeds 1 … N), for the spread")
     p.add_argument("--scheme", default="midas", help="reclaim's placement (default midas)")
-    p.add_argument("--gc", default=f"batch:low={FREE_SEGMENTS},victims=1", help="reclaim's trigger (default MiDAS's: fewer than 4 free)")
+    p.add_argument("--gc", default=f"batch:low={FREE_SEGMENTS},victims=1", help="reclaim's trigger (default MiDAS's: fewer than 4 free; `default`: reclaim's own)")
     p.add_argument("--runs", type=Path, default=Path("/tmp/midas-runs"), help="peer outputs, kept and reused")
     p.add_argument("--skip-reclaim", action="store_true", help="run the peer only")
     p.add_argument("--csv", type=Path, help="write the rows to this CSV file")
@@ -353,8 +352,8 @@ def run_reclaim(a: argparse.Namespace, g: Geometry) -> dict[str, Any]:
             start = time.perf_counter()
             try:
                 r = reclaim.simulate(workload=workload, **reclaim_arguments(a.scheme, a.policy, g, a.gc, seed))
-            except ValueError as e:
-                print(f"reclaim refused it: {e}", file=sys.stderr)
+            except (ValueError, RuntimeError) as e:  # a refused spec, or a run that stopped
+                print(f"reclaim seed {seed}: {type(e).__name__}: {e}", file=sys.stderr)
                 return {}
             seconds += time.perf_counter() - start
             was.append(r.wa)

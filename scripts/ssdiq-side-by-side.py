@@ -378,8 +378,8 @@ def main(argv: list[str] | None = None) -> int:
                     start = time.perf_counter()
                     try:
                         r = reclaim.simulate(**kw)
-                    except ValueError as e:
-                        print(f"{setting} {name}: reclaim refused it: {e}", file=sys.stderr)
+                    except (ValueError, RuntimeError) as e:  # a refused spec, or a run that stopped
+                        print(f"{setting} {name}: reclaim: {type(e).__name__}: {e}", file=sys.stderr)
                     else:
                         row["reclaim_wa"], row["reclaim_s"] = r.wa, time.perf_counter() - start
                     row["reclaim_workload"] = kw["workload"]
