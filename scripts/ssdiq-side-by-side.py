@@ -74,19 +74,24 @@ class Scheme:
     peer: str  # "ssdiq" or "ssdiq_plus"
     gc: str  # the peer's GC value
     reclaim: str  # the reclaim scheme's name (a placement or a policy), looked up at run time
+    params: str = ""  # its parameters, matching the peer's (the N of `opt-N`, `2a-N`, `greedy-kN`)
 
 
 #: Row name → the peer that runs it. `opt`, `gen` and `2a` exist only in ssdiq_plus;
-#: `plus-greedy` is greedy in ssdiq_plus (its write buffer on).
+#: `plus-greedy` is greedy in ssdiq_plus (its write buffer on). ssdiq_plus's `opt-H` evaluates
+#: its formula on an H-bucket histogram of the pages' write counts, reclaim's `opt:groups=H`
+#: simulates H groups: `opt` matches them at H = 4 (reclaim's default), `opt-1000` is the
+#: formula at ssdiq's default OPT_HIST_SIZE, beside reclaim's 4 groups.
 SCHEMES: dict[str, Scheme] = {
     "greedy": Scheme("ssdiq", "greedy", "greedy"),
     "2r-greedy": Scheme("ssdiq", "2r-greedy", "2r-greedy"),
     "2r-fifo": Scheme("ssdiq", "2r-fifo", "2r-fifo"),
     "greedy-s2r": Scheme("ssdiq", "greedy-s2r", "greedy-s2r"),
-    "greedy-k4": Scheme("ssdiq", "greedy-k4", "greedy-k"),
-    "opt": Scheme("ssdiq_plus", "opt-1000", "opt"),
+    "greedy-k4": Scheme("ssdiq", "greedy-k4", "greedy-k", "k=4"),
+    "opt": Scheme("ssdiq_plus", "opt-4", "opt", "groups=4"),
+    "opt-1000": Scheme("ssdiq_plus", "opt-1000", "opt", "groups=4"),
     "gen": Scheme("ssdiq_plus", "gen", "gen"),
-    "2a": Scheme("ssdiq_plus", "2a-20", "2a"),
+    "2a": Scheme("ssdiq_plus", "2a-4", "2a", "heads=4"),
     "plus-greedy": Scheme("ssdiq_plus", "greedy", "greedy"),
 }
 DEFAULT_SCHEMES = ("greedy", "2r-greedy", "2r-fifo", "opt")
@@ -245,6 +250,9 @@ def reclaim_arguments(scheme: Scheme, setting: str, g: Geometry, seed: int, fami
     >>> a = reclaim_arguments(SCHEMES["greedy"], "uniform", g, 1, fam)
     >>> a["policy"], a["placement"], a["gc"], a["logical_pages"], a["segments"]
     ('greedy', 'single', 'frontier', 229376, 128)
+    >>> fam["placement"].add("opt")
+    >>> reclaim_arguments(SCHEMES["opt"], "uniform", g, 1, fam)["placement"]
+    'opt:groups=4'
     >>> reclaim_arguments(SCHEMES["2r-fifo"], "uniform", g, 1, fam)
     'reclaim has no scheme 2r-fifo yet'
     """
@@ -265,10 +273,11 @@ def reclaim_arguments(scheme: Scheme, setting: str, g: Geometry, seed: int, fami
         "placement": "single",
     }
     name = scheme.reclaim
+    spec = f"{name}:{scheme.params}" if scheme.params else name
     if have("placement", name):
-        kw["placement"] = name
+        kw["placement"] = spec
     elif have("policy", name):
-        kw["policy"] = f"{name}:k={scheme.gc[len('greedy-k') :]}" if name == "greedy-k" else name
+        kw["policy"] = spec
     else:
         return f"reclaim has no scheme {name} yet"
     if scheme.peer == "ssdiq_plus":

@@ -105,7 +105,7 @@ def test_ssdiq_plus_rows_get_its_write_buffer() -> None:
     fam = {"policy": {"greedy"}, "placement": {"single", "opt"}, "workload": {"uniform"}}
     g = ssdiq.geometry("16G", "8M", "4K", 0.875, 10)
     kw = ssdiq.reclaim_arguments(ssdiq.SCHEMES["opt"], "uniform", g, 1, fam)
-    assert isinstance(kw, dict) and kw["cache"] == 1468 and kw["placement"] == "opt"
+    assert isinstance(kw, dict) and kw["cache"] == 1468 and kw["placement"] == "opt:groups=4"  # opt-4 in ssdiq_plus
     assert ssdiq.reclaim_arguments(ssdiq.SCHEMES["gen"], "uniform", g, 1, fam) == "reclaim has no scheme gen yet"
 
 
