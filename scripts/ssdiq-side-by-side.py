@@ -223,6 +223,9 @@ def run_peer(binary: Path, scheme: Scheme, setting: str, args: argparse.Namespac
         wa = peer_wa(out.read_text(), scheme.gc)
         if wa is not None:
             return wa, 0.0
+    if args.cached_only:
+        print(f"{setting} {scheme.gc}: no finished run in {out.parent}; --cached-only: not run", file=sys.stderr)
+        return None, 0.0
     workdir = out.with_suffix(".wd")  # the peer writes its own CSV files where it runs
     workdir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
@@ -343,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=Path, default=Path("/tmp/ssdiq-runs"), help="peer outputs, kept and reused")
     p.add_argument("--seed", type=int, default=1, help="reclaim's seed (default 1)")
     p.add_argument("--skip-reclaim", action="store_true", help="run the peers only")
+    p.add_argument("--cached-only", action="store_true", help="read the peers' kept outputs, run none (then the whole script may run under the build lock)")
     p.add_argument("--csv", type=Path, help="write the rows to this CSV file")
     a = p.parse_args(argv)
     if not 0 < a.fill < 1:
