@@ -32,7 +32,8 @@ script writes one of the same shape:
   FIO refuses θ = 1.0 itself (`options.c`: "zipf theta must be different than 1.0") and its
   Gray et al. formula divides by 1 − θ, so θ = 1.0 here is the exact law under FIO's scatter.
 
-Run: `.venv/bin/python scripts/midas-trace.py /tmp/fio-zipf1.trace` (1.2 GB, about 30 s);
+The generator is `reclaim.midas_trace` (shared with `reclaim reproduce midas`); this script is
+its command line. Run: `.venv/bin/python scripts/midas-trace.py /tmp/fio-zipf1.trace` (1.2 GB, about 30 s);
 `--writes 5000000` gives a quick version.
 """
 
@@ -40,91 +41,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
+from reclaim.midas_trace import (
+    FIO_DEVICE_PAGES,
+    FIO_GOLDEN_RATIO_PRIME,
+    MIDAS_8GB_PAGES,
+    PAGE_BYTES,
+    README_TRACE_WRITES,
+    SCATTERS,
+    fio_hash_pages,
+    iter_zipf_pages,
+    write_trace,
+)
 
-#: MiDAS's logical pages for an 8 GB device: 8·10⁹ B / 4096 B (`ssd_config.cpp`, `ssd_init`).
-MIDAS_8GB_PAGES = 8 * 1000**3 // 4096
-#: The 4 GiB block device of the published trace (zenodo 10409599), in 4 KiB pages.
-FIO_DEVICE_PAGES = 4 * 1024**3 // 4096
-#: The README's USERWRITE (54,237,899) less MiDAS's own sequential fill of every logical page and
-#: less the 1 its counter starts at (`ssd_config.cpp` `stats_init`: `cur_wp = 1`).
-README_TRACE_WRITES = 54_237_899 - 1 - MIDAS_8GB_PAGES
-PAGE_BYTES = 4096
-CHUNK = 1 << 22
-#: FIO's 64-bit multiplicative hash constant (`axboe/fio` `hash.h`, `GOLDEN_RATIO_PRIME`).
-FIO_GOLDEN_RATIO_PRIME = 0x9E37FFFFFFFC0001
-SCATTERS = ("fio-hash", "permutation")
-
-
-def iter_zipf_pages(pages: int, theta: float, writes: int, seed: int, chunk: int = CHUNK, scatter: str = "fio-hash") -> Iterator[np.ndarray]:
-    """Draw `writes` page ids of a Zipf(θ) law over `pages` shuffled pages, `chunk` at a time.
-
-    Args:
-        pages: Number of logical pages n ≥ 1.
-        theta: Zipf exponent θ ≥ 0 (0: uniform).
-        writes: Number of page writes to draw.
-        seed: Seed of the permutation and the draws (NumPy's PCG64).
-        chunk: Writes drawn per array.
-        scatter: `fio-hash` or `permutation` (the module's docstring).
-
-    Yields:
-        Arrays of page ids in [0, pages).
-
-    >>> import numpy as np
-    >>> a = np.concatenate(list(iter_zipf_pages(100, 1.0, 1000, seed=1)))
-    >>> len(a), int(a.min()) >= 0, int(a.max()) < 100
-    (1000, True, True)
-    """
-    if scatter not in SCATTERS:
-        raise ValueError(f"scatter {scatter!r}: expected one of {', '.join(SCATTERS)}")
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(pages) if scatter == "permutation" else fio_hash_pages(pages, int(rng.integers(0, 2**32)))
-    weights = np.arange(1, pages + 1, dtype=np.float64) ** (-theta)
-    cdf = np.cumsum(weights)
-    cdf /= cdf[-1]
-    done = 0
-    while done < writes:
-        n = min(chunk, writes - done)
-        ranks = np.searchsorted(cdf, rng.random(n), side="right")
-        np.minimum(ranks, pages - 1, out=ranks)
-        yield perm[ranks]
-        done += n
-
-
-def fio_hash_pages(pages: int, rand_off: int) -> np.ndarray:
-    """Page of each rank k = 1 … n under FIO's scatter: (hash(k − 1) + rand_off) mod n.
-
-    >>> fio_hash_pages(7, 0).tolist()  # k · 0x9e37fffffffc0001 mod 2⁶⁴ mod 7: pages 1, 3, 5 get no rank
-    [0, 2, 2, 4, 4, 4, 6]
-    """
-    ranks = np.arange(pages, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        # Both the product and the sum wrap mod 2⁶⁴, as C's unsigned long arithmetic does.
-        hashed = ranks * np.uint64(FIO_GOLDEN_RATIO_PRIME) + np.uint64(rand_off)
-    return (hashed % np.uint64(pages)).astype(np.int64)
-
-
-def write_trace(out: Path, pages: int, theta: float, writes: int, seed: int, scatter: str = "fio-hash") -> int:
-    """Write the trace to `out`; return the number of lines written.
-
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t"
-    >>> write_trace(p, 10, 1.0, 3, seed=1)
-    3
-    >>> p.read_text().splitlines()[0].split()[1::2]
-    ['1', '4096']
-    """
-    index = 0
-    with out.open("w", encoding="ascii") as f:
-        for ids in iter_zipf_pages(pages, theta, writes, seed, scatter=scatter):
-            lines = [f"{index + i} 1 {p} {PAGE_BYTES}" for i, p in enumerate(ids.tolist())]
-            f.write("\n".join(lines))
-            f.write("\n")
-            index += len(lines)
-    return index
+__all__ = ["FIO_DEVICE_PAGES", "FIO_GOLDEN_RATIO_PRIME", "MIDAS_8GB_PAGES", "PAGE_BYTES", "README_TRACE_WRITES", "SCATTERS",
+           "fio_hash_pages", "iter_zipf_pages", "main", "write_trace"]
 
 
 def main(argv: list[str] | None = None) -> int:
