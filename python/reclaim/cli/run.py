@@ -352,7 +352,7 @@ def bench(
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | lomet | li-greedy | dyal-draughn | stockmeyer | sepbit | all")],
+    name: Annotated[str, typer.Argument(help="vanhoudt-table1 | vanhoudt-table2 | lomet-table1 | lomet | li-greedy | dyal-draughn | stockmeyer | sepbit | latency | ssdiq | midas | all")],
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
     figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer, sepbit, latency: write their figures (PNG) into this folder.")] = None,

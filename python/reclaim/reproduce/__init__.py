@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reclaim.reproduce import dyal_draughn, latency, li, lomet, lomet_mdc, sepbit, stockmeyer, vanhoudt
+from reclaim.reproduce import dyal_draughn, latency, li, lomet, lomet_mdc, midas, sepbit, ssdiq, stockmeyer, vanhoudt
 from reclaim.reproduce.common import Reproduction
 
 #: Every reproduction by its name on the command line (and in the results database).
@@ -24,6 +24,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         "stockmeyer": stockmeyer.STOCKMEYER,
         "sepbit": sepbit.SEPBIT,
         "latency": latency.LATENCY,
+        "ssdiq": ssdiq.SSDIQ,
+        "midas": midas.MIDAS,
     }.items()
 }
 
