@@ -198,10 +198,13 @@ COLUMNS = [
 ]
 
 
-def epochs(rows: list[Row]) -> list[Row]:
-    """Each model run of reclaim's MiDAS (cost-benefit): its predicted WAF beside the WAF measured
-    over the next progress window."""
-    log = next((r.get("epochs") or [] for r in rows if r["run"] == "midas cost-benefit" and r["who"] == "reclaim"), [])
+def epochs(rows: list[Row]) -> tuple[str, list[Row]]:
+    """Each model run of reclaim's first MiDAS run that finished (cost-benefit, else greedy): its
+    predicted WAF beside the WAF measured over the next progress window; and that run's name."""
+    run = next((r for r in rows if r["who"] == "reclaim" and r["run"].startswith("midas") and r.get("epochs")), None)
+    if run is None:
+        return "", []
+    log = run["epochs"]
     out = []
     for i, x in enumerate(log):
         if x["kind"] != "model":
@@ -209,7 +212,7 @@ def epochs(rows: list[Row]) -> list[Row]:
         after = next((y for y in log[i + 1:] if y["kind"] == "window"), None)
         out.append({"user_writes": x["user_writes"], "groups": x["groups"], "sizes": " ".join(map(str, x["sizes"])),
                     "predicted": x["waf"], "measured": None if after is None else after["waf"]})
-    return out
+    return run["run"], out
 
 
 def render(rows: list[Row]) -> list[Table]:
@@ -225,9 +228,9 @@ def render(rows: list[Row]) -> list[Table]:
         else:
             t.add_row(*[("" if r.get(k) is None else format(r[k], fmt)) for k, _, fmt in COLUMNS])
     tables = [t]
-    e = epochs(rows)
+    name, e = epochs(rows)
     if e:
-        t2 = Table(title=Text.assemble("reclaim's MiDAS: each model run's predicted WAF, and the next window's measured", "\n",
+        t2 = Table(title=Text.assemble(f"reclaim's {name}: each model run's predicted WAF, and the next window's measured", "\n",
                                        ("the simulator's `calculated WAF` and `TMP_WAF` lines", "dim")))
         for heading in ("user writes", "groups", "sizes", "predicted WAF", "measured WAF"):
             t2.add_column(heading, justify="right")
