@@ -136,3 +136,14 @@ def test_midas_quick_trace_is_cached(tmp_path: Path) -> None:
     stamp = first.stat().st_mtime_ns
     assert converted_trace(TRACES[True], tmp_path) == first and first.stat().st_mtime_ns == stamp
     assert [p.name for p in tmp_path.iterdir()] == [first.name]  # the text was removed
+
+
+def test_midas_peer_model_runs_are_shipped() -> None:
+    # Each of MiDAS-Simulation's model results sizes its groups over the 2,048 segments less the
+    # 4 kept free (FREENUM, ssd_config.cpp; docs/peers.md), at increasing progress lines.
+    epochs = published("midas_peer_epochs.csv")
+    assert len(epochs) == 5
+    for e in epochs:
+        assert sum(int(s) for s in e["sizes"].split()) == 2048 - 4
+    gib = [int(e["progress_gib"]) for e in epochs]
+    assert gib == sorted(gib)

@@ -50,6 +50,8 @@ from reclaim.reproduce.common import Context, Reproduction, Row, published, rel
 #: Segments and pages per segment of MiDAS's ``DEV_GB = 8``, ``SEG_MB = 4`` (``ssd_config.cpp``):
 #: 8 GiB of 4 MB segments of 1,024 pages of 4 KiB.
 SEGMENTS, PAGES_PER_SEGMENT = 2048, 1024
+#: Pages of a GiB (``GB_P``, ``ssdsimul.cpp``): the unit of MiDAS's progress lines.
+GIB_PAGES = 262_144
 #: MiDAS's trigger: clean while fewer than ``FREENUM`` = 4 segments are free, one victim at a time.
 GC = "batch:low=4,victims=1"
 
@@ -184,6 +186,12 @@ def compute(ctx: Context) -> list[Row]:
                          "groups": p["groups"], "who": p["source"]})
             if "waf" in row:
                 row["rel"] = rel(row["waf"], rows[-1]["waf"])
+    if rows and not ctx.quick:
+        # The simulator's model runs (cost-benefit), beside reclaim's in the epochs table.
+        rows[0]["peer_epochs"] = [{"user_writes": int(e["progress_gib"]) * GIB_PAGES, "groups": int(e["groups"]), "sizes": e["sizes"],
+                                   "predicted": float(e["predicted_waf"]),
+                                   "measured": float(e["next_window_waf"]) if e["next_window_waf"] else None}
+                                  for e in published("midas_peer_epochs.csv") if e["scale"] == "full"]
     for p in peers.values():
         if p["run"] == "readme":
             u, g = int(p["userwrite"]) - 1, int(p["copywrite"])
@@ -238,6 +246,16 @@ def render(rows: list[Row]) -> list[Table]:
             t2.add_row(f"{x['user_writes']:,}", str(x["groups"]), x["sizes"], f"{x['predicted']:.3f}",
                        "" if x["measured"] is None else f"{x['measured']:.3f}")
         tables.append(t2)
+    peer: list[Row] = next((r["peer_epochs"] for r in rows if r.get("peer_epochs")), [])
+    if peer:
+        t3 = Table(title=Text.assemble("MiDAS-Simulation's cost-benefit run: each model run's calculated WAF, and the next window's TMP_WAF",
+                                       "\n", ("data/midas_peer_epochs.csv; user writes at the progress line before it, the fill counted", "dim")))
+        for heading in ("user writes", "groups", "sizes", "predicted WAF", "measured WAF"):
+            t3.add_column(heading, justify="right")
+        for x in peer:
+            t3.add_row(f"{x['user_writes']:,}", str(x["groups"]), x["sizes"], f"{x['predicted']:.3f}",
+                       "" if x["measured"] is None else f"{x['measured']:.3f}")
+        tables.append(t3)
     return tables
 
 
