@@ -24,7 +24,9 @@ reclaim's cost-benefit on a single log on the same trace: the baseline MiDAS imp
 
 MiDAS's model (UID, MCAM, GCS) runs at each epoch; reclaim's ``midas`` keeps a record of each
 progress window (measured WAF) and each model run (predicted WAF), printed as a second table:
-each prediction beside the WAF measured over the next progress window.
+each prediction beside the WAF measured over the next progress window; at full scale, the
+simulator's own model runs beside them (its ``calculated WAF`` and the next ``TMP_WAF``,
+``data/midas_peer_epochs.csv``).
 
 ``--quick`` replays the shorter trace of the peer's quick run here: 2,000,000 writes, Zipf θ =
 1.0 over all 1,953,125 logical pages scattered by a seeded permutation (``midas_trace``
