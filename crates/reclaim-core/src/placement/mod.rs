@@ -968,6 +968,9 @@ impl Placement {
 string_serde!(PlacementSpec);
 
 // The registry: one line per placement.
+/// What the two 2R placements share.
+pub mod two_r;
+
 registry! {
     Single(single::Single),
     Double(double::Double),
@@ -986,6 +989,8 @@ registry! {
     Warcip(warcip::Warcip),
     Sfs(sfs::Sfs),
     Planes(planes::Planes),
+    TwoRGreedy(two_r_greedy::TwoRGreedy),
+    TwoRFifo(two_r_fifo::TwoRFifo),
     TwoA(two_a::TwoA),
     Generational(generational::Generational),
     Opt(opt::Opt),
