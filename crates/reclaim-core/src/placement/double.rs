@@ -88,8 +88,8 @@ impl Declare for Double {
     const INFO: Info = Info {
         family: Family::Placement,
         name: "double",
-        aliases: &["sepgc"],
-        summary: "A user stream and a GC stream (Van Houdt's double write frontier); `sepgc`, the SepBIT artifact's SepGC, is `double:copy=oldest`.",
+        aliases: &["sepgc", "greedy-s2r"],
+        summary: "A user stream and a GC stream (Van Houdt's double write frontier); `sepgc`, the SepBIT artifact's SepGC, and `greedy-s2r`, SSD-iq's (under greedy and the frontier trigger), are `double:copy=oldest`.",
         source: "Van Houdt §2.3",
         params: &[Param {
             key: "copy",
@@ -102,8 +102,11 @@ impl Declare for Double {
         needs: &[],
     };
     fn parse(args: &Args<'_>) -> Result<CopyOrder> {
-        // SepBIT's artifact (`SepGC.java`) appends a victim's valid pages in slot order.
-        let default = if args.name == "sepgc" {
+        // SepBIT's artifact (`SepGC.java`) appends a victim's valid pages in slot order, and so
+        // does SSD-iq's greedy-s2r (`sim/Greedy.hpp`, `compactUntilFreeBlock` of `sim/SSD.hpp`:
+        // `moveValidPagesTo` fills the GC block in slot order, the rest is compacted into the
+        // victim, which becomes the GC block, and the next victim follows).
+        let default = if args.name == "sepgc" || args.name == "greedy-s2r" {
             CopyOrder::Oldest
         } else {
             CopyOrder::Random
