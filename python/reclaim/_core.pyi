@@ -36,7 +36,7 @@ def schemes() -> list[dict[str, Any]]:
 
     Registered (generated from the registry: ``reclaim schemes --stub``):
 
-    - policies: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``, ``d-choices:d=D``,
+    - policies: ``fifo``, ``greedy[:tie=random|oldest|fifo]``, ``random``, ``d-choices:d=D[,k=K]``,
       ``gra:d=D``, ``windowed:w=W[,tie=random|oldest|fifo]``,
       ``cost-benefit[:form=lfs|lomet|sepbit]``, ``mdc[:freq=estimate|exact,decline=paper|pages]``,
       ``multi-log``,
@@ -50,7 +50,11 @@ def schemes() -> list[dict[str, Any]]:
       ``multi-log[:logs=L,freq=estimate|exact,form=lomet-luo|sepbit]``, ``dac[:levels=L]``,
       ``sepbit[:separate=both|user|gc]``, ``multi-queue[:chunk=N,demote=artifact|paper]``,
       ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``,
-      ``sfs[:requantize=S]``, ``planes:n=N``
+      ``sfs[:requantize=S]``, ``planes:n=N``,
+      ``2r-greedy[:tie=random|oldest|fifo,rest=normal|cold]``,
+      ``2r-fifo[:util=U,depth=D,reset=code|paper,rest=normal|cold]``,
+      ``2a[:heads=N,clean=2a|greedy]``, ``gen[:generations=G]``, ``opt[:groups=H]``,
+      ``deathtime[:victim=greedy|edt]``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``

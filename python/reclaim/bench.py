@@ -80,6 +80,10 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("planes:n=64", {"placement": "planes:n=64"}),
     ("multi-log, 8 logs, batch 32/1", {
         "policy": "multi-log", "placement": "multi-log", "gc": "batch:low=32,victims=1"}),
+    # SSD-iq's names for two of the schemes above (2r-greedy and 2r-fifo get their rows from
+    # their registration).
+    ("greedy-s2r (double:copy=oldest)", {"placement": "greedy-s2r"}),
+    ("greedy-k:k=8 (d-choices:d=8)", {"policy": "greedy-k:k=8"}),
     # Pages of 1 … 8 slots (Lomet & Luo §4.4) in segments of 512 slots, the same physical slots;
     # rates count slot writes.
     ("greedy, sizes 1-8 slots, 1,250 x 512-slot segments", {
