@@ -82,7 +82,7 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
         "policy": "multi-log", "placement": "multi-log", "gc": "batch:low=32,victims=1"}),
     # SSD-iq's names for two of the schemes above (2r-greedy and 2r-fifo get their rows from
     # their registration).
-    ("greedy-s2r (double:copy=oldest)", {"placement": "greedy-s2r"}),
+    ("greedy-s2r (double:copy=oldest)", {"placement": "double:copy=oldest"}),
     ("greedy-k:k=8 (d-choices:d=8)", {"policy": "greedy-k:k=8"}),
     # Pages of 1 … 8 slots (Lomet & Luo §4.4) in segments of 512 slots, the same physical slots;
     # rates count slot writes.
