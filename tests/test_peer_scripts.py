@@ -105,7 +105,11 @@ def test_ssdiq_plus_rows_get_its_write_buffer() -> None:
     fam = {"policy": {"greedy"}, "placement": {"single", "opt"}, "workload": {"uniform"}}
     g = ssdiq.geometry("16G", "8M", "4K", 0.875, 10)
     kw = ssdiq.reclaim_arguments(ssdiq.SCHEMES["opt"], "uniform", g, 1, fam)
-    assert isinstance(kw, dict) and kw["cache"] == 1468 and kw["placement"] == "opt:groups=4"  # opt-4 in ssdiq_plus
+    assert isinstance(kw, dict) and kw["placement"] == "opt:groups=4" and "cache" not in kw  # opt-4 writes no block
+    kw = ssdiq.reclaim_arguments(ssdiq.SCHEMES["plus-greedy"], "uniform", g, 1, fam)
+    assert isinstance(kw, dict) and kw["cache"] == 1468
+    # Its WA: flash writes over host writes (sim.cpp runBench), absorbed rewrites included.
+    assert ssdiq.reclaim_wa(1_707_875, 8_286_468, 2_293_760, True) == pytest.approx(9_994_343 / 2_293_760, rel=1e-12)
     assert ssdiq.reclaim_arguments(ssdiq.SCHEMES["gen"], "uniform", g, 1, fam) == "reclaim has no scheme gen yet"
 
 
