@@ -31,7 +31,7 @@
 
 use std::fmt;
 
-use super::two_a::least_valid;
+use super::two_a::{greedy_groups, least_valid};
 use super::{Build, Built, Declare, Groups, Relocation, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
@@ -230,7 +230,7 @@ impl Declare for Deathtime {
         Ok(Built::groups(
             Deathtime::new(*v, pages, b.segments, b.pps),
             (0..2 * GROUPS).map(|g| g < GROUPS).collect(),
-            vec![None; 2 * GROUPS],
+            greedy_groups(2 * GROUPS),
             b,
         ))
     }

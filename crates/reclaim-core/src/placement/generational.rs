@@ -30,7 +30,7 @@
 
 use std::fmt;
 
-use super::two_a::{has_candidate, least_valid};
+use super::two_a::{greedy_groups, has_candidate, least_valid};
 use super::{Build, Built, Declare, Groups, Relocation, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
@@ -133,7 +133,12 @@ impl Declare for Generational {
     fn build(g: &u8, b: &Build<'_>) -> Result<Built<Self>> {
         let n = usize::from(*g);
         let user = (0..n).map(|k| k == 0).collect();
-        Ok(Built::groups(Generational::new(n), user, vec![None; n], b))
+        Ok(Built::groups(
+            Generational::new(n),
+            user,
+            greedy_groups(n),
+            b,
+        ))
     }
 }
 

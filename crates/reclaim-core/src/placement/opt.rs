@@ -35,8 +35,8 @@
 use std::fmt;
 
 use super::two_a::{
-    farthest_below, greedy_approx_wa, group_fills, has_candidate, least_valid, new_opt_wa,
-    target_fills,
+    farthest_below, greedy_approx_wa, greedy_groups, group_fills, has_candidate, least_valid,
+    new_opt_wa, target_fills,
 };
 use super::{Build, Built, Declare, Groups, Relocation, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
@@ -224,7 +224,7 @@ impl Declare for Opt {
         Ok(Built::groups(
             Opt::new(n, b.classes, fill),
             vec![true; n],
-            vec![None; n],
+            greedy_groups(n),
             b,
         ))
     }

@@ -46,6 +46,7 @@ use std::fmt;
 use super::{Build, Built, Declare, Groups, Relocation, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
+use crate::policy::PolicySpec;
 use crate::rng::SimRng;
 use crate::store::SegState;
 use crate::workload::Write;
@@ -197,6 +198,12 @@ pub(crate) fn least_valid(
 /// are never wholly valid; a policy that cannot tell counts any sealed segment).
 pub(crate) fn has_candidate(groups: &Groups<'_>, g: usize) -> bool {
     groups.sealed(g) > 0 && groups.next_valid(g).is_none_or(|v| v < groups.store().pps)
+}
+
+/// The victim policy of each of `n` groups: greedy, as the simulator's `singleGreedyGroup` and
+/// `singleGreedyGeneration` choose within a group, whatever the run's `--policy`.
+pub(crate) fn greedy_groups(n: usize) -> Vec<Option<PolicySpec>> {
+    vec![Some(PolicySpec::default()); n]
 }
 
 /// How 2a chooses the group cleaned.
@@ -467,7 +474,7 @@ impl Declare for TwoA {
         Ok(Built::groups(
             TwoA::new(*p, pages, b.segments, b.pps),
             user,
-            vec![None; 2 * n],
+            greedy_groups(2 * n),
             b,
         ))
     }
