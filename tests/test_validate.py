@@ -22,7 +22,7 @@ def test_validate_quick_all_within_tolerance_and_plot_written(tmp_path: Path, re
 
     rows = json.loads(res.stdout[: res.stdout.rindex("]") + 1])
     # … then the device's: M/D/1 (2 devices × 3 ρ × mean, p99), saturation (2 × 2), MVA (3).
-    assert len(rows) == 12 + 12 + 16 + 4 + 20 + 12 + 4 + 3
+    assert len(rows) == 12 + 12 + 16 + 4 + 20 + 12 + 4 + 3 + 6  # … and SSD-iq's 2a form: 2 (2a) + 4 (opt)
     regions = {(r["group"], r["setting"]): r["rel"] for r in rows if r["group"].startswith("Li et al. Fig. 7(a)")}
     # Exact greedy lands below Theorem 5 at both allocations (docs/validation.md: −10% and −5.6%).
     assert regions[("Li et al. Fig. 7(a) (greedy)", "b_c*")] < -0.05

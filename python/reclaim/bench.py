@@ -84,6 +84,14 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # their registration).
     ("greedy-s2r (double:copy=oldest)", {"placement": "double:copy=oldest"}),
     ("greedy-k:k=8 (d-choices:d=8)", {"policy": "greedy-k:k=8"}),
+    # SSD-iq's schemes in ssdiq_plus's simulator: 2a and tt (write heads by update interval, a
+    # scan of the segments per cleaning cycle for 2a's group fills), gen, opt (4 groups by rate
+    # rank, from the classes) and deathtime (4 groups by estimated death time).
+    ("2a:heads=4 (hot/cold 90/10)", {"placement": "2a:heads=4", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("2a:heads=4,clean=greedy (tt, hot/cold 90/10)", {"placement": "2a:heads=4,clean=greedy", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("gen (hot/cold 90/10)", {"placement": "gen", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("opt:groups=4 (hot/cold 90/10)", {"placement": "opt:groups=4", "workload": "hotcold:r=0.9,f=0.1"}),
+    ("deathtime (hot/cold 90/10)", {"placement": "deathtime", "workload": "hotcold:r=0.9,f=0.1"}),
     # Pages of 1 … 8 slots (Lomet & Luo §4.4) in segments of 512 slots, the same physical slots;
     # rates count slot writes.
     ("greedy, sizes 1-8 slots, 1,250 x 512-slot segments", {

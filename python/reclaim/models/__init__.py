@@ -6,11 +6,13 @@
   (eq. 1–8) and a double (eq. 9–15) write frontier.
 - :mod:`reclaim.models.li` — Li, Lee, Lui & Xu: GRA(d) cleaning cost (Theorems 1–4, Corollary 1)
   and data grouping with spare allocation (Theorem 5).
+- :mod:`reclaim.models.ssdiq` — SSD-iq's 2a closed form (ssdiq_plus's ``TwoAFormula.hpp``): the
+  spare shared among equal write groups and the WA it gives (its ``2a`` and ``opt`` schemes).
 - :mod:`reclaim.models.device` — time under cleaning: die utilisation and saturation throughput
   from WA, M/D/1 read latency (Pollaczek–Khinchine, Erlang's distribution) and Dyal & Draughn's
   closed model of a queue depth by exact MVA.
 """
 
-from reclaim.models import device, li, lomet, vanhoudt
+from reclaim.models import device, li, lomet, ssdiq, vanhoudt
 
-__all__ = ["device", "li", "lomet", "vanhoudt"]
+__all__ = ["device", "li", "lomet", "ssdiq", "vanhoudt"]
