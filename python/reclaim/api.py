@@ -267,6 +267,10 @@ class SimResult:
             line prints them on stderr).
         time: With a ``device``, the measured phase on the device's clock
             (:class:`reclaim.device.TimeResult`: latencies, IOPS, die utilisation); else ``None``.
+        scheme_log: The placement's own record of the run, from its start, where it keeps one
+            (``midas``: a row per progress window, model run, configuration applied and merge,
+            each a dict of ``user_writes``, ``kind``, ``waf``, ``total_waf``, ``groups``,
+            ``sizes``, ``valid``); empty otherwise.
     """
 
     user_writes: int
@@ -299,6 +303,7 @@ class SimResult:
     method: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     time: TimeResult | None = None
+    scheme_log: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_core(cls, d: Mapping[str, Any]) -> SimResult:

@@ -143,6 +143,26 @@ pub struct LogReport {
     pub peak_segments: u64,
 }
 
+/// A line of a placement's own record of a run (`MiDAS`'s progress lines and model runs, as
+/// its simulator prints them), from the start of the run (warm-up included).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SchemeRow {
+    /// User writes so far.
+    pub user_writes: u64,
+    /// What the line records (`window`, `model`, `apply`, `merge` for `MiDAS`).
+    pub kind: &'static str,
+    /// A WAF: measured over the line's window, or predicted.
+    pub waf: f64,
+    /// The run's WAF so far.
+    pub total_waf: f64,
+    /// Groups (streams of the scheme's own numbering).
+    pub groups: u32,
+    /// Segments per group: held, or proposed.
+    pub sizes: Vec<u32>,
+    /// Valid ratio of each group's victims: measured, or predicted.
+    pub valid: Vec<f64>,
+}
+
 /// The result of a run: the measured phase only.
 #[derive(Clone, Debug, Serialize)]
 pub struct SimResult {
@@ -211,6 +231,9 @@ pub struct SimResult {
     /// A timed run's measured phase on the clock (`--device`); `None` without a device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::time::TimeReport>,
+    /// The placement's own record of the run, where it keeps one (`MiDAS`'s per-epoch lines);
+    /// empty for the others.
+    pub scheme_log: Vec<SchemeRow>,
 }
 
 /// GCU, `WorkRdLive` and `WorkRdAll` of counters taken over some span (Stockmeyer §2.2):
@@ -378,6 +401,7 @@ impl Metrics {
             trimmed: c.trimmed,
             method: None,
             warnings: Vec::new(),
+            scheme_log: Vec::new(),
             time: None,
         }
     }

@@ -643,6 +643,7 @@ impl SimConfig {
         let several = match &placement {
             PlacementSpec::Regions(_) => Some("regions"),
             PlacementSpec::Planes(_) => Some("planes"),
+            PlacementSpec::Midas(_) => Some("midas"),
             _ => None,
         };
         if let (Some(name), PolicySpec::Random(()) | PolicySpec::DChoices(_)) =

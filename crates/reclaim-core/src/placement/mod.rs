@@ -353,6 +353,10 @@ pub trait Scheme {
     fn group_to_clean(&mut self, _groups: &Groups<'_>) -> usize {
         0
     }
+    /// The scheme's own record of the run, if it keeps one (the result's `scheme_log`).
+    fn log(&self) -> Vec<crate::metrics::SchemeRow> {
+        Vec::new()
+    }
 }
 
 /// The groups of a scheme built with [`Built::groups`], as the cleaner shows them to it before
@@ -829,6 +833,11 @@ macro_rules! registry {
                     $(Schemes::$v(s) => s.group_to_clean(groups),)*
                 }
             }
+            fn log(&self) -> Vec<crate::metrics::SchemeRow> {
+                match self {
+                    $(Schemes::$v(s) => s.log(),)*
+                }
+            }
         }
     };
 }
@@ -970,6 +979,8 @@ string_serde!(PlacementSpec);
 // The registry: one line per placement.
 /// What the two 2R placements share.
 pub mod two_r;
+/// `MiDAS`'s model (UID, MCAM, GCS), the `midas` placement's own.
+pub mod midas_model;
 
 registry! {
     Single(single::Single),
@@ -995,6 +1006,7 @@ registry! {
     Generational(generational::Generational),
     Opt(opt::Opt),
     Deathtime(deathtime::Deathtime),
+    Midas(midas::Midas),
 }
 
 #[cfg(test)]

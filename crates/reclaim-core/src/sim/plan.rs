@@ -604,6 +604,7 @@ impl Simulator {
         }
         r.warnings = self.plan.warnings().to_vec();
         r.time = self.timed.as_ref().map(|t| t.timing.report());
+        r.scheme_log = self.engine.dev.placement.scheme.log();
         r
     }
 
