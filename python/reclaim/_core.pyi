@@ -54,7 +54,8 @@ def schemes() -> list[dict[str, Any]]:
       ``2r-greedy[:tie=random|oldest|fifo,rest=normal|cold]``,
       ``2r-fifo[:util=U,depth=D,reset=code|paper,rest=normal|cold]``,
       ``2a[:heads=N,clean=2a|greedy]``, ``gen[:generations=G]``, ``opt[:groups=H]``,
-      ``deathtime[:victim=greedy|edt]``
+      ``deathtime[:victim=greedy|edt]``,
+      ``midas[:model=on|off,groups=G,naive=N,sample=S,epoch=E,unit=U,hot=on|off]``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``
