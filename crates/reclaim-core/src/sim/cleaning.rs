@@ -84,9 +84,13 @@ impl Cleaning {
     #[cold]
     pub(super) fn no_progress(&self, g: &Geometry, placement: &Placement) -> Error {
         let data = g.logical_pages.div_ceil(u64::from(g.pages_per_segment));
-        let reserved: usize = (0..placement.regions.len())
-            .map(|r| placement.reserve(r))
-            .sum();
+        // Groups keep one reserve in the pool they share; regions, one each.
+        let regions = if placement.groups {
+            1
+        } else {
+            placement.regions.len()
+        };
+        let reserved: usize = (0..regions).map(|r| placement.reserve(r)).sum();
         Error::NoProgress {
             victims: self.streak,
             logical_pages: g.logical_pages,

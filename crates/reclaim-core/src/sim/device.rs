@@ -327,7 +327,8 @@ impl Device {
 
     /// Gives GC stream `s` a segment, or names another stream of its region when the region has
     /// none free: the reserve ran out (several GC streams overflowed in one cycle), and the page
-    /// goes to the region's first open stream rather than stopping the run.
+    /// goes to the region's first open stream rather than stopping the run. Groups share the
+    /// pool, and each has one stream: the page then goes to the first open stream of any group.
     #[cold]
     pub(super) fn open_gc(&mut self, s: usize) -> Result<usize> {
         let r = self.placement.streams[s].region as usize;
@@ -335,10 +336,11 @@ impl Device {
             self.take_segment(s);
             return Ok(s);
         }
+        let groups = self.placement.groups;
         self.placement
             .streams
             .iter()
-            .position(|f| f.seg != NONE && usize::from(f.region) == r)
+            .position(|f| f.seg != NONE && (groups || usize::from(f.region) == r))
             .ok_or(Error::NoVictim {
                 free: self.store.free.len(),
                 open: 0,
