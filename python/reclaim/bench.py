@@ -68,6 +68,9 @@ PLACEMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     # and re-quantizing after 2% of the sealed segments are collected.
     ("sfs (hot/cold 90/10)", {"placement": "sfs", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sfs:requantize=0.02 (hot/cold 90/10)", {"placement": "sfs:requantize=0.02", "workload": "hotcold:r=0.9,f=0.1"}),
+    # MiDAS (Oh et al., FAST '24) on Zipf(0.99): its chain, hot filter and UID on every write,
+    # GCS at each epoch's end (4x the logical space after the fill and 1x more).
+    ("midas (Zipf 0.99)", {"placement": "midas", "workload": "zipf:theta=0.99"}),
     ("sepbit (hot/cold 90/10)", {"placement": "sepbit", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=user (uw, hot/cold 90/10)", {"placement": "sepbit:separate=user", "workload": "hotcold:r=0.9,f=0.1"}),
     ("sepbit:separate=gc (gw, hot/cold 90/10)", {"placement": "sepbit:separate=gc", "workload": "hotcold:r=0.9,f=0.1"}),

@@ -15,9 +15,9 @@
 //!   user write after it finishes), so that a run is reproducible.
 //!
 //! The ports keep the simulator's arithmetic (its integer truncations, its state carried from
-//! one prediction to the next within an epoch). Two loops are shortened without changing what
-//! they compute: the Markov chain stops once its vector no longer changes (the simulator runs
-//! 2,000 steps), and the sums over the last group's intervals come from prefix sums.
+//! one prediction to the next within an epoch). Two loops are replaced by what they converge
+//! to or add up to: the Markov chain's stationary point is solved directly (the simulator runs
+//! 2,000 steps toward it), and the sums over a group's intervals come from prefix sums.
 
 // The port keeps the simulator's names (r, f, w, op; `last_vr` beside `last_vp`) and its
 // order of branches, so that it reads beside `model.cpp`; its counts stay far below 2⁶³.
@@ -318,6 +318,8 @@ struct Dist<'a> {
     /// Prefix sums of the counts, and of count × interval.
     sum: Vec<u64>,
     sum_at: Vec<f64>,
+    /// Prefix sums of `sum[j + 1]` (for the valid counts summed over a group's intervals).
+    sum_sum: Vec<f64>,
     unit: f64,
     window: u64,
     unit_pages: u64,
@@ -430,12 +432,14 @@ impl Gcs {
             }
             let before: u64 = inv_list[..i].iter().sum();
             let (lo, hi) = (d.from(past), d.from(group_time + past));
-            for j in lo..hi.max(lo) {
-                invalid += d.counts[j];
-                if i < n - 1 {
-                    let v = 1.0 - invalid as f64 / tot.wrapping_sub(before) as f64;
-                    global_valid += v * rr * unit;
-                }
+            let hi = hi.max(lo);
+            invalid += d.sum[hi] - d.sum[lo];
+            if i < n - 1 && hi > lo {
+                // Σ over the group's intervals j of (1 − (its counts up to j) / D), by prefix sums.
+                let k = (hi - lo) as f64;
+                let within = d.sum_sum[hi] - d.sum_sum[lo] - k * d.sum[lo] as f64;
+                let denom = tot.wrapping_sub(before) as f64;
+                global_valid += (k - within / denom) * rr * unit;
             }
             if i == n - 1 {
                 // The last group's lifespans: its mean, and the hot/cold split of Desnoyer's
@@ -499,49 +503,34 @@ impl Gcs {
         v2[0] = 1.0;
         v2[1] = if self.real { self.hot.valid } else { 0.0 };
         v2[2..k].copy_from_slice(&vr[..n]);
-        let mut m = [[0.0; 12]; 12];
-        for i in 0..k {
-            m[i][0] = 1.0 - v2[i];
-            if i == 0 {
-                m[i][1] = if self.real {
-                    self.hot.traffic
-                } else {
-                    self.calc_traffic
-                };
-                m[i][2] = 1.0 - m[i][1];
-            } else if i == k - 1 {
-                m[i][i] = v2[i];
-            } else {
-                m[i][i + 1] = v2[i];
-            }
+        // The chain's stationary point, solved directly (the simulator iterates 2,000 steps
+        // toward it from 10% free and 90% hot): per page freed, a share t goes to the hot
+        // group and 1 − t to group 1, each non-last group passes its valid share on, and the
+        // last keeps 1/(1 − v) of what reaches it.
+        let t = if self.real {
+            self.hot.traffic
+        } else {
+            self.calc_traffic
+        };
+        let mut pi = [0.0; 12];
+        pi[0] = 1.0;
+        pi[1] = t;
+        pi[2] = (1.0 - t) + pi[1] * v2[1];
+        for i in 3..k {
+            pi[i] = pi[i - 1] * v2[i - 1];
         }
-        let mut result = [0.0; 12];
-        result[0] = d.pgnum * 0.1;
-        result[1] = d.pgnum * 0.9;
-        let mut tot_wr = 0.0;
-        let mut past = 0.0;
-        for _ in 0..2000 {
-            let base = result;
-            result = [0.0; 12];
-            for (j, r) in result.iter_mut().enumerate().take(k) {
-                for (b, row) in base.iter().zip(&m).take(k) {
-                    *r += b * row[j];
-                }
-            }
-            tot_wr = if n == 1 {
-                result[2] - result[0] * v2[1]
-            } else {
-                result[3..n + 2].iter().sum::<f64>() + result[1] * v2[1]
-            };
-            past = f64::from(result[0] as u32);
-            if base[..k]
-                .iter()
-                .zip(&result[..k])
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-            {
-                break;
-            }
+        if v2[k - 1] >= 1.0 {
+            return f64::INFINITY;
         }
+        pi[k - 1] /= 1.0 - v2[k - 1];
+        let scale = d.pgnum / pi[..k].iter().sum::<f64>();
+        let result: Vec<f64> = pi[..k].iter().map(|p| p * scale).collect();
+        let tot_wr = if n == 1 {
+            result[2] - result[0] * v2[1]
+        } else {
+            result[3..n + 2].iter().sum::<f64>() + result[1] * v2[1]
+        };
+        let past = f64::from(result[0] as u32);
         (tot_wr + past) / past
     }
 
@@ -576,15 +565,18 @@ impl Gcs {
         let at: Vec<f64> = (0..counts.len()).map(|j| j as f64 * unit / pps).collect();
         let mut sum = vec![0u64; counts.len() + 1];
         let mut sum_at = vec![0.0; counts.len() + 1];
+        let mut sum_sum = vec![0.0; counts.len() + 1];
         for j in 0..counts.len() {
             sum[j + 1] = sum[j] + counts[j];
             sum_at[j + 1] = sum_at[j] + counts[j] as f64 * at[j];
+            sum_sum[j + 1] = sum_sum[j] + sum[j + 1] as f64;
         }
         let d = Dist {
             counts,
             at,
             sum,
             sum_at,
+            sum_sum,
             unit,
             window,
             unit_pages,
@@ -830,6 +822,7 @@ mod tests {
             at: vec![0.0; 4],
             sum: vec![0; 5],
             sum_at: vec![0.0; 5],
+            sum_sum: vec![0.0; 5],
             unit: 1.0,
             window: 4,
             unit_pages: 1,
