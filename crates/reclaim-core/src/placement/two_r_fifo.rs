@@ -236,7 +236,11 @@ impl TwoRFifo {
                 continue;
             }
             let v = valid[s].min(pps);
-            let chosen = self.mark[s] == Mark::In && f64::from(v) / f64::from(pps) < self.util;
+            // A full segment gives no room: SSD-iq takes one once the threshold passes 1, and
+            // its packing puts it back whole; here it is passed over, so that a call always
+            // makes progress.
+            let chosen =
+                self.mark[s] == Mark::In && v < pps && f64::from(v) / f64::from(pps) < self.util;
             self.cursor = self.next[s];
             self.steps += 1;
             if self.steps >= self.depth {

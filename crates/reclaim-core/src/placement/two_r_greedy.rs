@@ -78,9 +78,9 @@ impl TwoRGreedy {
     /// The region SSD-iq's `garbageCollectColdRegion` cleans now, or the other one when that
     /// one has no sealed segment.
     pub fn choose(groups: &Groups<'_>) -> usize {
-        let pps = groups.store().pps;
-        let [normal, cold] = invalid_pages(groups, u64::from(pps));
-        let pps = u64::from(pps);
+        let b = groups.store().pps;
+        let [normal, cold] = invalid_pages(groups, u64::from(b));
+        let pps = u64::from(b);
         let g = if cold < pps {
             NORMAL
         } else if normal < pps {
@@ -92,7 +92,10 @@ impl TwoRGreedy {
                 _ => COLD,
             }
         };
-        if groups.sealed(g) == 0 {
+        // A region whose best segment is full (or that has none) gives no room: the other
+        // one, where its best has an invalid page (SSD-iq would stop on its `ensure`).
+        let room = |g: usize| groups.next_valid(g).is_some_and(|v| v < b);
+        if (!room(g) && room(1 - g)) || groups.sealed(g) == 0 {
             1 - g
         } else {
             g
@@ -150,15 +153,16 @@ impl Scheme for TwoRGreedy {
     }
 
     fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
+        let pps = groups.store().pps;
         let g = match self.gathering {
-            Some((g, _)) if groups.sealed(g) > 0 => g,
+            // A gathering goes on while its region's best segment has an invalid page.
+            Some((g, _)) if groups.next_valid(g).is_some_and(|v| v < pps) => g,
             _ => {
                 let g = Self::choose(groups);
                 self.gathering = Some((g, 0));
                 g
             }
         };
-        let pps = groups.store().pps;
         let valid = groups.next_valid(g).unwrap_or(0).min(pps);
         let taken = self.gathering.map_or(0, |(_, t)| t) + u64::from(pps - valid);
         let last = taken >= u64::from(pps);
