@@ -19,7 +19,7 @@ use crate::policy::mdc::FreqSource;
 use crate::policy::{Policy, PolicySpec, VictimPolicy};
 use crate::rng::SimRng;
 use crate::store::{SegState, Store, NONE};
-use crate::workload::{ClassShare, Rate, Write};
+use crate::workload::{ClassShare, Rate, RateRank, Write};
 
 /// An open segment being filled, or a stream waiting for one (`seg == NONE`).
 #[derive(Clone, Copy, Debug)]
@@ -461,7 +461,13 @@ pub struct Build<'a> {
     pub min_free: u32,
     /// A trace workload's page writes, in replay order (for the future-knowledge oracle).
     pub trace: Option<&'a [u32]>,
+    /// The workload's pages ranked by their own exact rates, where it knows them (a Zipf's).
+    pub ranked: Option<RateRank<'a>>,
 }
+
+/// What a workload tells of its pages ahead: a trace's page writes in replay order, and its
+/// pages ranked by their own exact rates where it knows them ([`Build::trace`], [`Build::ranked`]).
+pub type Known<'a> = (Option<&'a [u32]>, Option<RateRank<'a>>);
 
 /// A scheme as built, with its streams and regions.
 #[derive(Clone, Debug)]
@@ -685,16 +691,17 @@ macro_rules! registry {
             /// The placement of `spec` on `segments` segments of `pps` pages, for a workload
             /// whose classes have `classes` pages and write shares. `min_free` is the number of
             /// free segments the trigger keeps (in each region); `trace`, a trace workload's page
-            /// writes. Beside it, the sort buffer its user writes wait in, if it has one (the
+            /// writes; `ranked`, the workload's pages ranked by their own rates where it knows
+            /// them. Beside it, the sort buffer its user writes wait in, if it has one (the
             /// run's admission owns it).
             pub fn new(
                 spec: &PlacementSpec,
                 (segments, pps): (u32, u32),
                 classes: &[ClassShare],
                 min_free: u32,
-                trace: Option<&[u32]>,
+                (trace, ranked): Known<'_>,
             ) -> Result<(Self, Option<sort_buffer::SortBuffer>)> {
-                let b = Build { segments, pps, classes, min_free, trace };
+                let b = Build { segments, pps, classes, min_free, trace, ranked };
                 let (scheme, built) = match spec {
                     $(PlacementSpec::$v(p) => {
                         let built = <$m::$t as Declare>::build(p, &b)?;
@@ -1053,7 +1060,7 @@ mod tests {
             let mut store = Store::new(&g);
             store.keep_destage_numbers();
             let spec: PlacementSpec = spec.parse().unwrap();
-            let (mut p, _) = Placement::new(&spec, (8, 4), &[], 1, None).unwrap();
+            let (mut p, _) = Placement::new(&spec, (8, 4), &[], 1, (None, None)).unwrap();
             let (user, gc, sealed) = (
                 store.open().unwrap(),
                 store.open().unwrap(),

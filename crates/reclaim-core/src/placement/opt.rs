@@ -5,20 +5,32 @@
 //! SSD-iq's `opt` (Haas, Lee, Bonnet & Leis, PVLDB 18(11), 2025), in the simulator of
 //! `LeeBohyun/ssdiq_plus` (after `gabriel-haas/ssdiq`), `sim/Optimal.hpp` (class `OptimalGC`,
 //! `GC=opt-H` in `sim/sim.cpp`, H = `optHistSize`), simulates nothing: it counts each page's
-//! writes (from the start, the initial load included), and after every tenth of the device's
-//! logical pages written it sorts the counts, most first, sums them into H buckets of equal page
-//! count (an empty bucket counted as 1 write) and reports as the WA of the next tenth the 2a
-//! closed form of those H write shares, `newOptWA` of `sim/TwoAFormula.hpp`
-//! (`reclaim.models.ssdiq.two_a`; greedy's WA in each group approximated as 1/(2(1 − f))).
-//! So it knows the future as the histogram of the whole run's write counts, not page by page.
+//! writes (`writePage`: from the start, the initial load included), and after every tenth of the
+//! device's logical pages written (`stats`) it sorts the counts, most first (`std::sort`, ties in
+//! no set order), sums them into H buckets by rank, the page of rank i in bucket
+//! ⌊i / logical pages · H⌋ (equal page counts), an empty bucket counted as 1 write, and reports
+//! as the WA of the next tenth the 2a closed form of those H write shares, `newOptWA` of
+//! `sim/TwoAFormula.hpp` (`reclaim.models.ssdiq.two_a`; greedy's WA in each group approximated
+//! as 1/(2(1 − f))). So it knows the future as the histogram of the whole run's write counts,
+//! not page by page.
 //!
 //! reclaim runs the placement that value describes, so that its WA is measured rather than
 //! approximated:
-//! - a page's group is its rank by write rate over H: the workload's classes give each page's
-//!   rate (the pages of a class have one rate: hot/cold, zones, locality; a trace with
-//!   `trace_classes` by access-count range, its whole-trace counts, which is `Optimal.hpp`'s
-//!   knowledge), classes ranked by rate and pages within a class in the order of their first
-//!   write; one byte per page;
+//! - a page's group is its rank over H, ⌊rank · H / logical pages⌋ (Optimal.hpp's buckets, in
+//!   whole numbers), the rank ordering pages by:
+//!   - on a trace, the page's count of writes in the whole trace (Optimal.hpp's histogram of
+//!     counts, without the warm-up's writes, which are not the trace's), ties in the order of
+//!     their first write in the trace, pages the trace never writes last (by page number); the
+//!     groups' write shares are their pages' counts (an empty group 1 write, as `stats`);
+//!   - on a workload that knows each page's own rate (Zipf: its rank, k^−θ / Σⱼ j^−θ, as
+//!     `freq=exact` reads it), that rate; the groups' shares are the sums of their pages' rates
+//!     (the expectation of the peer's counts, which sample them);
+//!   - otherwise, its class's rate (the pages of a class have one rate: uniform, hot/cold, zones,
+//!     locality), classes ranked by rate and pages within a class in the order of their first
+//!     write;
+//!
+//!   one byte per page for the group; ranking a trace also holds, while the scheme is built, a
+//!   count and a rank per page (4 + 4 bytes) and the stable sort's buffer (up to 2);
 //! - user writes and relocated pages of a group share its stream (groups of the engine, one
 //!   free pool);
 //! - the group cleaned, once per cleaning cycle, is the one farthest below its target fill, the
@@ -42,7 +54,7 @@ use super::{Build, Built, Declare, Groups, Relocation, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
-use crate::workload::{ClassShare, Write};
+use crate::workload::{ClassShare, RateRank, Write};
 
 /// A page not yet written.
 const UNWRITTEN: u8 = u8::MAX;
@@ -54,7 +66,7 @@ pub struct Opt {
     groups: usize,
     /// Logical pages.
     pages: u64,
-    /// Per class: the rank of its first page.
+    /// Per class: the rank of its first page (empty when every page's group is known ahead).
     first_rank: Vec<u64>,
     /// Per class: its pages written so far.
     seen: Vec<u64>,
@@ -104,20 +116,29 @@ pub(crate) fn ranked_shares(classes: &[ClassShare], h: usize) -> (Vec<f64>, Vec<
     (shares, first)
 }
 
+/// The group of the page of `rank` (0 for the most written) among `pages` in `h` equal groups.
+fn group_of_rank(rank: u64, h: usize, pages: u64) -> u8 {
+    let g = (u128::from(rank) * h as u128 / u128::from(pages.max(1))) as usize;
+    g.min(h - 1) as u8
+}
+
 impl Opt {
-    /// `h` groups over the workload's `classes`, at fill level `fill`.
-    pub fn new(h: usize, classes: &[ClassShare], fill: f64) -> Self {
-        let (shares, first_rank) = ranked_shares(classes, h);
-        // `OptimalGC::stats` counts an empty bucket as one write: a share next to nothing.
-        let writes: Vec<f64> = shares.iter().map(|s| s.max(1e-12)).collect();
-        let (spare, wa) = new_opt_wa(fill, &writes);
-        let pages = classes.iter().map(|c| c.pages).sum();
+    /// `h` groups of `pages` pages whose writes are `writes`, at fill level `fill`; `group`
+    /// each page's group where it is known ahead, `first_rank` each class's first rank otherwise.
+    fn with(
+        h: usize,
+        pages: u64,
+        writes: &[f64],
+        fill: f64,
+        (first_rank, group): (Vec<u64>, Vec<u8>),
+    ) -> Self {
+        let (spare, wa) = new_opt_wa(fill, writes);
         Opt {
             groups: h,
             pages,
             seen: vec![0; first_rank.len()],
             first_rank,
-            group: vec![UNWRITTEN; pages as usize],
+            group,
             targets: target_fills(fill, &spare),
             just_greedy: wa * 1.01 >= greedy_approx_wa(fill),
             expected_wa: wa,
@@ -125,13 +146,73 @@ impl Opt {
         }
     }
 
+    /// `h` groups over the workload's `classes` (pages ranked by their class's rate), at fill
+    /// level `fill`.
+    pub fn new(h: usize, classes: &[ClassShare], fill: f64) -> Self {
+        let (shares, first_rank) = ranked_shares(classes, h);
+        // `OptimalGC::stats` counts an empty bucket as one write: a share next to nothing.
+        let writes: Vec<f64> = shares.iter().map(|s| s.max(1e-12)).collect();
+        let pages = classes.iter().map(|c| c.pages).sum();
+        let group = vec![UNWRITTEN; pages as usize];
+        Opt::with(h, pages, &writes, fill, (first_rank, group))
+    }
+
+    /// `h` groups over `pages` pages ranked by their own rates (`ranked`, the most written
+    /// first), at fill level `fill`.
+    pub fn by_rate(h: usize, pages: u64, ranked: &RateRank<'_>, fill: f64) -> Self {
+        let mut group = vec![UNWRITTEN; pages as usize];
+        let mut writes = vec![0.0; h];
+        for (i, &p) in ranked.pages.iter().enumerate() {
+            if u64::from(p) < pages {
+                let g = group_of_rank(i as u64, h, pages);
+                group[p as usize] = g;
+                writes[usize::from(g)] += ranked.weight(i);
+            }
+        }
+        // Every page has a rank (a page without one would go to group 0): no classes.
+        Opt::with(h, pages, &writes, fill, (Vec::new(), group))
+    }
+
+    /// `h` groups over `pages` pages ranked by their count of writes in `trace` (ties by first
+    /// write, then unwritten pages by number), at fill level `fill`.
+    pub fn by_count(h: usize, pages: u64, trace: &[u32], fill: f64) -> Self {
+        let n = pages as usize;
+        let mut count = vec![0u32; n];
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        for &p in trace.iter().filter(|&&p| (p as usize) < n) {
+            if count[p as usize] == 0 {
+                order.push(p);
+            }
+            count[p as usize] = count[p as usize].saturating_add(1);
+        }
+        order.extend((0..n as u32).filter(|&p| count[p as usize] == 0));
+        // Stable: equal counts keep first-write order (`std::sort` leaves them in none).
+        order.sort_by_key(|&p| std::cmp::Reverse(count[p as usize]));
+        let mut group = vec![UNWRITTEN; n];
+        let mut writes = vec![0.0; h];
+        for (rank, &p) in order.iter().enumerate() {
+            let g = group_of_rank(rank as u64, h, pages);
+            group[p as usize] = g;
+            writes[usize::from(g)] += f64::from(count[p as usize]);
+        }
+        // `OptimalGC::stats`: an empty bucket is counted as one write.
+        for w in &mut writes {
+            if *w == 0.0 {
+                *w = 1.0;
+            }
+        }
+        Opt::with(h, pages, &writes, fill, (Vec::new(), group))
+    }
+
     /// The group of a page's first write, of class `class`.
     fn assign(&mut self, class: usize) -> u8 {
+        if self.first_rank.is_empty() {
+            return 0;
+        }
         let c = if class < self.seen.len() { class } else { 0 };
         let rank = self.first_rank[c] + self.seen[c];
         self.seen[c] += 1;
-        let g = (u128::from(rank) * self.groups as u128 / u128::from(self.pages.max(1))) as usize;
-        g.min(self.groups - 1) as u8
+        group_of_rank(rank, self.groups, self.pages)
     }
 }
 
@@ -184,7 +265,7 @@ impl Declare for Opt {
         family: Family::Placement,
         name: "opt",
         aliases: &[],
-        summary: "SSD-iq's opt: pages in H equal groups by write rate (from the workload's classes), each a stream, the group cleaned chosen by the 2a closed form's space shares.",
+        summary: "SSD-iq's opt: pages in H equal groups by write rate (a trace's counts, a Zipf's exact rates, else the classes'), each a stream, the group cleaned chosen by the 2a closed form's space shares.",
         source: "Haas, Lee, Bonnet & Leis, PVLDB 18(11) 2025; ssdiq_plus sim/Optimal.hpp, TwoAFormula.hpp",
         params: &[Param {
             key: "groups",
@@ -213,20 +294,21 @@ impl Declare for Opt {
     fn reserve(h: &u8, _classes: u32) -> (u64, u64) {
         (u64::from(*h) - 1, 1)
     }
-    // A group per page.
+    // A group per page; ranking a trace's pages holds a count and a rank per page (4 + 4) and
+    // the stable sort's buffer (up to half the ranks, 2) while the scheme is built.
     fn page_bytes(_h: &u8) -> u64 {
-        1
+        1 + 4 + 4 + 2
     }
     fn build(h: &u8, b: &Build<'_>) -> Result<Built<Self>> {
         let n = usize::from(*h);
         let pages: u64 = b.classes.iter().map(|c| c.pages).sum();
         let fill = pages as f64 / (u64::from(b.segments) * u64::from(b.pps)) as f64;
-        Ok(Built::groups(
-            Opt::new(n, b.classes, fill),
-            vec![true; n],
-            greedy_groups(n),
-            b,
-        ))
+        let opt = match (b.trace, &b.ranked) {
+            (Some(trace), _) => Opt::by_count(n, pages, trace, fill),
+            (None, Some(ranked)) => Opt::by_rate(n, pages, ranked, fill),
+            (None, None) => Opt::new(n, b.classes, fill),
+        };
+        Ok(Built::groups(opt, vec![true; n], greedy_groups(n), b))
     }
 }
 
@@ -273,6 +355,50 @@ mod tests {
         // (and the simulator's `newOptWA`, compiled and run here): 2.889605496226.
         assert!(
             (opt.expected_wa - 2.889_605_496_226).abs() < 1e-9,
+            "{}",
+            opt.expected_wa
+        );
+    }
+
+    /// A trace ranks pages by their counts, as `OptimalGC::stats` sorts them: counts 4, 2, 2, 1
+    /// for pages 3, 5, 1, 0 (5 before 1: its first write comes first), then the four unwritten
+    /// pages by number, two a group; the groups' writes 6, 3, 0 → 1, 0 → 1 (`opt_histogram` of
+    /// `reclaim.models.ssdiq` on the same counts gives [6, 3, 1, 1]).
+    #[test]
+    fn a_trace_ranks_pages_by_their_counts() {
+        let trace = [3, 3, 5, 3, 1, 5, 0, 1, 3];
+        let mut opt = Opt::by_count(4, 8, &trace, 0.8);
+        let mut rng = SimRng::seed_from_u64(1);
+        let groups: Vec<usize> = (0..8)
+            .map(|p| opt.user_stream(&Write::new(p, 0), 0, &mut rng))
+            .collect();
+        assert_eq!(groups, [1, 1, 2, 0, 2, 0, 3, 3]);
+        // `reclaim.models.ssdiq.two_a(0.8, [6, 3, 1, 1]).wa`: 2.236883798893037.
+        assert!(
+            (opt.expected_wa - 2.236_883_798_893_037).abs() < 1e-9,
+            "{}",
+            opt.expected_wa
+        );
+    }
+
+    /// A Zipf(1) ranks pages by its permutation, two a group; the groups' shares are sums of
+    /// 1/k: 1 + 1/2, 1/3 + 1/4, 1/5 + 1/6, 1/7 + 1/8, whose closed form at F = 0.8
+    /// (`reclaim.models.ssdiq.two_a`) is 2.2811774964832674.
+    #[test]
+    fn a_zipf_ranks_pages_by_their_rates() {
+        let perm = [5, 2, 7, 0, 1, 3, 6, 4];
+        let ranked = RateRank {
+            pages: &perm,
+            theta: 1.0,
+        };
+        let mut opt = Opt::by_rate(4, 8, &ranked, 0.8);
+        let mut rng = SimRng::seed_from_u64(1);
+        let groups: Vec<usize> = (0..8)
+            .map(|p| opt.user_stream(&Write::new(p, 0), 0, &mut rng))
+            .collect();
+        assert_eq!(groups, [1, 2, 0, 2, 3, 0, 3, 1]);
+        assert!(
+            (opt.expected_wa - 2.281_177_496_483_267).abs() < 1e-9,
             "{}",
             opt.expected_wa
         );

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::limits;
 use crate::metrics::Metrics;
-use crate::placement::{self, Placement};
+use crate::placement::{self, Known, Placement};
 use crate::policy::{Policy, PolicySpec};
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
@@ -238,7 +238,7 @@ pub fn region_quotas(config: &SimConfig) -> Result<Vec<u32>> {
         (g.segments, g.pages_per_segment),
         &classes,
         config.gc.min_free(),
-        setup.workload.trace_pages(),
+        (setup.workload.trace_pages(), setup.workload.rate_rank()),
     )?;
     Ok(placement.regions.iter().map(|r| r.quota).collect())
 }
@@ -413,10 +413,10 @@ fn placement(
     config: &SimConfig,
     spec: &PlacementSpec,
     geometry: &Geometry,
-    (classes, trace): (&[ClassShare], Option<&[u32]>),
+    (classes, known): (&[ClassShare], Known<'_>),
 ) -> Result<(Placement, Admission)> {
     let (n, pps) = (geometry.segments, geometry.pages_per_segment);
-    let (placement, buffer) = Placement::new(spec, (n, pps), classes, config.gc.min_free(), trace)?;
+    let (placement, buffer) = Placement::new(spec, (n, pps), classes, config.gc.min_free(), known)?;
     let admission = admission(&placement, buffer, geometry, config)?;
     for p in placement.policies.iter().flatten() {
         // A group's own policy is kept by the store as the run's policy asks: it may read
@@ -496,8 +496,12 @@ impl Simulator {
         let (n, pps) = (geometry.segments, geometry.pages_per_segment);
         let classes = workload.class_shares(geometry.logical_pages);
         let spec = config.placement();
-        let (placement, admission) =
-            placement(config, &spec, &geometry, (&classes, workload.trace_pages()))?;
+        let (placement, admission) = placement(
+            config,
+            &spec,
+            &geometry,
+            (&classes, (workload.trace_pages(), workload.rate_rank())),
+        )?;
         let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some());
         limits::check_memory(&geometry, needs.bytes_per_page(), config.cache.unwrap_or(0))?;
         let freq = config.freq();

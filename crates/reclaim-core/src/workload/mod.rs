@@ -283,6 +283,23 @@ pub enum Workload {
     Trace(trace::Replay),
 }
 
+/// A workload's pages ranked by their exact rates, the most written first: the page at index i
+/// has weight (i + 1)^−θ, its rate that weight over the sum of all.
+#[derive(Clone, Copy, Debug)]
+pub struct RateRank<'a> {
+    /// The pages, the most written first.
+    pub pages: &'a [u32],
+    /// The exponent θ of the weights.
+    pub theta: f64,
+}
+
+impl RateRank<'_> {
+    /// The weight of the page at index `i` (not normalized).
+    pub fn weight(&self, i: usize) -> f64 {
+        ((i + 1) as f64).powf(-self.theta)
+    }
+}
+
 impl Workload {
     /// The page writes of a trace workload, in replay order.
     pub fn trace_pages(&self) -> Option<&[u32]> {
@@ -358,6 +375,15 @@ impl Workload {
             Workload::Shifting(w) => w.class_of(page),
             Workload::Zones(w) => w.class_of(page),
             Workload::Trace(w) => w.class_of(page),
+        }
+    }
+
+    /// Its pages ranked by their own exact rates, where it knows them page by page (a Zipf's
+    /// ranks); `None` where the rates are its classes' (or a trace's, unknown ahead).
+    pub fn rate_rank(&self) -> Option<RateRank<'_>> {
+        match self {
+            Workload::Zipf(w) => Some(w.rate_rank()),
+            _ => None,
         }
     }
 

@@ -71,6 +71,15 @@ impl ZipfPages {
         Rate::from_probability((rank as f64).powf(-self.theta) / self.harmonic)
     }
 
+    /// Its pages by rank, the most written first: the page at index i is written with
+    /// probability (i + 1)^−θ / Σₖ k^−θ.
+    pub fn rate_rank(&self) -> super::RateRank<'_> {
+        super::RateRank {
+            pages: &self.perm,
+            theta: self.theta,
+        }
+    }
+
     /// The rate of `page` (unknown unless rates are kept).
     pub fn rate_of(&self, page: u32) -> Rate {
         match self.rank_of.get(page as usize) {
