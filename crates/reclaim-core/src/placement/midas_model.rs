@@ -77,7 +77,7 @@ impl Uid {
             unit,
             window,
             entries: window as usize,
-            stamps: vec![NEVER; (logical / u64::from(ratio)) as usize],
+            stamps: vec![NEVER; logical.div_ceil(u64::from(ratio)) as usize],
             counts: vec![0; window as usize],
             current: 0,
             request: 0,
