@@ -25,10 +25,7 @@ def test_a_policy_no_group_uses_is_said_not_dropped() -> None:
 def test_midas_last_group_uses_the_run_policy_without_a_warning() -> None:
     # MiDAS's last group is cleaned by the run's policy (MiDAS-Simulation's vs_policy), so the
     # policy is used and nothing is said; and it changes the result.
-    runs = {
-        p: reclaim.simulate(placement="midas", policy=p, workload="zipf:theta=0.99", **{**SMALL, "segments": 1200})
-        for p in ("greedy", "fifo")
-    }
+    runs = {p: reclaim.simulate(placement="midas", policy=p, workload="zipf:theta=0.99", **{**SMALL, "segments": 1200}) for p in ("greedy", "fifo")}
     assert not any("chooses no victim" in w for r in runs.values() for w in r.warnings)
     assert runs["greedy"].wa != runs["fifo"].wa
 

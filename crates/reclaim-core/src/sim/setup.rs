@@ -441,6 +441,26 @@ fn placement(
     Ok((placement, admission))
 }
 
+/// The warning that `--policy` chooses no victim, when every group of the placement cleans by
+/// a policy of its own and the run names another than the default.
+fn unused_policy(placement: &Placement, config: &SimConfig) -> Option<String> {
+    let own = placement.groups
+        && !placement.policies.is_empty()
+        && placement.policies.iter().all(Option::is_some);
+    (own && config.policy != SimConfig::default().policy).then(|| {
+        let mut used: Vec<String> = (placement.policies.iter().flatten())
+            .map(ToString::to_string)
+            .collect();
+        used.dedup();
+        format!(
+            "`--policy {}` chooses no victim: every group of `{}` is cleaned by its own policy ({})",
+            config.policy,
+            config.placement(),
+            used.join(", ")
+        )
+    })
+}
+
 /// The victim policy of region `r`: the placement's own for it, or the run's.
 fn group_policy<'a>(placement: &'a Placement, r: usize, config: &'a SimConfig) -> &'a PolicySpec {
     match placement.policies.get(r) {
@@ -553,6 +573,9 @@ impl Simulator {
             t.trace_reads = read_schedule;
         }
         sim.plan.warnings.extend(given.segment_warning());
+        sim.plan
+            .warnings
+            .extend(unused_policy(&sim.engine.dev.placement, config));
         if let Phase::Measure(_) = sim.plan.phase {
             sim.engine
                 .dev
