@@ -17,8 +17,10 @@
 //!   writes after it apart, beside the total it reports as WAF): it holds no request and is
 //!   passed over; the load's writes are replayed like the rest.
 //!
-//! The simulator ignores anything after the fourth field; here a line has exactly four, so that
-//! a line of another format is not taken for one of these. No device: one volume.
+//! The simulator ignores anything after the fourth field; here a line has four, or five where
+//! the fifth is an unsigned integer (the stream number the published `test-fio-small` carries,
+//! zenodo record 10409599, which the simulator does not read), so that a line of another format
+//! is not taken for one of these. No device: one volume.
 
 use super::{float, uint, ws_fields, Request};
 
@@ -41,9 +43,14 @@ pub fn parse(line: &str) -> std::result::Result<Line<'_>, String> {
     if line.trim() == "LOAD_END" {
         return Ok(Line::LoadEnd);
     }
-    let (f, n) = ws_fields::<4>(line);
-    if n != 4 {
-        return Err("4 fields `time type lba io_size` (MiDAS)".to_string());
+    let (f, n) = ws_fields::<5>(line);
+    if n != 4 && n != 5 {
+        return Err(
+            "4 fields `time type lba io_size` (MiDAS), or 5 with a stream number".to_string(),
+        );
+    }
+    if n == 5 {
+        uint(Some(f[4]), "stream")?;
     }
     let time = float(Some(f[0]), "time")?;
     let kind = uint(Some(f[1]), "type")?;
@@ -117,6 +124,10 @@ mod tests {
     #[test]
     fn bad_lines_say_what_was_expected() {
         assert!(parse("1 1 100").unwrap_err().contains("4 fields"));
+        // The published trace's fifth field, a stream number, is read past; a sixth is refused.
+        assert_eq!(parse("0.5 1 7 8192 0"), parse("0.5 1 7 8192"));
+        assert!(parse("0.5 1 7 8192 x").unwrap_err().contains("stream"));
+        assert!(parse("0.5 1 7 8192 0 0").unwrap_err().contains("4 fields"));
         assert!(parse("1 5 100 4096")
             .unwrap_err()
             .contains("unknown opcode"));
