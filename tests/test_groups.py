@@ -6,9 +6,11 @@ Groups share the free pool and each cleans by its own policy or the run's
 
 from __future__ import annotations
 
+from typing import Any
+
 import reclaim
 
-SMALL = {"segments": 400, "pages_per_segment": 32, "spare": 0.15, "writes": "2x", "seed": 3}
+SMALL: dict[str, Any] = {"segments": 400, "pages_per_segment": 32, "spare": 0.15, "writes": "2x", "seed": 3}
 
 
 def test_a_policy_no_group_uses_is_said_not_dropped() -> None:

@@ -984,10 +984,10 @@ impl Placement {
 string_serde!(PlacementSpec);
 
 // The registry: one line per placement.
-/// What the two 2R placements share.
-pub mod two_r;
 /// `MiDAS`'s model (UID, MCAM, GCS), the `midas` placement's own.
 pub mod midas_model;
+/// What the two 2R placements share.
+pub mod two_r;
 
 registry! {
     Single(single::Single),
