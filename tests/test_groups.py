@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import reclaim
+from reclaim.cli import app
+from typer.testing import CliRunner
 
 SMALL: dict[str, Any] = {"segments": 400, "pages_per_segment": 32, "spare": 0.15, "writes": "2x", "seed": 3}
 
@@ -39,3 +41,34 @@ def test_groups_write_every_page_they_relocate_and_count_it() -> None:
         r = reclaim.simulate(placement=placement, workload="hotcold:r=0.8,f=0.2", **{**SMALL, "segments": 1200})
         assert r.wa >= 1.0, placement
         assert abs(r.wa - (r.user_writes + r.gc_writes) / r.user_writes) < 1e-9, placement
+
+
+def test_simulate_prints_midas_predicted_and_measured_waf_per_epoch() -> None:
+    # MiDAS-Simulation prints a progress line per window (WAF, TMP_WAF) and the model's
+    # `calculated WAF` per epoch (ssdsimul.cpp simul_info, model.cpp): `reclaim simulate` prints
+    # the placement's record alike. 2,000 segments × 64 pages at spare 0.1 hold 115,200 logical
+    # pages; 8x writes pass MiDAS's epoch of 4 × the device's 128,000 pages at least once.
+    res = CliRunner().invoke(
+        app,
+        [
+            "simulate",
+            "--placement",
+            "midas",
+            "--policy",
+            "cost-benefit",
+            "--workload",
+            "zipf:theta=0.99",
+            "--segments",
+            "2000",
+            "--pages-per-segment",
+            "64",
+            "--spare",
+            "0.1",
+            "--writes",
+            "8x",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "model: predicted" in res.output and "window" in res.output
+    plain = CliRunner().invoke(app, ["simulate", "--segments", "400", "--pages-per-segment", "32", "--writes", "2x"])
+    assert "the placement's record" not in plain.output

@@ -36,8 +36,10 @@ def simulate_cmd(
     sizes: Annotated[str | None, typer.Option(help=ph("sizes"))] = None,
     method: Annotated[str | None, typer.Option(help=ph("method"))] = None,
     trim: Annotated[str | None, typer.Option(help="`on` (default): a trace's discards (TRIM) invalidate their pages; `off`: its writes alone.")] = None,
-    volume: Annotated[str | None, typer.Option(help=ph("volume", "`each`: every volume on a device of its own, with the overall WA "
-                                                               "(the default for a trace of several volumes or a folder of one per volume)."))] = None,
+    volume: Annotated[
+        str | None,
+        typer.Option(help=ph("volume", "`each`: every volume on a device of its own, with the overall WA (the default for a trace of several volumes or a folder of one per volume).")),
+    ] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="With several volumes: worker processes (default one per core).")] = None,
     warmup: Annotated[str | None, typer.Option(help=ph("warmup"))] = None,
     writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
@@ -86,7 +88,7 @@ def simulate_cmd(
         arrivals=arrivals,
         reads=reads,
     )
-    trace = workload[len("trace:"):] if workload and workload.startswith("trace:") else None
+    trace = workload[len("trace:") :] if workload and workload.startswith("trace:") else None
     if trace and (volume == "each" or Path(trace).is_dir() or (volume is None and _several_volumes(trace))):
         _simulate_volumes(params, workers, as_json, arrays, quiet)
         return
@@ -114,11 +116,9 @@ def simulate_cmd(
     if log is not None:
         # A log has no capacity: the segments are only its bound (`method::log`).
         room = f"a log of at most {log['peak_segments']:,} segments (bound {r.simulated_segments:,})"
-        t = Table(title=f"{ran}, {config.workload}, segments of {r.simulated_pages_per_segment} pages, "
-                        f"working set {r.simulated_logical_pages:,} pages, {room}")
+        t = Table(title=f"{ran}, {config.workload}, segments of {r.simulated_pages_per_segment} pages, working set {r.simulated_logical_pages:,} pages, {room}")
     else:
-        t = Table(title=f"{ran}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, "
-                        f"{r.simulated_logical_pages:,} logical pages, {room}")
+        t = Table(title=f"{ran}, {config.workload}, {r.simulated_segments:,} segments of {r.simulated_pages_per_segment} pages, {r.simulated_logical_pages:,} logical pages, {room}")
     t.add_column("metric")
     t.add_column("value", justify="right")
     keys = ["user_writes", "gc_writes", "erases", "wa", "wamp", "emptiness_at_clean", "gcu", "collected", "emptied", "wear_leveling_index"]
@@ -131,8 +131,33 @@ def simulate_cmd(
     out.print(t)
     if r.time is not None:
         out.print(time_table(r.time))
+    if r.scheme_log:
+        out.print(scheme_log_table(r.scheme_log))
     if r.method is not None:
         out.print(method_line(r.method))
+
+
+def scheme_log_table(log: list[dict[str, Any]]) -> Table:
+    """The placement's own record, as MiDAS-Simulation prints it (``ssdsimul.cpp``
+    ``simul_info``, ``model.cpp``'s ``MODEL PREDICTION RESULTS``, ``algorithm.cpp``'s merges): per
+    progress window the WAF so far and the window's (its ``WAF`` and ``TMP_WAF``), per model run the
+    WAF it predicts for the configuration it chose, then the configuration applied and each merge,
+    with the groups' sizes [segments], hot group first."""
+    t = Table(title="the placement's record (MiDAS: WAF per window, the model's prediction per epoch)")
+    for c in ("user writes", "event", "WAF so far", "WAF (window | predicted)", "groups", "sizes [segments]"):
+        t.add_column(c, justify="left" if c in ("event", "sizes [segments]") else "right")
+    label = {"window": "window", "model": "model: predicted", "apply": "applied", "merge": "merge"}
+    for row in log:
+        waf = row.get("waf")
+        t.add_row(
+            f"{row['user_writes']:,}",
+            label.get(row["kind"], row["kind"]),
+            f"{row['total_waf']:.3f}",
+            "" if waf is None else f"{waf:.3f}",
+            str(row["groups"]),
+            " ".join(str(x) for x in row["sizes"]),
+        )
+    return t
 
 
 def time_table(tm: TimeResult) -> Table:
@@ -145,8 +170,7 @@ def time_table(tm: TimeResult) -> Table:
     t.add_row("requests", f"{tm.read_requests:,}", f"{tm.write_requests:,}", f"{tm.read_requests + tm.write_requests:,}")
     t.add_row("IOPS", f"{tm.read_iops:,.0f}", f"{tm.write_iops:,.0f}", f"{tm.iops:,.0f}")
     t.add_row("MB/s", "", "", f"{tm.mb_per_s:,.1f}")
-    for name, label in (("mean", "latency mean [µs]"), ("p50", "p50 [µs]"), ("p90", "p90 [µs]"), ("p99", "p99 [µs]"),
-                        ("p999", "p99.9 [µs]"), ("p9999", "p99.99 [µs]"), ("max", "max [µs]")):
+    for name, label in (("mean", "latency mean [µs]"), ("p50", "p50 [µs]"), ("p90", "p90 [µs]"), ("p99", "p99 [µs]"), ("p999", "p99.9 [µs]"), ("p9999", "p99.99 [µs]"), ("max", "max [µs]")):
         r, w = getattr(tm.read_latency, name), getattr(tm.write_latency, name)
         # A kind of request that was not measured has no latency, not a latency of 0.
         t.add_row(label, f"{r:,.1f}" if tm.read_requests else "—", f"{w:,.1f}" if tm.write_requests else "—", "")
@@ -182,8 +206,7 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
 
     with progress_bar(enabled=not quiet and sys.stderr.isatty()) as p:
         task = p.add_task("volumes", total=None)
-        r = simulate_volumes({k: v for k, v in params.items() if v is not None}, workers=workers,
-                             progress=lambda done, total: p.update(task, completed=done, total=total))
+        r = simulate_volumes({k: v for k, v in params.items() if v is not None}, workers=workers, progress=lambda done, total: p.update(task, completed=done, total=total))
     # One line per kind of warning, naming its volumes (each volume's own are in --json).
     for w in r.warnings:
         typer.echo(f"warning: {w}", err=True)
@@ -194,8 +217,7 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
     what = first.ran() if first is not None else {"policy": r.config.policy or "greedy", "placement": r.config.placement or "single", "gc": r.config.gc}
     t = Table(title=f"{what['policy']}, {what['placement']}, gc {what['gc']}, {params['workload']}: {len(r.volumes) + len(r.idle)} volumes, each on a device of its own")
     timed = params.get("device") is not None
-    for c in ("volume", "segments", "spare", "user_writes", "gc_writes", "wa", "passes", "settled",
-              *(("IOPS", "read p99 [µs]", "write p99 [µs]") if timed else ())):
+    for c in ("volume", "segments", "spare", "user_writes", "gc_writes", "wa", "passes", "settled", *(("IOPS", "read p99 [µs]", "write p99 [µs]") if timed else ())):
         t.add_column(c, justify="left" if c == "volume" else "right")
     for name, v in r.volumes.items():
         m = v.method or {}
@@ -205,10 +227,18 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
         spare = "" if m.get("log") else f"{v.simulated_spare:.4f}" + ("" if m.get("spare_as_asked") is not False else " *")
         # Each volume on a device of its own: its own clock (`--json` holds the whole of each).
         tm = v.time
-        clock = () if tm is None else (f"{tm.iops:,.0f}", f"{tm.read_latency.p99:,.1f}" if tm.read_requests else "—",
-                                        f"{tm.write_latency.p99:,.1f}" if tm.write_requests else "—")
-        t.add_row(name, f"{segments:,}", spare, f"{v.user_writes:,}", f"{v.gc_writes:,}", f"{v.wa:.4f}",
-                  f"{m.get('passes', float('nan')):.2f}", "" if settled is None else ("yes" if settled else "NO"), *clock)
+        clock = () if tm is None else (f"{tm.iops:,.0f}", f"{tm.read_latency.p99:,.1f}" if tm.read_requests else "—", f"{tm.write_latency.p99:,.1f}" if tm.write_requests else "—")
+        t.add_row(
+            name,
+            f"{segments:,}",
+            spare,
+            f"{v.user_writes:,}",
+            f"{v.gc_writes:,}",
+            f"{v.wa:.4f}",
+            f"{m.get('passes', float('nan')):.2f}",
+            "" if settled is None else ("yes" if settled else "NO"),
+            *clock,
+        )
     for name in r.idle:
         t.add_row(name, "", "", "0", "0", "—", "", "only reads")
     t.add_section()
@@ -217,8 +247,10 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
     out.print("overall WA = (ΣU + ΣG) / ΣU over the volumes, as SepBIT (FAST '22) reports a trace set")
     if r.off_spare:
         asked = next(iter(r.volumes.values())).method or {}
-        out.print(f"* {len(r.off_spare)} of {len(r.volumes)} volumes ran at another spare than the {asked.get('asked_spare')} asked "
-                  "(too small to fill whole segments at it); the overall WA includes them")
+        out.print(
+            f"* {len(r.off_spare)} of {len(r.volumes)} volumes ran at another spare than the {asked.get('asked_spare')} asked "
+            "(too small to fill whole segments at it); the overall WA includes them"
+        )
     methods = {v.method["method"] for v in r.volumes.values() if v.method}
     if methods:
         out.print(f"method {', '.join(sorted(methods))} on each volume (passes: replayed; settled: whether its WA settled)")
@@ -227,12 +259,10 @@ def _simulate_volumes(params: dict[str, Any], workers: int | None, as_json: bool
 def method_line(m: dict[str, Any]) -> str:
     """How a trace was replayed, in one line: the method, the trace's size and, with
     ``precondition``, the passes and whether they settled."""
-    line = (f"method {m['method']}: trace of {m['trace_writes']:,} page writes over a working set of "
-            f"{m['working_set']:,} pages, {m['passes']:.2f} passes replayed")
+    line = f"method {m['method']}: trace of {m['trace_writes']:,} page writes over a working set of {m['working_set']:,} pages, {m['passes']:.2f} passes replayed"
     if m.get("log") is not None:
         log = m["log"]
-        line += (f"; the garbage proportion exceeded its threshold after {log['triggers']:,} write requests "
-                 f"({log['passed']:,} with no segment to collect); WA cumulative from the first write")
+        line += f"; the garbage proportion exceeded its threshold after {log['triggers']:,} write requests ({log['passed']:,} with no segment to collect); WA cumulative from the first write"
     if m["settled"] is not None:
         was = ", ".join(f"{w:.4f}" for w in m["pass_wa"])
         line += f"; WA per pass {was} ({'settled' if m['settled'] else 'NOT settled'})"
@@ -274,8 +304,7 @@ def schemes_cmd(
             for p in s["params"]:
                 what.append("\n  ")
                 what.append(p["key"] or p["values"], style="bold")
-                what.append(": " + p["help"] + (f" [{p['unit']}]" if p["unit"] else "")
-                            + (f" Default {p['default']}." if p["default"] is not None else " Required."))
+                what.append(": " + p["help"] + (f" [{p['unit']}]" if p["unit"] else "") + (f" Default {p['default']}." if p["default"] is not None else " Required."))
             aliases = f" (also {', '.join(s['aliases'])})" if s["aliases"] else ""
             t.add_row(s["usage"] + aliases, what, s["source"])
         out.print(t)
@@ -301,16 +330,29 @@ def bench(
     trace: Annotated[bool, typer.Option(help="Also time trace conversion and replay.")] = True,
     placements: Annotated[bool, typer.Option(help="Also time greedy under each placement scheme and option.")] = True,
     compare: Annotated[str | None, typer.Option(help="Only compare the engine's speed with this revision's (a commit, tag or branch), interleaved; needs a git checkout.")] = None,
-    policies: Annotated[str | None, typer.Option(help="With --compare or --sizes: the policies to time, comma-separated "
-                                                 "(default greedy,fifo; with --sizes greedy,fifo,d-choices:d=10,cost-benefit); with --compare, "
-                                                 "row:PREFIX also times the placement row whose name starts with PREFIX "
-                                                 "(row:fitness-tree, row:mdc).")] = None,
-    sizes: Annotated[bool, typer.Option("--sizes", help="Only time the engine against device size, 10,000 to 4,194,304 segments "
-                                        "of 64 pages (2.4 GiB to 1 TiB), with peak memory; with --compare, beside that revision. "
-                                        "About 30 minutes at 5 runs.")] = False,
+    policies: Annotated[
+        str | None,
+        typer.Option(
+            help="With --compare or --sizes: the policies to time, comma-separated "
+            "(default greedy,fifo; with --sizes greedy,fifo,d-choices:d=10,cost-benefit); with --compare, "
+            "row:PREFIX also times the placement row whose name starts with PREFIX "
+            "(row:fitness-tree, row:mdc)."
+        ),
+    ] = None,
+    sizes: Annotated[
+        bool,
+        typer.Option(
+            "--sizes",
+            help="Only time the engine against device size, 10,000 to 4,194,304 segments "
+            "of 64 pages (2.4 GiB to 1 TiB), with peak memory; with --compare, beside that revision. "
+            "About 30 minutes at 5 runs.",
+        ),
+    ] = False,
     segments: Annotated[str | None, typer.Option(help="With --sizes: the segment counts, comma-separated.")] = None,
-    instructions: Annotated[bool, typer.Option("--instructions", help="With --compare: count the instructions of one run of each "
-                                               "under valgrind's cachegrind instead of timing them (unmoved by the machine's load).")] = False,
+    instructions: Annotated[
+        bool,
+        typer.Option("--instructions", help="With --compare: count the instructions of one run of each under valgrind's cachegrind instead of timing them (unmoved by the machine's load)."),
+    ] = False,
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
     from reclaim.bench import SCALING_POLICIES, compare_instructions, compare_revisions, measure_scaling, run_bench
@@ -328,24 +370,20 @@ def bench(
                 fail(str(e))
     if sizes:
         try:
-            report = measure_scaling(runs=runs, segments=segments, policies=chosen or list(SCALING_POLICIES),
-                                     compare=compare, show=not as_json)
+            report = measure_scaling(runs=runs, segments=segments, policies=chosen or list(SCALING_POLICIES), compare=compare, show=not as_json)
         except ValueError as e:
             fail(str(e))
     elif instructions:
         if compare is None:
             fail("`--instructions` is for `--compare` only")
         try:
-            report = compare_instructions(compare, writes=writes or "2x", show=not as_json,
-                                          policies=chosen or ["greedy", "fifo"])
+            report = compare_instructions(compare, writes=writes or "2x", show=not as_json, policies=chosen or ["greedy", "fifo"])
         except ValueError as e:
             fail(str(e))
     elif compare is not None:
-        report = compare_revisions(compare, runs=runs, writes=writes or "10x", show=not as_json,
-                                   policies=chosen or ["greedy", "fifo"])
+        report = compare_revisions(compare, runs=runs, writes=writes or "10x", show=not as_json, policies=chosen or ["greedy", "fifo"])
     else:
-        report = run_bench(runs=runs, writes=writes or "10x", memory=memory, show=not as_json, models=models, trace=trace,
-                           placements=placements)
+        report = run_bench(runs=runs, writes=writes or "10x", memory=memory, show=not as_json, models=models, trace=trace, placements=placements)
     if as_json:
         print_json(report)
 
@@ -356,16 +394,22 @@ def reproduce(
     quick: Annotated[bool, typer.Option(help="Reduced length, as in CI.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
     figures: Annotated[Path | None, typer.Option(file_okay=False, help="dyal-draughn, lomet, stockmeyer, sepbit, latency: write their figures (PNG) into this folder.")] = None,
-    trace: Annotated[Path | None, typer.Option(help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
-                                               "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in; "
-                                               "sepbit: replay this converted trace, or every `*.rtr` file of this folder in name "
-                                               "order, each volume its own log (volumes that only read are listed and skipped), "
-                                               "instead of the synthetic set.")] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            help="stockmeyer: run on this converted trace (renamed tracks, e.g. "
+            "`reclaim trace convert … --page-size 32768 --rename`) instead of the snake stand-in; "
+            "sepbit: replay this converted trace, or every `*.rtr` file of this folder in name "
+            "order, each volume its own log (volumes that only read are listed and skipped), "
+            "instead of the synthetic set."
+        ),
+    ] = None,
     db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
     workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
-    choose: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE",
-                                                     help="A reading the paper leaves open, e.g. stockmeyer's `split=median` "
-                                                     "(`reclaim reproduce NAME --set help=` lists them).")] = None,
+    choose: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="KEY=VALUE", help="A reading the paper leaves open, e.g. stockmeyer's `split=median` (`reclaim reproduce NAME --set help=` lists them)."),
+    ] = None,
 ) -> None:
     """Rebuild a seed's table beside the published numbers (`all`: every one)."""
     from reclaim.reproduce import REPRODUCTIONS
@@ -377,8 +421,7 @@ def reproduce(
     if trace is not None and name not in ("stockmeyer", "sepbit"):
         fail(f"`--trace` is for `stockmeyer` and `sepbit` only; `{name}` runs on its paper's workloads")
     if trace is not None and name == "stockmeyer" and trace.is_dir():
-        fail(f"invalid value for `--trace`: {trace} (a folder; `stockmeyer` replays one converted trace, a folder of "
-             "volumes is for `sepbit`)")
+        fail(f"invalid value for `--trace`: {trace} (a folder; `stockmeyer` replays one converted trace, a folder of volumes is for `sepbit`)")
     names = list(REPRODUCTIONS) if name == "all" else [name]
     options: dict[str, str] = {}
     for item in choose or []:
@@ -401,8 +444,7 @@ def reproduce(
         mine = {k: v for k, v in options.items() if k in repro.choices}
         with progress_bar(enabled=sys.stderr.isatty()) as p:
             try:
-                rows, setting = repro.run_with_setting(quick=quick, progress=p, db=db, workers=workers, trace=trace,
-                                                       options=mine)
+                rows, setting = repro.run_with_setting(quick=quick, progress=p, db=db, workers=workers, trace=trace, options=mine)
             except ValueError as e:
                 fail(str(e))
         results[n] = rows
@@ -450,8 +492,11 @@ def validate(
     failed = [r for r in rows if abs(r["rel"]) > r["tolerance"]]
     held = [r for r in rows if r["tolerance"] != float("inf")]
     within, total = li_one_percent(rows)
-    console.print(f"figure: {written}; {len(held) - len(failed)} of {len(held)} held comparisons within their tolerance "
-                  f"({len(rows) - len(held)} shown, not held); Li et al. Fig. 5: {within} of {total} within 1%", soft_wrap=True)
+    console.print(
+        f"figure: {written}; {len(held) - len(failed)} of {len(held)} held comparisons within their tolerance "
+        f"({len(rows) - len(held)} shown, not held); Li et al. Fig. 5: {within} of {total} within 1%",
+        soft_wrap=True,
+    )
     if failed:
         # A comparison out of its tolerance is a failed validation, for scripts and CI alike.
         raise typer.Exit(1)
