@@ -5,7 +5,7 @@
 
 use super::Engine;
 use crate::config::FreqSource;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::placement::sort_buffer::exact_key;
 use crate::placement::sort_buffer::{self, FIRST};
 use crate::placement::{Placement, Victim};
@@ -332,7 +332,8 @@ impl Engine {
     /// `streams = cache`: a relocated page of `victim` (whose destage number's
     /// [`FscNumber::key`](crate::placement::FscNumber::key) is `key`) waits in stream `s`. A
     /// stream is written out when a page arrives and finds it full, not as it fills: a full
-    /// victim's pages, moved whole, then need one segment, the victim's own.
+    /// victim's pages, moved whole, then need one segment, the victim's own. With no segment
+    /// free the page waits in another stream ([`Self::gc_waiting_room`]).
     #[allow(clippy::inline_always)] // measured: once per relocated page
     #[inline(always)]
     pub(super) fn pend_relocated(
@@ -342,13 +343,42 @@ impl Engine {
         victim: &Victim,
         key: u64,
     ) -> Result<()> {
-        if self.admission.waiting[s].len() == self.dev.store.pps as usize {
-            self.dev.flush_gc(s, &mut self.admission.waiting[s])?;
-        }
+        let s = if self.admission.waiting[s].len() == self.dev.store.pps as usize {
+            self.gc_waiting_room(s)?
+        } else {
+            s
+        };
         let f = &mut self.dev.placement.streams[s];
         f.stamp = f.stamp.max(victim.stamp);
         f.contribute(key);
         self.admission.pend(s, page, &mut self.dev.store);
         Ok(())
+    }
+
+    /// The stream a relocated page bound for full cache stream `s` waits in: `s`, written out
+    /// into a free segment of its region ([`Device::flush_gc`](super::device::Device::flush_gc));
+    /// or, with none free, the region's first stream with room (any group's, as
+    /// [`Device::open_gc`](super::device::Device::open_gc) does for open segments). The cycle's
+    /// victims, erased before their pages are routed, free a segment each and bring at most a
+    /// segment's worth each, so a stream written out in the cycle has room for what is left.
+    /// None is free when cleaning continues below the reserve: cycles that wrote out more
+    /// streams than they had victims each lowered the free count (user writes fill the streams
+    /// without taking segments, so the reserve does not cover every stream being full).
+    #[cold]
+    #[inline(never)]
+    fn gc_waiting_room(&mut self, s: usize) -> Result<usize> {
+        let r = self.dev.placement.streams[s].region;
+        if self.dev.free(usize::from(r)) > 0 {
+            self.dev.flush_gc(s, &mut self.admission.waiting[s])?;
+            return Ok(s);
+        }
+        let (pps, groups) = (self.dev.store.pps as usize, self.dev.placement.groups);
+        let streams = &self.dev.placement.streams;
+        (streams.iter().zip(&self.admission.waiting))
+            .position(|(f, w)| w.len() < pps && (groups || f.region == r))
+            .ok_or(Error::NoVictim {
+                free: self.dev.store.free.len(),
+                open: 0,
+            })
     }
 }

@@ -363,8 +363,8 @@ impl Device {
         self.seal(t);
     }
 
-    /// [`Self::flush`] while relocating: the victims of the cycle were erased before their
-    /// pages were routed, and the reserve covers the GC streams, so a segment is free.
+    /// [`Self::flush`] while relocating, into a free segment of the stream's region (the caller
+    /// checks that one is; `Engine::gc_waiting_room` finds another stream when none is).
     #[cold]
     #[inline(never)]
     pub(super) fn flush_gc(&mut self, t: usize, waiting: &mut Vec<u32>) -> Result<()> {
