@@ -249,13 +249,19 @@ pub struct Midas {
     win_copy: u64,
     win_vpg: Vec<f64>,
     win_epg: Vec<f64>,
+    /// The user write (`now`) at which the next progress window ends: 3 modulo `win_len`.
+    win_next: u64,
     /// The last window's WAF (`tmp_waf`).
     window_waf: f64,
-    /// Per engine group: sealed segments (as told), seals so far, recent seal times.
+    /// One relocated page's share of its victim, 1 / pps.
+    share: f64,
+    /// Per engine group: sealed segments (as told), seals so far, recent seal times and the
+    /// ring's next slot (seals modulo `ring_len`, kept so that no write divides).
     sealed_n: Vec<u32>,
     seals: Vec<u64>,
     ring: Vec<u64>,
     ring_len: u64,
+    ring_at: Vec<u64>,
     /// Per segment: when it was sealed [user writes].
     seg_time: Vec<u64>,
     /// Per page: its engine group and its segment's generation in it.
@@ -321,7 +327,9 @@ impl Midas {
             win_copy: 0,
             win_vpg: vec![0.0; 20],
             win_epg: vec![0.0; 20],
+            win_next: 3,
             window_waf: 0.0,
+            share: 1.0 / f64::from(pps),
             sealed_n: vec![0; engines],
             seals: vec![0; engines],
             ring: if p.hot {
@@ -330,6 +338,7 @@ impl Midas {
                 Vec::new()
             },
             ring_len,
+            ring_at: vec![0; engines],
             seg_time: vec![0; b.segments as usize],
             group: vec![UNWRITTEN; logical as usize],
             generation: vec![0; logical as usize],
@@ -412,7 +421,15 @@ impl Midas {
         if seals - gen > self.ring_len {
             return Some(u64::MAX);
         }
-        let at = self.ring[e * self.ring_len as usize + (gen % self.ring_len) as usize];
+        // gen modulo the ring, from the ring's next slot: 1 ≤ seals − gen ≤ the ring's length.
+        let back = seals - gen;
+        let next = self.ring_at[e];
+        let k = if next >= back {
+            next - back
+        } else {
+            next + self.ring_len - back
+        };
+        let at = self.ring[e * self.ring_len as usize + k as usize];
         Some(self.now - at)
     }
 
@@ -703,12 +720,14 @@ impl Midas {
 }
 
 impl Scheme for Midas {
+    #[inline]
     fn user_stream(&mut self, write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
         if self.streak > 0 {
             self.streak = 0;
             self.cleaned();
         }
-        if self.now % self.win_len == 3 {
+        if self.now == self.win_next {
+            self.win_next += self.win_len;
             self.progress();
         }
         let page = write.page;
@@ -739,7 +758,8 @@ impl Scheme for Midas {
         if self.err_flag {
             self.err_write += 1;
         }
-        if let Some(uid) = &self.uid {
+        // `err_write` is 0 outside an irregularity check's span: no test then.
+        if let (true, Some(uid)) = (self.err_write > 0, &self.uid) {
             if self.err_write as f64 > (uid.window * uid.unit) as f64 * 0.3 {
                 self.irregularity_check();
                 self.err_write = 0;
@@ -756,11 +776,12 @@ impl Scheme for Midas {
         e
     }
 
+    #[inline]
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
         let e = usize::from(r.victim.region);
         let l = self.logical_of(e);
         let t = self.target_of(e);
-        let share = 1.0 / f64::from(self.pps);
+        let share = self.share;
         self.copies += 1;
         self.win_copy += 1;
         self.win_vpg[l.min(19)] += share;
@@ -781,16 +802,19 @@ impl Scheme for Midas {
         t
     }
 
+    #[inline]
     fn sealed(&mut self, stream: usize, seg: u32) {
         self.seg_time[seg as usize] = self.now;
         self.sealed_n[stream] += 1;
         if !self.ring.is_empty() {
-            let k = self.seals[stream] % self.ring_len;
+            let k = self.ring_at[stream];
             self.ring[stream * self.ring_len as usize + k as usize] = self.now;
+            self.ring_at[stream] = if k + 1 == self.ring_len { 0 } else { k + 1 };
         }
         self.seals[stream] += 1;
     }
 
+    #[inline]
     fn collected(&mut self, victim: &Victim) {
         let e = usize::from(victim.region);
         self.sealed_n[e] = self.sealed_n[e].saturating_sub(1);
@@ -848,15 +872,24 @@ impl Midas {
             }
         }
         self.commit_bit |= 1u64 << self.n_s.min(63);
-        let members: Vec<usize> = (0..groups.len())
-            .filter(|&e| self.in_pool(e) && groups.sealed(e) > 0)
-            .collect();
-        let next: Vec<Option<u32>> = members.iter().map(|&e| groups.next_valid(e)).collect();
-        if !members.is_empty() && next.iter().all(Option::is_some) {
-            let k = (0..members.len())
-                .min_by_key(|&k| (next[k], members[k]))
-                .expect("a member");
-            return (members[k], None);
+        // The members' next victims, least valid first and the lower group on a tie; `None`
+        // as soon as one member's policy cannot tell (no allocation: this runs per victim).
+        let mut best: Option<(u32, usize)> = None;
+        let mut told = true;
+        for e in 0..groups.len() {
+            if !self.in_pool(e) || groups.sealed(e) == 0 {
+                continue;
+            }
+            let Some(v) = groups.next_valid(e) else {
+                told = false;
+                break;
+            };
+            if best.is_none_or(|b| (v, e) < b) {
+                best = Some((v, e));
+            }
+        }
+        if let (true, Some((_, e))) = (told, best) {
+            return (e, None);
         }
         let store = groups.store();
         let mut best: Option<(f64, u64, u32)> = None;

@@ -60,6 +60,13 @@ pub struct Uid {
     pub load_left: u64,
     /// The units at which repeated writes within one unit are counted (`checking_first_interval`).
     checks: [u64; FIRST_CHECKS as usize],
+    /// How many of `checks` are the current unit (kept as the unit changes, so that a write
+    /// does not scan them).
+    check_hits: u32,
+    /// ⌈2⁶⁴ / `ratio`⌉ (0 for a ratio of 1, every page): page p is sampled when p · it
+    /// (wrapping) < it (Lemire, Kaser & Kurz,
+    /// "Faster remainder by direct computation", 2019: exact for every 32-bit p).
+    sample_mul: u64,
     /// Repeated writes within the checked units (`first_count`).
     first_count: u64,
     /// Pages written in the checked unit so far (`updated_lbas`).
@@ -83,6 +90,8 @@ impl Uid {
             request: 0,
             load_left: load,
             checks: [0; FIRST_CHECKS as usize],
+            check_hits: 0,
+            sample_mul: (u64::MAX / u64::from(ratio)).wrapping_add(1),
             first_count: 0,
             first_seen: HashSet::new(),
             on: true,
@@ -95,6 +104,11 @@ impl Uid {
         for (i, c) in self.checks.iter_mut().enumerate() {
             *c = self.window / (FIRST_CHECKS + 1) * (i as u64 + 1);
         }
+        self.count_hits();
+    }
+
+    fn count_hits(&mut self) {
+        self.check_hits = self.checks.iter().filter(|&&c| c == self.current).count() as u32;
     }
 
     /// A new epoch of `window` units (`model_resizing_timewindow`).
@@ -113,6 +127,7 @@ impl Uid {
         self.current = 0;
         self.request = 0;
         self.on = true;
+        self.count_hits();
     }
 
     /// A user write of `page`; true when it ends the epoch (the model is then due and the
@@ -129,24 +144,22 @@ impl Uid {
             if self.request == self.unit {
                 self.current += 1;
                 self.request = 0;
+                self.count_hits();
             }
         }
         if self.current == 0 && self.request == 0 {
             return false;
         }
-        for i in 0..FIRST_CHECKS as usize {
-            if self.current < self.checks[i] {
-                break;
-            }
-            if self.current == self.checks[i] {
-                self.first_interval(page);
-            }
+        // The checks ascend, so the simulator's scan (up to the first check above the current
+        // unit) meets each check equal to it: as many calls as there are.
+        for _ in 0..self.check_hits {
+            self.first_interval(page);
         }
         if self.current >= self.window {
             self.on = false;
             return true;
         }
-        if !page.is_multiple_of(self.ratio) {
+        if self.ratio != 1 && u64::from(page).wrapping_mul(self.sample_mul) >= self.sample_mul {
             return false;
         }
         self.update(page / self.ratio);
