@@ -2,7 +2,7 @@
 //! generation up, and a cleaning cycle takes its victims from one generation.
 //!
 //! SSD-iq's `gen` scheme (Haas, Lee, Bonnet & Leis, PVLDB 18(11), 2025), as the simulator of
-//! `LeeBohyun/ssdiq_plus` (after `gabriel-haas/ssdiq`) runs it: `sim/GenerationalGC.hpp`
+//! `LeeBohyun/ssdiq_plus` (after `gabriel-haas/ssdiq`) runs it: `sim/Generational.hpp`
 //! (class `GenerationalGC`, `GC=gen` in `sim/sim.cpp`) over `SSD::compactUntilFreeBlock`
 //! (`sim/SSD.hpp`):
 //!
