@@ -1,40 +1,9 @@
 """Write a Zipf(θ) page-write trace in MiDAS-Simulation's own text format.
 
-MiDAS-Simulation (`sungkyun123/MiDAS-Simulation`, `ssdsimul.cpp`) reads one request a line,
-`TIMESTAMP TYPE LBA SIZE` separated by blanks or tabs (`req_processing`), and ignores what
-follows: TYPE 1 is a write, 0 and 2 are ignored, 3 a discard; LBA is in 4 KiB pages and SIZE in
-bytes (`submit_io` splits a request into SIZE / 4096 pages from LBA on). The timestamp only sets
-`stats->cur_time`, so this script writes the write's index there. The published trace has a
-fifth column, a stream number MiDAS does not read; these lines stop at the four it reads.
-
-The reference trace of its README, `test-fio-small` (zenodo record 10409599: "an FIO (Zipfian)
-trace file … 54 million write operations on a 4GiB block device", lines `<Time Stamp (s)>
-<Request Type> <LBA (unit: 4KB)> <Request Size> <Stream Number>`), is not reachable here; this
-script writes one of the same shape:
-
-- pages: 1,048,576 by default, the 4 GiB block device FIO wrote, within the 8 GB device the
-  README simulates (`LBANUM` = 8·10⁹ / 4096 = 1,953,125 logical pages, `ssd_config.cpp`
-  `ssd_init`): the other 904,549 pages are written only by MiDAS's own fill and stay cold;
-  `--pages` above LBANUM would write past MiDAS's mapping table, and is refused;
-- writes: 52,284,773 by default, so that MiDAS's USERWRITE is the README's 54,237,899 once its
-  own sequential fill of the 1,953,125 logical pages (`ssd_simulation_sw`, `SW_GENERATE 1`) and
-  the 1 its counter starts at (`stats_init`: `cur_wp = 1`) are counted with them;
-- law: P(rank k) = k^−θ / H(n, θ), k = 1 … n (exact inverse CDF over the cumulative sums);
-- scatter of the ranks over the pages, `--scatter`:
-  `fio-hash` (the default) as FIO's `zipf_next` (`axboe/fio` `lib/zipf.c`):
-  page = (hash(k − 1) + rand_off) mod n, hash(x) = x · 0x9e37fffffffc0001 mod 2⁶⁴
-  (`hash.h` `__hash_long` on 64 bits), rand_off drawn once from the seed. For n a power of two, as
-  the default 2²⁰, the odd multiplier makes this a permutation of the pages; for other n it
-  sends several ranks to some pages and none to others (35.1 % of 1,953,125 pages get no rank,
-  about 1/e, and are written only by MiDAS's fill);
-  `permutation`: rank k to page perm[k − 1] for a permutation drawn from the seed, every page
-  with one rank (reclaim's `zipf` and SSD-iq's `zipf` workloads scatter this way).
-  FIO refuses θ = 1.0 itself (`options.c`: "zipf theta must be different than 1.0") and its
-  Gray et al. formula divides by 1 − θ, so θ = 1.0 here is the exact law under FIO's scatter.
-
-The generator is `reclaim.midas_trace` (shared with `reclaim reproduce midas`); this script is
-its command line. Run: `.venv/bin/python scripts/midas-trace.py /tmp/fio-zipf1.trace` (1.2 GB, about 30 s);
-`--writes 5000000` gives a quick version.
+The generator, its defaults (1,048,576 pages, 52,284,773 writes, θ = 1.0, FIO's hash scatter) and
+their sources are `reclaim.midas_trace` (shared with `reclaim reproduce midas`): this script is its
+command line. Run: `.venv/bin/python scripts/midas-trace.py /tmp/fio-zipf1.trace` (1.2 GB, about
+30 s); `--writes 5000000` gives a quick version; `--help` lists the options.
 """
 
 from __future__ import annotations
