@@ -60,14 +60,11 @@
     clippy::cast_possible_wrap
 )]
 
-use std::fmt;
-
+use super::midas_hot::HotFilter;
 use super::midas_model::{Config, Device, Gcs, HotStats, Outcome, Uid};
-use super::{Build, Built, Declare, Groups, Relocation, Scheme, Victim};
-use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
-use crate::error::{Error, Result};
+pub use super::midas_spec::MidasSpec;
+use super::{Build, Groups, Relocation, Scheme, Victim};
 use crate::metrics::SchemeRow;
-use crate::policy::PolicySpec;
 use crate::rng::SimRng;
 use crate::store::SegState;
 use crate::workload::Write;
@@ -76,137 +73,8 @@ use crate::workload::Write;
 const UNWRITTEN: u8 = u8::MAX;
 /// Consecutive victims after which groups merge (`ILOOP`).
 const ILOOP: u32 = 25;
-/// The hot filter's counter at and above which a page is hot (`hot_val`, `max_val`).
-const HOT: u8 = 3;
 /// `commit_g`'s "every group cleaned" value.
 const ALL: usize = 19;
-
-/// The hot filter (`hf.cpp`).
-#[derive(Clone, Debug)]
-struct HotFilter {
-    /// Per page: its counter.
-    count: Vec<u8>,
-    /// Counting (`make_flag`) and routing (`use_flag`), on after the fill.
-    on: bool,
-    /// Age window [user writes] (`tw`), and what is left of it (`left_tw`).
-    tw: i64,
-    left_tw: i64,
-    /// Updates skipped at the start (`cold_tw`).
-    cold_tw: u64,
-    /// The hot group's victims since the window began: valid share, age, count.
-    vr_sum: f64,
-    vr_num: f64,
-    age_sum: f64,
-    age_num: f64,
-    /// User writes routed hot, and all (since the window began).
-    hot_writes: f64,
-    writes: f64,
-    /// The model's queue: (traffic, victims' valid ratio, sealed segments), last 10.
-    queue: Vec<(f64, f64, f64)>,
-}
-
-impl HotFilter {
-    fn new(pages: u64) -> Self {
-        HotFilter {
-            count: vec![0; pages as usize],
-            on: false,
-            tw: pages as i64,
-            left_tw: pages as i64,
-            cold_tw: pages,
-            vr_sum: 0.0,
-            vr_num: 0.0,
-            age_sum: 0.0,
-            age_num: 0.0,
-            hot_writes: 0.0,
-            writes: 0.0,
-            queue: Vec::new(),
-        }
-    }
-
-    /// `hf_convert_generate_to_run`: the window ends; its traffic and victims go to the
-    /// model's queue (when the model measures), and the next window is the mean age of the
-    /// hot group's victims, averaged with the last (at most 1.5 times it).
-    fn convert(&mut self, modeling: bool, hot_sealed: f64) {
-        self.left_tw = self.left_tw.max(0);
-        let traffic = self.hot_writes / self.writes;
-        if self.hot_writes != 0.0 && modeling {
-            if self.queue.len() >= 10 {
-                self.queue.remove(0);
-            }
-            self.queue
-                .push((traffic, self.vr_sum / self.vr_num, hot_sealed));
-        }
-        let prev = self.tw as f64;
-        let mut age = self.age_sum / self.age_num;
-        if prev != 0.0 {
-            age = if age >= prev * 2.0 {
-                prev * 1.5
-            } else {
-                f64::midpoint(age, prev)
-            };
-        }
-        self.tw = age as i64;
-        self.left_tw = self.tw - 1;
-        self.age_sum = 0.0;
-        self.age_num = 0.0;
-        self.hot_writes = 0.0;
-        self.writes = 0.0;
-        self.vr_sum = 0.0;
-        self.vr_num = 0.0;
-    }
-
-    /// `hf_generate`: `page` leaves a copy in logical group `old` (rewritten by the user when
-    /// `user`, of age `age` [user writes], `None` in an open segment; else relocated).
-    fn update(&mut self, page: u32, old: usize, age: Option<u64>, user: bool, m: (bool, f64)) {
-        if !self.on {
-            return;
-        }
-        if self.cold_tw > 0 {
-            self.cold_tw -= 1;
-            return;
-        }
-        if self.left_tw <= 0 && self.age_num > 0.0 {
-            self.convert(m.0, m.1);
-        }
-        let c = &mut self.count[page as usize];
-        if user {
-            self.left_tw -= 1;
-            if old == 0 {
-                if *c < HOT {
-                    *c += 1;
-                }
-            } else if old == 1 {
-                let age = age.unwrap_or(0);
-                if age as f64 <= self.tw as f64 {
-                    if *c < HOT {
-                        *c += 1;
-                    }
-                } else {
-                    *c = c.saturating_sub(1);
-                }
-            }
-        } else if *c > 0 {
-            *c -= 1;
-            if old == 0 {
-                *c = c.saturating_sub(1);
-            }
-        }
-    }
-
-    /// `hf_check`: the logical group of a user write of `page`.
-    fn route(&mut self, page: u32) -> usize {
-        if !self.on {
-            return 1;
-        }
-        self.writes += 1.0;
-        if self.count[page as usize] >= HOT {
-            self.hot_writes += 1.0;
-            0
-        } else {
-            1
-        }
-    }
-}
 
 /// `MiDAS`'s state.
 #[derive(Clone, Debug)]
@@ -216,9 +84,9 @@ pub struct Midas {
     min_free: u32,
     logical: u64,
     /// FIFO engine groups (F): logical groups 0 … n − 1 below the last.
-    fifo: usize,
+    pub(super) fifo: usize,
     /// Engine groups of the naive chain (`NAIVE_N`), F … F + `naive_n` − 1.
-    naive_n: usize,
+    pub(super) naive_n: usize,
     max_groups: usize,
     /// The FIFO groups (`naive_start`): logical groups 0 … `n_s` − 1.
     n_s: usize,
@@ -282,7 +150,7 @@ pub struct Midas {
 }
 
 impl Midas {
-    fn new(p: &MidasSpec, b: &Build<'_>) -> Self {
+    pub(super) fn new(p: &MidasSpec, b: &Build<'_>) -> Self {
         let logical: u64 = b.classes.iter().map(|c| c.pages).sum();
         let pps = b.pps;
         let fifo = if p.model {
@@ -918,170 +786,6 @@ impl Midas {
             .max_by_key(|&e| groups.sealed(e))
             .unwrap_or(0);
         (e, None)
-    }
-}
-
-/// The parameters of `MiDAS`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MidasSpec {
-    /// The model (UID, MCAM, GCS) sets the groups at each epoch; off: `MiDA`'s naive chain.
-    pub model: bool,
-    /// Groups at most, the hot group included, 3 ≤ G ≤ 10 (GCS's configurations have 10).
-    pub groups: u8,
-    /// Groups of the naive chain (`NAIVE_N`), 1 ≤ N ≤ 8.
-    pub naive: u8,
-    /// Share of the logical pages sampled by UID, 0 < s ≤ 1.
-    pub sample: f64,
-    /// Epoch [multiples of the logical space of user writes], 0 < E ≤ 64.
-    pub epoch: f64,
-    /// UID's interval unit [segments], 0 < u ≤ 1.
-    pub unit: f64,
-    /// The hot group and its hot filter.
-    pub hot: bool,
-}
-
-const GROUPS: &str = "a whole number in [3, 10]";
-const NAIVE: &str = "a whole number in [1, 8]";
-
-impl Declare for Midas {
-    type Params = MidasSpec;
-    const INFO: Info = Info {
-        family: Family::Placement,
-        name: "midas",
-        aliases: &["mida"],
-        summary: "A victim's valid pages move on to the next group of a chain (FIFO groups, then the last by the run's policy), a hot group fed by a hot filter, group count and sizes set by a model at each epoch; `mida`: the naive chain without the model.",
-        source: "Oh et al., FAST '24 §3–4; sungkyun123/MiDAS-Simulation",
-        params: &[
-            Param {
-                key: "model",
-                values: "on|off",
-                unit: "",
-                range: "`on` or `off`",
-                default: Some("on"),
-                help: "UID, MCAM and GCS set the groups at each epoch; off: MiDA's naive chain (the default of `mida`).",
-            },
-            Param {
-                key: "groups",
-                values: "G",
-                unit: "groups",
-                range: GROUPS,
-                default: Some("10"),
-                help: "Groups at most, the hot group included (GCS's 10).",
-            },
-            Param {
-                key: "naive",
-                values: "N",
-                unit: "groups",
-                range: NAIVE,
-                default: Some("4"),
-                help: "Groups of the naive chain behind the FIFO groups (NAIVE_N, 4).",
-            },
-            Param {
-                key: "sample",
-                values: "S",
-                unit: "fraction of logical pages",
-                range: "a number in (0, 1]",
-                default: Some("0.01"),
-                help: "Share of the logical pages whose update intervals UID records.",
-            },
-            Param {
-                key: "epoch",
-                values: "E",
-                unit: "logical spaces of user writes",
-                range: "a number in (0, 64]",
-                default: Some("4"),
-                help: "The model's epoch (time window), in multiples of the logical space.",
-            },
-            Param {
-                key: "unit",
-                values: "U",
-                unit: "segments",
-                range: "a number in (0, 1]",
-                default: Some("0.25"),
-                help: "UID's update-interval unit.",
-            },
-            Param {
-                key: "hot",
-                values: "on|off",
-                unit: "",
-                range: "`on` or `off`",
-                default: Some("on"),
-                help: "The hot group and its hot filter (2 bits per page).",
-            },
-        ],
-        needs: &[Need::PageState],
-    };
-    fn parse(args: &Args<'_>) -> Result<MidasSpec> {
-        let onoff = [("on", true), ("off", false)];
-        let model = args.choice("model", &onoff, args.name != "mida")?;
-        let groups: u8 = args.num("groups", Some(10), GROUPS)?;
-        if !(3..=10).contains(&groups) {
-            return Err(Error::param(&args.key("groups"), groups, GROUPS));
-        }
-        let naive: u8 = args.num("naive", Some(4), NAIVE)?;
-        if !(1..=8).contains(&naive) {
-            return Err(Error::param(&args.key("naive"), naive, NAIVE));
-        }
-        let sample: f64 = args.num("sample", Some(0.01), "a number in (0, 1]")?;
-        check_range(&args.key("sample"), sample, 0.0, 1.0, true, false)?;
-        let epoch: f64 = args.num("epoch", Some(4.0), "a number in (0, 64]")?;
-        check_range(&args.key("epoch"), epoch, 0.0, 64.0, true, false)?;
-        let unit: f64 = args.num("unit", Some(0.25), "a number in (0, 1]")?;
-        check_range(&args.key("unit"), unit, 0.0, 1.0, true, false)?;
-        let hot = args.choice("hot", &onoff, true)?;
-        Ok(MidasSpec {
-            model,
-            groups,
-            naive,
-            sample,
-            epoch,
-            unit,
-            hot,
-        })
-    }
-    fn show(p: &MidasSpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let on = |b: bool| if b { "on" } else { "off" };
-        write!(
-            f,
-            "midas:model={},groups={},naive={},sample={},epoch={},unit={},hot={}",
-            on(p.model),
-            p.groups,
-            p.naive,
-            p.sample,
-            p.epoch,
-            p.unit,
-            on(p.hot)
-        )
-    }
-    fn streams(p: &MidasSpec, _classes: u32) -> u32 {
-        let fifo = if p.model { u32::from(p.groups) - 1 } else { 1 };
-        fifo + u32::from(p.naive)
-    }
-    // Every engine group's stream takes relocated pages: one reserve segment per group
-    // beyond the first, in the shared pool.
-    fn reserve(p: &MidasSpec, classes: u32) -> (u64, u64) {
-        (u64::from(Self::streams(p, classes)) - 1, 1)
-    }
-    // Per page: its engine group (1 byte), its segment's generation (4), its hot-filter
-    // counter (1), and UID's stamp for a sampled page (8 per 1/sample pages).
-    fn page_bytes(p: &MidasSpec) -> u64 {
-        5 + u64::from(p.hot)
-            + if p.model {
-                (8.0 * p.sample).ceil() as u64
-            } else {
-                0
-            }
-    }
-    fn build(p: &MidasSpec, b: &Build<'_>) -> Result<Built<Self>> {
-        let scheme = Midas::new(p, b);
-        let (fifo, naive) = (scheme.fifo, scheme.naive_n);
-        let fifo_spec: PolicySpec = "fifo".parse()?;
-        let mut policies = vec![Some(fifo_spec); fifo];
-        policies.extend(std::iter::repeat_n(None, naive));
-        let user = (0..fifo + naive)
-            .map(|e| e == 0 || e == 1 || e == fifo)
-            .collect();
-        Ok(Built::groups(scheme, user, policies, b))
     }
 }
 

@@ -984,8 +984,12 @@ impl Placement {
 string_serde!(PlacementSpec);
 
 // The registry: one line per placement.
+/// `MiDAS`'s hot filter, the `midas` placement's own.
+pub mod midas_hot;
 /// `MiDAS`'s model (UID, MCAM, GCS), the `midas` placement's own.
 pub mod midas_model;
+/// The `midas` placement's parameters and declaration.
+pub mod midas_spec;
 /// What the two 2R placements share.
 pub mod two_r;
 
