@@ -154,6 +154,44 @@ impl Packing {
     }
 }
 
+/// The routing both 2R schemes share, written into their `impl Scheme`: user writes to the
+/// normal group, relocated pages where the scheme's `packing` sends each victim's, and the
+/// packing told of each collected victim.
+macro_rules! two_r_routing {
+    () => {
+        #[inline]
+        fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
+            NORMAL
+        }
+
+        fn one_user_stream(&self) -> Option<usize> {
+            Some(NORMAL)
+        }
+
+        #[inline]
+        fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
+            self.packing.stream(r.victim.seg)
+        }
+
+        fn gc_streams(
+            &mut self,
+            victim: &Victim,
+            _age: u64,
+            pages: &[Gathered],
+            out: &mut Vec<u32>,
+            _rng: &mut SimRng,
+        ) -> bool {
+            self.packing.streams(victim.seg, pages.len(), out);
+            true
+        }
+
+        fn collected(&mut self, victim: &Victim) {
+            self.packing.collected(victim.seg);
+        }
+    };
+}
+pub(crate) use two_r_routing;
+
 #[cfg(test)]
 mod tests {
     use super::*;

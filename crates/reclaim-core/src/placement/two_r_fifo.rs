@@ -36,7 +36,7 @@
 
 use std::fmt;
 
-use super::two_r::{Packing, Rest, COLD, NORMAL, REST};
+use super::two_r::{two_r_routing, Packing, Rest, COLD, NORMAL, REST};
 use super::{Build, Built, Declare, Gathered, Groups, Relocation, Scheme, Victim};
 use crate::config::grammar::{check_range, Args, Family, Info, Param};
 use crate::error::{Error, Result};
@@ -266,35 +266,7 @@ impl TwoRFifo {
 }
 
 impl Scheme for TwoRFifo {
-    #[inline]
-    fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
-        NORMAL
-    }
-
-    fn one_user_stream(&self) -> Option<usize> {
-        Some(NORMAL)
-    }
-
-    #[inline]
-    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
-        self.packing.stream(r.victim.seg)
-    }
-
-    fn gc_streams(
-        &mut self,
-        victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
-        self.packing.streams(victim.seg, pages.len(), out);
-        true
-    }
-
-    fn collected(&mut self, victim: &Victim) {
-        self.packing.collected(victim.seg);
-    }
+    two_r_routing!();
 
     fn sealed(&mut self, _stream: usize, seg: u32) {
         if self.mark[seg as usize] != Mark::Out {

@@ -33,7 +33,7 @@
 
 use std::fmt;
 
-use super::two_r::{Packing, Rest, COLD, NORMAL, REST};
+use super::two_r::{two_r_routing, Packing, Rest, COLD, NORMAL, REST};
 use super::{Build, Built, Declare, Gathered, Groups, Relocation, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
@@ -122,35 +122,7 @@ fn invalid_pages(groups: &Groups<'_>, enough: u64) -> [u64; 2] {
 }
 
 impl Scheme for TwoRGreedy {
-    #[inline]
-    fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
-        NORMAL
-    }
-
-    fn one_user_stream(&self) -> Option<usize> {
-        Some(NORMAL)
-    }
-
-    #[inline]
-    fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
-        self.packing.stream(r.victim.seg)
-    }
-
-    fn gc_streams(
-        &mut self,
-        victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
-        self.packing.streams(victim.seg, pages.len(), out);
-        true
-    }
-
-    fn collected(&mut self, victim: &Victim) {
-        self.packing.collected(victim.seg);
-    }
+    two_r_routing!();
 
     fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
         let pps = groups.store().pps;
