@@ -652,7 +652,9 @@ impl Gcs {
             opt_traffic = self.calc_traffic;
         }
         // Phase 1: one more group at a time, each new group's size the best of 1, 2, … .
-        let mut tmp_max = opt_config[0][0].wrapping_sub(50);
+        // The simulator's `int tmp_max = opt_config[0][0] - 50` is negative below 50 segments
+        // and its loop then runs no step: saturating gives that (wrapping ran ~2³² steps).
+        let mut tmp_max = opt_config[0][0].saturating_sub(50);
         for i in 0..8 {
             let n = i + 2;
             config = opt_config[i];
