@@ -16,7 +16,8 @@ Matching (docs/peers.md, "Conventions"):
   pages, `sim.cpp` `runBench`) is reclaim's warm-up `fill+Kx`, K = physical / logical pages;
 - measured: the peer's `WRITES` × logical pages in rows of ⌊logical / 10⌋ (what it measures:
   ⌊WRITES·L / ⌊L/10⌋⌋ rows), the same count in reclaim; WA = the last row's `cumulativeWAF`
-  (for `opt-N`, the last `optWA:` line, a formula on the last row's write counts);
+  (for `opt-N`, the last `optWA:` line: `newOptWA` on an N-bucket histogram of every page's
+  writes since the start, the sequential fill and the init phase included, `sim/Optimal.hpp`);
 - cleaning when no block is free, one victim at a time, compacted into the frontier: reclaim's
   `--gc frontier` with a single frontier; ssdiq_plus's LRU write buffer of ⌊0.0004 × logical⌋
   pages is reclaim's `--cache` on its rows (not on `opt-N`, which writes no block), and its WA
@@ -25,6 +26,14 @@ Matching (docs/peers.md, "Conventions"):
   before that workload exists, `hotcold:r=…,f=…` (the same law, not shuffled); Zipf as
   `zipf-shuffle:theta=T` when it exists, else reclaim's `zipf:theta=T` (ranks over a seeded
   permutation, the same law); θ = 0 is uniform.
+Two kinds of rows for the optimum. `opt-formula` and `opt-1000-formula` compare like with like:
+reclaim evaluates the same formula (`reclaim.models.ssdiq.opt_wa_of_counts`) on page write counts
+drawn as the peer's run draws them (each page once by the fill, then physical-pages + measured
+writes from reclaim's workload law, `page_probabilities`), over `--formula-seeds` seeds (the
+peer's draws cannot be repeated; the seeds' spread is shown). `opt` and `opt-1000` are the
+simulation against the formula: reclaim's `opt:groups=4` runs the groups, cleaned by greedy,
+where the formula assumes greedy's WA 1 / (2(1 − f)) in each group and ranks the pages by the
+counts the run ended with.
 A scheme reclaim does not have yet is skipped with a message. Peer outputs are kept in
 `--runs DIR` (default /tmp/ssdiq-runs) and a complete one is read back instead of rerun; peers
 seed from `std::random_device`, so a rerun of the peer differs a little.
@@ -76,13 +85,16 @@ class Scheme:
     gc: str  # the peer's GC value
     reclaim: str  # the reclaim scheme's name (a placement or a policy), looked up at run time
     params: str = ""  # its parameters, matching the peer's (the N of `opt-N`, `2a-N`, `greedy-kN`)
+    formula: bool = False  # reclaim evaluates the peer's `opt-N` formula rather than simulating
 
 
 #: Row name → the peer that runs it. `opt`, `gen` and `2a` exist only in ssdiq_plus;
 #: `plus-greedy` is greedy in ssdiq_plus (its write buffer on). ssdiq_plus's `opt-H` evaluates
 #: its formula on an H-bucket histogram of the pages' write counts, reclaim's `opt:groups=H`
 #: simulates H groups: `opt` matches them at H = 4 (reclaim's default), `opt-1000` is the
-#: formula at ssdiq's default OPT_HIST_SIZE, beside reclaim's 4 groups.
+#: formula at ssdiq's default OPT_HIST_SIZE, beside reclaim's 4 groups (both the simulation
+#: against the formula). `opt-formula` and `opt-1000-formula` are the formula against the
+#: formula: reclaim's evaluation on counts drawn as the peer draws them.
 SCHEMES: dict[str, Scheme] = {
     "greedy": Scheme("ssdiq", "greedy", "greedy"),
     "2r-greedy": Scheme("ssdiq", "2r-greedy", "2r-greedy"),
@@ -91,6 +103,8 @@ SCHEMES: dict[str, Scheme] = {
     "greedy-k4": Scheme("ssdiq", "greedy-k4", "greedy-k", "k=4"),
     "opt": Scheme("ssdiq_plus", "opt-4", "opt", "groups=4"),
     "opt-1000": Scheme("ssdiq_plus", "opt-1000", "opt", "groups=4"),
+    "opt-formula": Scheme("ssdiq_plus", "opt-4", "opt", "groups=4", formula=True),
+    "opt-1000-formula": Scheme("ssdiq_plus", "opt-1000", "opt", "groups=1000", formula=True),
     "gen": Scheme("ssdiq_plus", "gen", "gen"),
     "2a": Scheme("ssdiq_plus", "2a-4", "2a", "heads=4"),
     "plus-greedy": Scheme("ssdiq_plus", "greedy", "greedy"),
@@ -290,6 +304,71 @@ def reclaim_arguments(scheme: Scheme, setting: str, g: Geometry, seed: int, fami
     return kw
 
 
+def page_probabilities(workload: str, g: Geometry) -> np.ndarray:
+    """Each logical page's probability of being written, under reclaim's workload law.
+
+    A Zipf workload (`zipf:theta=T`, `zipf-shuffle:theta=T`) gives rank k the probability
+    k^−θ / Σⱼ j^−θ (`workload/zipf.rs`, SSD-iq's `shared/RejectionInversionZipf.hpp`), listed by
+    rank (the permutation does not change the counts' histogram); any other workload its
+    classes as the engine reports them (`_core.class_shares`: pages and write share), a page of
+    a class taking the class's share over its pages.
+
+    >>> g = geometry("1G", "8M", "4K", 0.875, 10)
+    >>> p = page_probabilities("zones:s=0.8/0.2,f=0.2/0.8", g)
+    >>> p.size, round(float(p.sum()), 12), sorted({round(float(x) * g.logical_pages, 6) for x in p})
+    (229376, 1.0, [0.25, 4.000017])
+    >>> p = page_probabilities("zipf:theta=1", g)
+    >>> round(float(p[0] / p[9]), 12)  # rank 1 against rank 10
+    10.0
+    """
+    kind, _, params = workload.partition(":")
+    n = g.logical_pages
+    if kind in ("zipf", "zipf-shuffle"):
+        theta = float(dict(kv.split("=", 1) for kv in params.split(",") if kv).get("theta", "0.99"))
+        w = np.arange(1, n + 1, dtype=np.float64) ** -theta
+        return w / w.sum()
+    import json
+
+    from reclaim import _core
+
+    spec = {"segments": g.segments, "pages_per_segment": g.pages_per_segment, "logical_pages": n, "workload": workload}
+    parts = [np.full(c["pages"], c["write_share"] / c["pages"]) for c in _core.class_shares(json.dumps(spec))["classes"] if c["pages"] > 0]
+    p = np.concatenate(parts) if parts else np.zeros(0)
+    if p.size != n:
+        p = np.concatenate([p, np.zeros(max(0, n - p.size))])[:n]  # pages outside every class are never written
+    return p / p.sum()
+
+
+def peer_counts(p: np.ndarray, g: Geometry, seed: int) -> np.ndarray:
+    """The pages' write counts ssdiq_plus's `opt-N` holds at its last `stats()`: each page once
+    (the init phase's sequential fill), then physical-pages init writes and the measured writes
+    drawn independently by the law p (`sim.cpp` `runBench`; `writesPerPage` is never reset).
+
+    >>> g = geometry("1G", "8M", "4K", 0.875, 10)
+    >>> c = peer_counts(np.full(g.logical_pages, 1 / g.logical_pages), g, 1)
+    >>> int(c.sum()) == g.logical_pages + g.physical_pages + g.measured_writes, int(c.min()) >= 1
+    (True, True)
+    """
+    rng = np.random.default_rng(seed)
+    return 1 + rng.multinomial(g.physical_pages + g.measured_writes, p)
+
+
+def formula_wa(scheme: Scheme, p: np.ndarray, g: Geometry, fill: float, seeds: Sequence[int]) -> list[float]:
+    """reclaim's evaluation of the peer's `opt-N` formula, once per seed: `opt_wa_of_counts` at
+    the peer's fill (a C `float`) on `peer_counts`.
+
+    >>> g = geometry("1G", "8M", "4K", 0.875, 10)
+    >>> p = np.full(g.logical_pages, 1 / g.logical_pages)
+    >>> [round(x, 3) for x in formula_wa(SCHEMES["opt-1000-formula"], p, g, 0.875, [1, 2])]
+    [3.932, 3.932]
+    """
+    from reclaim.models import ssdiq as model
+
+    groups = int(scheme.gc.rpartition("-")[2])
+    fill32 = float(np.float32(fill))
+    return [model.opt_wa_of_counts(fill32, peer_counts(p, g, seed), groups) for seed in seeds]
+
+
 def reclaim_wa(user_writes: int, gc_writes: int, host_writes: int, cached: bool) -> float:
     """reclaim's WA as the peer measures it: flash writes over the host's writes.
 
@@ -327,7 +406,8 @@ def difference(peer: float | None, ours: float | None) -> float | None:
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows as aligned plain text (no Markdown: docs/validation.md keeps it in a fenced block)."""
-    head = ("setting", "scheme", "peer", "peer WA", "reclaim WA", "difference %")
+    spread = any(r.get("reclaim_spread_pct") is not None for r in rows)
+    head = ("setting", "scheme", "peer", "peer WA", "reclaim WA", "difference %") + (("seeds spread %",) if spread else ())
     cells = [head] + [
         (
             r["setting"],
@@ -337,6 +417,7 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
             _fmt(r["reclaim_wa"]),
             "" if r["difference_pct"] is None else f"{r['difference_pct']:+.2f}",
         )
+        + ((("" if r.get("reclaim_spread_pct") is None else f"{r['reclaim_spread_pct']:.3f}"),) if spread else ())
         for r in rows
     ]
     width = [max(len(c[i]) for c in cells) for i in range(len(head))]
@@ -361,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--schemes", default=",".join(DEFAULT_SCHEMES), help=f"comma-separated, of {', '.join(SCHEMES)}")
     p.add_argument("--runs", type=Path, default=Path("/tmp/ssdiq-runs"), help="peer outputs, kept and reused")
     p.add_argument("--seed", type=int, default=1, help="reclaim's seed (default 1)")
+    p.add_argument("--formula-seeds", type=int, default=4, help="on the *-formula rows, draws of the counts, seeds --seed … (default 4)")
     p.add_argument("--skip-reclaim", action="store_true", help="run the peers only")
     p.add_argument("--cached-only", action="store_true", help="read the peers' kept outputs, run none (then the whole script may run under the build lock)")
     p.add_argument("--csv", type=Path, help="write the rows to this CSV file")
@@ -369,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--fill {a.fill}: must be in (0, 1)")
     if a.writes < 1:
         p.error(f"--writes {a.writes}: must be ≥ 1")
+    if a.formula_seeds < 1:
+        p.error(f"--formula-seeds {a.formula_seeds}: must be ≥ 1")
     settings = [s for s in a.settings.split(",") if s]
     for s in settings:
         peer_env(s)
@@ -386,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     rows: list[dict[str, Any]] = []
+    laws: dict[str, np.ndarray] = {}
     for name in names:
         scheme = SCHEMES[name]
         binary = binaries[scheme.peer]
@@ -397,7 +482,17 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 row["peer_wa"], row["peer_s"] = run_peer(binary, scheme, setting, a, a.runs)
             row["reclaim_wa"], row["reclaim_s"], row["reclaim_workload"] = None, None, ""
-            if not a.skip_reclaim:
+            row["reclaim_spread_pct"] = None
+            if scheme.formula and not a.skip_reclaim:
+                workload = reclaim_workload(setting, lambda family, n: n in families.get(family, set()))
+                start = time.perf_counter()
+                if workload not in laws:
+                    laws[workload] = page_probabilities(workload, g)
+                values = formula_wa(scheme, laws[workload], g, a.fill, range(a.seed, a.seed + a.formula_seeds))
+                mean = sum(values) / len(values)
+                row["reclaim_wa"], row["reclaim_s"], row["reclaim_workload"] = mean, time.perf_counter() - start, workload
+                row["reclaim_spread_pct"] = (max(values) - min(values)) / mean * 100
+            elif not a.skip_reclaim:
                 kw = reclaim_arguments(scheme, setting, g, a.seed, families)
                 if isinstance(kw, str):
                     print(f"{setting} {name}: {kw}; reclaim skipped", file=sys.stderr)

@@ -24,6 +24,18 @@ shares w_i (normalised to sum 1), at fill level F (logical / physical pages):
 
 A write share of 0 is not admitted (the simulator asserts w > 0; its ``opt`` raises an empty
 histogram bucket to 1 write and its ``2a`` an idle group to 0.01 writes before calling).
+
+Since share i is √w_i / Σ√w, the WA is, in closed form, ½ + F·(Σ_i √w_i)² / (2n(1 − F)) (w
+normalised): 1 / (2(1 − F)), greedy's approximation, when the groups are written alike, and
+lower the more unequal they are. :func:`opt_wa` evaluates it the simulator's way, vectorised.
+
+``opt-N`` (``Optimal.hpp``, ``OptimalGC``) writes no block: ``writePage`` counts each logical
+page's writes, ``stats`` (called by ``sim.cpp`` ``runBench`` after each row of a tenth of the
+logical pages) sorts the counts, sums them into N buckets (:func:`opt_histogram`) and prints
+``optWA:``, the value of ``newOptWA`` at the fill (in single precision). The counts are never
+reset (``resetStats`` clears only the number of writes), so the last line covers every write
+since the start, the sequential fill and the init phase's writes included
+(:func:`opt_wa_of_counts`).
 """
 
 from __future__ import annotations
@@ -31,6 +43,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 
 def _check_fill(fill: float) -> None:
@@ -152,29 +167,128 @@ def two_a(fill: float, writes: Sequence[float]) -> TwoA:
     return TwoA(shares=tuple(shares), fills=tuple(fills), wa=wa)
 
 
-def opt_histogram(counts: Sequence[int], groups: int) -> list[int]:
+def opt_histogram(counts: Any, groups: int) -> list[int]:
     """``OptimalGC::stats``: the pages' write counts sorted most written first, summed into
-    ``groups`` buckets of equal page count (page k of n into bucket ⌊k·groups/n⌋, in single
-    precision as the simulator computes it), an empty bucket raised to 1.
+    ``groups`` buckets of equal page count, an empty bucket raised to 1.
+
+    Page k of n (0-based, in sorted order) goes to bucket ⌊(float)k / n · groups⌋ computed in
+    single precision, as the simulator's ``hist[(float)i/ssd.logicalPages*histSize]`` does (an
+    index that rounds up to ``groups``, which the simulator would write past its last bucket,
+    is kept in the last; at n < 2²⁴ pages it does not happen).
 
     Args:
-        counts: Writes of each logical page.
+        counts: Writes of each logical page (whole numbers ≥ 0), at least one page.
         groups: ``optHistSize``, ≥ 1.
 
     Returns:
-        The writes of each bucket.
+        The writes of each bucket, most written first.
+
+    Raises:
+        ValueError: ``groups`` < 1, no page, or a count that is not a whole number ≥ 0.
 
     >>> opt_histogram([5, 0, 1, 9, 0, 3], 3)
     [14, 4, 1]
+    >>> opt_histogram([2, 2], 4)  # pages 0 and 1 of 2 fall in buckets 0 and 2
+    [2, 1, 2, 1]
     """
-    if groups < 1:
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
         raise ValueError(f"invalid value for `groups`: {groups} (expected a whole number ≥ 1)")
-    pages = sorted(counts, reverse=True)
-    n = len(pages)
-    hist = [0] * groups
-    for k, c in enumerate(pages):
-        hist[min(int(k / n * groups), groups - 1)] += c
-    return [h if h != 0 else 1 for h in hist]
+    c = np.asarray(counts)
+    if c.ndim != 1 or c.size == 0:
+        raise ValueError(f"invalid value for `counts`: an array of shape {c.shape} (expected one count per page, at least one page)")
+    if c.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(c) | (c != np.round(c)) | (c < 0))
+    elif c.dtype.kind in "iu":
+        bad = np.flatnonzero(c < 0)
+    else:
+        raise ValueError(f"invalid value for `counts`: dtype {c.dtype} (expected whole numbers ≥ 0)")
+    if bad.size:
+        raise ValueError(f"invalid value for `counts`: {c[bad[0]]} at page {bad[0]} (expected whole numbers ≥ 0)")
+    pages = np.sort(c.astype(np.int64))[::-1]
+    n = pages.size
+    k = np.arange(n, dtype=np.int64).astype(np.float32)
+    index = (k / np.float32(n) * np.float32(groups)).astype(np.int64)
+    np.minimum(index, groups - 1, out=index)
+    hist = np.bincount(index, weights=pages.astype(np.float64), minlength=groups)
+    return [int(h) if h != 0 else 1 for h in hist]
+
+
+def opt_wa(fill: float, histogram: Any) -> float:
+    """``newOptWA(fill, histogram).second``: the optimum's WA for groups of equal size whose
+    write counts are ``histogram`` (what ssdiq_plus's ``opt-N`` prints as ``optWA:``).
+
+    The simulator's steps (``TwoAFormula.hpp``: ``calc2aSolution`` per pair of neighbours, the
+    factors q = x / (1 − x), ``compute_a``, the chain of shares, ``intervalWA``) in NumPy, in
+    double precision (the simulator stores the result in a ``float``). The same value as
+    ``two_a(fill, histogram).wa`` and as ½ + F·(Σ√w)² / (2n(1 − F)), w the normalised
+    histogram.
+
+    Args:
+        fill: Fill level F (logical / physical pages), 0 < F < 1.
+        histogram: Write counts of the groups, each > 0 and finite (any scale), most written
+            first or not.
+
+    Returns:
+        The WA.
+
+    Raises:
+        ValueError: a fill outside (0, 1), no group, or a count that is not > 0 and finite.
+
+    One bucket, or buckets written alike, is greedy's approximation 1 / (2(1 − F)); 80 : 20 at
+    F = 0.9 is 4.55 (see :func:`two_a`):
+
+    >>> opt_wa(0.875, [7]), opt_wa(0.875, [3, 3, 3, 3]), round(opt_wa(0.9, [80, 20]), 12)
+    (4.0, 4.0, 4.55)
+    """
+    _check_fill(fill)
+    w = np.asarray(histogram, dtype=np.float64)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"invalid value for `histogram`: an array of shape {w.shape} (expected one count per group, at least one group)")
+    bad = np.flatnonzero(~(np.isfinite(w) & (w > 0.0)))
+    if bad.size:
+        raise ValueError(f"invalid value for `histogram`: {w[bad[0]]} at group {bad[0]} (expected every count > 0 and finite)")
+    wf = w / w.sum()
+    n = wf.size
+    if n == 1:
+        shares = np.ones(1)
+    else:
+        r = wf[:-1] / (wf[:-1] + wf[1:])
+        even = np.abs(2.0 * r - 1.0) < 1e-15
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.where(even, 0.5, (r - np.sqrt(np.maximum(r * (1.0 - r), 0.0))) / np.where(even, 1.0, 2.0 * r - 1.0))
+        if np.any(np.abs(1.0 - x) <= 1e-15) or np.any(np.abs(x) < 1e-15):
+            # newOptWA would drop the factor and then read past its shares: not a state it meets
+            # with counts ≥ 1 below 2⁵³.
+            raise ValueError(f"invalid value for `histogram`: neighbouring counts {w.min()} and {w.max()} too far apart (expected ratios below 10¹⁵)")
+        q = x / (1.0 - x)
+        suffix = np.cumprod(q[::-1])[::-1]  # Π_{j ≥ i} q_j
+        a = suffix[0] / (1.0 + suffix.sum())  # compute_a
+        shares = a / np.concatenate(([1.0], np.cumprod(q)))
+    sf = fill / n
+    f = sf / (sf + (1.0 - fill) * shares)
+    return float(np.sum(wf / (2.0 * (1.0 - f))))
+
+
+def opt_wa_of_counts(fill: float, counts: Any, groups: int) -> float:
+    """What ssdiq_plus's ``opt-<groups>`` prints (``optWA:``) when its pages' write counts are
+    ``counts``: :func:`opt_wa` on :func:`opt_histogram`.
+
+    Args:
+        fill: Fill level F, 0 < F < 1 (the simulator's ``SSDFILL``).
+        counts: Writes of each logical page since the start (``writesPerPage``: the sequential
+            fill's and the init phase's included).
+        groups: ``optHistSize``, the N of ``opt-N``, ≥ 1.
+
+    Returns:
+        The WA.
+
+    Raises:
+        ValueError: as :func:`opt_histogram` and :func:`opt_wa`.
+
+    >>> round(opt_wa_of_counts(0.9, [8, 8, 8, 8, 2, 2, 2, 2], 2), 12)  # buckets 32 : 8
+    4.55
+    """
+    return opt_wa(fill, opt_histogram(counts, groups))
 
 
 def hot_cold_writes(r: float, f: float, groups: int) -> list[float]:
