@@ -28,6 +28,8 @@ fn example(name: &str) -> String {
         "planes" => "planes:n=4".to_string(),
         // An epoch short enough that the model runs within the run.
         "midas" => "midas:epoch=0.5".to_string(),
+        // As many generations as this small device keeps open (64 by default).
+        "gen" => "gen:generations=8".to_string(),
         _ => name.to_string(),
     }
 }

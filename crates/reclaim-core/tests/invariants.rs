@@ -69,6 +69,8 @@ fn example(name: &str) -> String {
         // An epoch short enough that the model runs within the run; 4 streams (2 FIFO groups, a
         // naive chain of 2), so that it fits the small devices drawn here.
         "midas" => "midas:epoch=0.5,groups=3,naive=2".to_string(),
+        // Four generations (64 by default), so that it fits the small devices drawn here.
+        "gen" => "gen:generations=4".to_string(),
         _ => name.to_string(),
     }
 }

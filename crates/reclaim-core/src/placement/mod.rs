@@ -444,6 +444,8 @@ pub struct Placement {
     /// Whether the regions are groups ([`Built::groups`]): they share the free pool and the
     /// scheme chooses which is cleaned.
     pub groups: bool,
+    /// Free segments the groups keep out of use in the pool they share ([`Built::keeping`]).
+    pub kept: u32,
     /// The victim policy of each region where it is not the run's (empty: the run's in all).
     pub policies: Vec<Option<PolicySpec>>,
 }
@@ -484,6 +486,8 @@ pub struct Built<S> {
     pub policies: Vec<Option<PolicySpec>>,
     /// Whether the regions are groups sharing the free pool ([`Self::groups`]).
     pub groups: bool,
+    /// Free segments the groups keep out of use in their pool ([`Self::keeping`]).
+    pub kept: u32,
 }
 
 impl<S> Built<S> {
@@ -505,6 +509,7 @@ impl<S> Built<S> {
             buffer: None,
             policies: Vec::new(),
             groups: false,
+            kept: 0,
         }
     }
 
@@ -521,6 +526,7 @@ impl<S> Built<S> {
             buffer: None,
             policies: Vec::new(),
             groups: false,
+            kept: 0,
         }
     }
 
@@ -531,7 +537,7 @@ impl<S> Built<S> {
     /// policy), and the scheme names the group each victim comes from
     /// ([`Scheme::group_to_clean`]) or the victim itself ([`Scheme::segment_to_clean`]). The
     /// scheme's [`Declare::reserve`] is then `(groups − 1, 1)`: one free segment kept per GC
-    /// stream beyond the first, in the one pool.
+    /// stream beyond the first, in the one pool, unless it keeps another count ([`Self::keeping`]).
     pub fn groups(
         scheme: S,
         user: Vec<bool>,
@@ -539,6 +545,7 @@ impl<S> Built<S> {
         b: &Build<'_>,
     ) -> Self {
         assert_eq!(user.len(), policies.len(), "one policy per group");
+        let groups = user.len();
         let region = Region {
             quota: b.segments,
             gc_streams: 1,
@@ -552,7 +559,21 @@ impl<S> Built<S> {
             buffer: None,
             policies,
             groups: true,
+            kept: (groups - 1) as u32,
         }
+    }
+
+    /// The groups keeping `segments` free segments out of use rather than one per GC stream
+    /// beyond the first: 0 for a scheme whose simulator compacts each victim in place and so
+    /// never needs a free segment to relocate into (SSD-iq's `SSD::compactUntilFreeBlock`).
+    /// With none kept, a GC stream that overflows takes the segment its victim freed, and when
+    /// the pool is empty mid-cycle, another group's open segment (`open_gc`). The scheme's
+    /// [`Declare::reserve`] must say the same.
+    #[must_use]
+    pub fn keeping(mut self, segments: u32) -> Self {
+        debug_assert!(self.groups, "only groups choose their reserve");
+        self.kept = segments;
+        self
     }
 }
 
@@ -712,6 +733,7 @@ macro_rules! registry {
                             buffer: built.buffer,
                             policies: built.policies,
                             groups: built.groups,
+                            kept: built.kept,
                         };
                         (Schemes::$v(Box::new(built.scheme)), rest)
                     })*
@@ -726,6 +748,7 @@ macro_rules! registry {
                     streams: built.streams,
                     regions: built.regions,
                     groups: built.groups,
+                    kept: built.kept,
                     policies: built.policies,
                 };
                 Ok((placement, built.buffer))
@@ -873,8 +896,9 @@ impl Placement {
     #[inline]
     pub fn reserve(&self, r: usize) -> usize {
         if self.groups {
-            // Groups share the pool: one kept per GC stream beyond the first, in all.
-            return self.regions.len() - 1;
+            // Groups share the pool: one kept per GC stream beyond the first in all, unless
+            // the scheme keeps another count (`Built::keeping`).
+            return self.kept as usize;
         }
         self.regions[r].gc_streams.saturating_sub(1) as usize
     }

@@ -459,9 +459,10 @@ impl Declare for TwoA {
     fn streams(p: &TwoASpec, _classes: u32) -> u32 {
         2 * u32::from(p.heads)
     }
-    // Groups: one free segment per GC stream beyond the first, one pool.
-    fn reserve(p: &TwoASpec, _classes: u32) -> (u64, u64) {
-        (2 * u64::from(p.heads) - 1, 1)
+    // None kept: ssdiq_plus compacts each victim in place (`SSD::compactUntilFreeBlock`), so
+    // relocating never needs a free block ([`Built::keeping`]).
+    fn reserve(_p: &TwoASpec, _classes: u32) -> (u64, u64) {
+        (0, 1)
     }
     // Three write times and their count per page.
     fn page_bytes(_p: &TwoASpec) -> u64 {
@@ -476,7 +477,8 @@ impl Declare for TwoA {
             user,
             greedy_groups(2 * n),
             b,
-        ))
+        )
+        .keeping(0))
     }
 }
 
@@ -544,7 +546,7 @@ mod tests {
         let p: PlacementSpec = "2a".parse().unwrap();
         assert_eq!(p.to_string(), "2a:heads=4,clean=2a");
         assert_eq!(p.streams(1), 8);
-        assert_eq!(p.reserve(1), (7, 1));
+        assert_eq!(p.reserve(1), (0, 1), "compacted in place: no reserve");
         let p: PlacementSpec = "tt:heads=3".parse().unwrap();
         assert_eq!(p.to_string(), "2a:heads=3,clean=greedy");
         assert_eq!(p.to_string().parse::<PlacementSpec>().unwrap(), p);
