@@ -369,6 +369,78 @@ def formula_wa(scheme: Scheme, p: np.ndarray, g: Geometry, fill: float, seeds: S
     return [model.opt_wa_of_counts(fill32, peer_counts(p, g, seed), groups) for seed in seeds]
 
 
+def greedy_uniform_wa(fill: float) -> float:
+    """Greedy's WA under uniform writes at fill f as the number of segments grows: Li et al.,
+    Corollary 1 (`reclaim.models.li.uniform_cost`), 1 / (1 − u) for the victims' valid share u;
+    the formula's 1 / (2(1 − f)) approximates it (4.0 against 4.182 at f = 0.875).
+
+    >>> round(greedy_uniform_wa(0.875), 4)
+    4.182
+    """
+    from reclaim.models import li
+
+    u = li.uniform_cost(1, 1.0 - fill)
+    return 1.0 / (1.0 - u)
+
+
+def opt_decomposition(setting: str, g: Geometry, fill: float, groups: Sequence[int], seed: int, families: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """The formula beside the simulation, step by step, for each H of `groups` on one setting:
+    the formula on the drawn counts (what `opt-H` prints), on the counts' expectation (the same
+    span of writes without the draw's noise, which the formula reads as heat), then with greedy's
+    own WA (`greedy_uniform_wa`) in each group at the fill the formula gives it, and reclaim's
+    simulation `opt:groups=H` (at H = 1 `single`, greedy over all pages).
+    """
+    import reclaim
+    from reclaim.models import ssdiq as model
+
+    workload = reclaim_workload(setting, lambda family, name: name in families.get(family, set()))
+    p = page_probabilities(workload, g)
+    fill32 = float(np.float32(fill))
+    counts = peer_counts(p, g, seed)
+    expected = 1.0 + (g.physical_pages + g.measured_writes) * np.sort(p)[::-1]
+    rows = []
+    for h in groups:
+        hist = np.bincount(model.opt_buckets(g.logical_pages, h), weights=expected, minlength=h)
+        two = model.two_a(fill32, [float(x) for x in hist])
+        w = hist / hist.sum()
+        scheme = Scheme("ssdiq_plus", f"opt-{h}", "opt", f"groups={h}") if h > 1 else SCHEMES["greedy"]
+        kw = reclaim_arguments(scheme, setting, g, seed, families)
+        sim = None
+        if not isinstance(kw, str):
+            try:
+                sim = reclaim.simulate(**kw).wa
+            except (ValueError, RuntimeError) as e:
+                print(f"{setting} H={h}: reclaim: {type(e).__name__}: {e}", file=sys.stderr)
+        rows.append({
+            "setting": setting,
+            "groups": h,
+            "formula_drawn": model.opt_wa_of_counts(fill32, counts, h),
+            "formula_expected": two.wa,
+            "formula_expected_greedy": float(sum(wi * greedy_uniform_wa(f) for wi, f in zip(w, two.fills))),
+            "reclaim_sim": sim,
+        })
+        print(f"{setting} H={h}: {rows[-1]}", file=sys.stderr)
+    return rows
+
+
+def decomposition_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The decomposition's rows as aligned plain text.
+
+    >>> print(decomposition_table([{"setting": "uniform", "groups": 4, "formula_drawn": 3.94, "formula_expected": 4.0,
+    ...                             "formula_expected_greedy": 4.18, "reclaim_sim": 4.24}]))
+    setting  H  formula (drawn)  formula (expected)  with greedy's WA  reclaim opt:groups=H  sim / drawn %
+    uniform  4           3.9400              4.0000            4.1800                4.2400          +7.61
+    """
+    head = ("setting", "H", "formula (drawn)", "formula (expected)", "with greedy's WA", "reclaim opt:groups=H", "sim / drawn %")
+    cells = [head] + [
+        (r["setting"], str(r["groups"]), _fmt(r["formula_drawn"]), _fmt(r["formula_expected"]), _fmt(r["formula_expected_greedy"]),
+         _fmt(r["reclaim_sim"]), "" if r["reclaim_sim"] is None else f"{(r['reclaim_sim'] / r['formula_drawn'] - 1) * 100:+.2f}")
+        for r in rows
+    ]
+    width = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) if i < 1 else c.rjust(w) for i, (c, w) in enumerate(zip(row, width))).rstrip() for row in cells)
+
+
 def reclaim_wa(user_writes: int, gc_writes: int, host_writes: int, cached: bool) -> float:
     """reclaim's WA as the peer measures it: flash writes over the host's writes.
 
@@ -446,6 +518,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-reclaim", action="store_true", help="run the peers only")
     p.add_argument("--cached-only", action="store_true", help="read the peers' kept outputs, run none (then the whole script may run under the build lock)")
     p.add_argument("--csv", type=Path, help="write the rows to this CSV file")
+    p.add_argument("--opt-groups", help="instead of the table: for each setting, the formula beside reclaim's opt:groups=H at these H (e.g. 1,2,4,8,16,64)")
     a = p.parse_args(argv)
     if not 0 < a.fill < 1:
         p.error(f"--fill {a.fill}: must be in (0, 1)")
@@ -463,6 +536,14 @@ def main(argv: list[str] | None = None) -> int:
     binaries = {"ssdiq": a.ssdiq, "ssdiq_plus": a.ssdiq_plus}
     g = geometry(a.capacity, a.erase, a.page, a.fill, a.writes)
     families = {} if a.skip_reclaim else reclaim_families()
+    if a.opt_groups:
+        hs = [int(x) for x in a.opt_groups.split(",") if x]
+        if any(not 1 <= h <= 64 for h in hs):
+            p.error(f"--opt-groups {a.opt_groups}: each H must be in [1, 64] (reclaim's opt:groups range, 1 as single)")
+        families = families or reclaim_families()
+        drows = [r for s in settings for r in opt_decomposition(s, g, a.fill, hs, a.seed, families)]
+        print(decomposition_table(drows))
+        return 0
     print(
         f"{a.capacity} physical, {a.erase} blocks, {a.page} pages, fill {a.fill:g}: {g.segments} segments × "
         f"{g.pages_per_segment} pages, {g.logical_pages:,} logical pages (spare {g.spare:.6f}); warm-up {g.warmup}, "

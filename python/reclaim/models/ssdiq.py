@@ -205,12 +205,30 @@ def opt_histogram(counts: Any, groups: int) -> list[int]:
     if bad.size:
         raise ValueError(f"invalid value for `counts`: {c[bad[0]]} at page {bad[0]} (expected whole numbers ≥ 0)")
     pages = np.sort(c.astype(np.int64))[::-1]
-    n = pages.size
-    k = np.arange(n, dtype=np.int64).astype(np.float32)
-    index = (k / np.float32(n) * np.float32(groups)).astype(np.int64)
-    np.minimum(index, groups - 1, out=index)
-    hist = np.bincount(index, weights=pages.astype(np.float64), minlength=groups)
+    hist = np.bincount(opt_buckets(pages.size, groups), weights=pages.astype(np.float64), minlength=groups)
     return [int(h) if h != 0 else 1 for h in hist]
+
+
+def opt_buckets(pages: int, groups: int) -> np.ndarray:
+    """The bucket of each rank 0 … pages − 1 (most written first) in ``OptimalGC::stats``:
+    ⌊(float)k / pages · groups⌋ in single precision, kept below ``groups``.
+
+    Args:
+        pages: Logical pages, ≥ 1.
+        groups: ``optHistSize``, ≥ 1.
+
+    Returns:
+        An int64 array of ``pages`` bucket numbers, non-decreasing.
+
+    >>> opt_buckets(6, 3).tolist()
+    [0, 0, 1, 1, 2, 2]
+    """
+    if pages < 1 or groups < 1:
+        raise ValueError(f"invalid value for `pages`, `groups`: {pages}, {groups} (expected whole numbers ≥ 1)")
+    k = np.arange(pages, dtype=np.int64).astype(np.float32)
+    index = (k / np.float32(pages) * np.float32(groups)).astype(np.int64)
+    np.minimum(index, groups - 1, out=index)
+    return index
 
 
 def opt_wa(fill: float, histogram: Any) -> float:
