@@ -91,6 +91,18 @@ pub enum Error {
         /// The system's message.
         message: String,
     },
+    /// Relocation needed a segment for a GC stream, and no segment was free nor any stream
+    /// open that could take the page (the reserve ran out: several GC streams overflowed in one
+    /// cycle).
+    #[error(
+        "relocation into stream {stream} found no free segment and no open stream of its region to take the page ({free} free segments)"
+    )]
+    NoRoom {
+        /// The GC stream that overflowed.
+        stream: usize,
+        /// Free segments at the time.
+        free: usize,
+    },
     /// The cleaner was triggered but no sealed segment exists.
     #[error("the cleaner found no sealed segment to clean ({free} free, {open} open segments)")]
     NoVictim {

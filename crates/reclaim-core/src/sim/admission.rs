@@ -376,9 +376,9 @@ impl Engine {
         let streams = &self.dev.placement.streams;
         (streams.iter().zip(&self.admission.waiting))
             .position(|(f, w)| w.len() < pps && (groups || f.region == r))
-            .ok_or(Error::NoVictim {
+            .ok_or(Error::NoRoom {
+                stream: s,
                 free: self.dev.store.free.len(),
-                open: 0,
             })
     }
 }

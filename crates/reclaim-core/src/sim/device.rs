@@ -341,9 +341,9 @@ impl Device {
             .streams
             .iter()
             .position(|f| f.seg != NONE && (groups || usize::from(f.region) == r))
-            .ok_or(Error::NoVictim {
+            .ok_or(Error::NoRoom {
+                stream: s,
                 free: self.store.free.len(),
-                open: 0,
             })
     }
 
@@ -370,7 +370,7 @@ impl Device {
     pub(super) fn flush_gc(&mut self, t: usize, waiting: &mut Vec<u32>) -> Result<()> {
         if self.free(usize::from(self.placement.streams[t].region)) == 0 {
             let free = self.store.free.len();
-            return Err(Error::NoVictim { free, open: 0 });
+            return Err(Error::NoRoom { stream: t, free });
         }
         self.flush(t, waiting);
         Ok(())

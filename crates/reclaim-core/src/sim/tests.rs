@@ -538,6 +538,20 @@ fn a_cleaner_without_progress_stops_with_an_error() {
         .contains("increase `spare`, open fewer streams"));
 }
 
+/// `Error::NoRoom` guards relocation when a GC stream overflows with no free segment and no
+/// open stream to take its page, which the reserve keeps unreachable from a valid
+/// configuration: here the pool is emptied on a device where no stream is open yet, and the
+/// stream must be named in the error.
+#[test]
+fn relocation_without_room_stops_with_an_error_naming_the_stream() {
+    let mut sim = guard_sim();
+    assert!(sim.engine.dev.placement.streams.iter().all(|f| f.seg == NONE));
+    sim.engine.dev.store.free.clear();
+    let e = sim.engine.dev.open_gc(0).unwrap_err();
+    assert_eq!(e, Error::NoRoom { stream: 0, free: 0 }, "{e}");
+    assert!(e.to_string().starts_with("relocation into stream 0 found no free segment"), "{e}");
+}
+
 /// `Error::NoVictim` guards a cleaner called with no sealed segment; the trigger checks
 /// keep it unreachable from a valid configuration, so the cleaner is called here on a store
 /// where nothing is sealed yet: it must stop with the error and the free and open counts.
