@@ -42,6 +42,7 @@ Usage:
     .venv/bin/python scripts/ssdiq-side-by-side.py --ssdiq /tmp/ssdiq/build/sim/sim \\
         --ssdiq-plus /tmp/ssdiqp/build/sim/sim --csv /tmp/ssdiq.csv
     .venv/bin/python scripts/ssdiq-side-by-side.py --ssdiq BIN --capacity 1G --schemes greedy
+    .venv/bin/python scripts/ssdiq-side-by-side.py --settings zones-0.9 --opt-groups 1,2,4,8,16,64
 
 Each peer run takes the machine's shared build lock (flock /tmp/reclaim-build.lock), as any
 long job on it must.
@@ -109,7 +110,7 @@ SCHEMES: dict[str, Scheme] = {
     "2a": Scheme("ssdiq_plus", "2a-4", "2a", "heads=4"),
     "plus-greedy": Scheme("ssdiq_plus", "greedy", "greedy"),
 }
-DEFAULT_SCHEMES = ("greedy", "2r-greedy", "2r-fifo", "opt")
+DEFAULT_SCHEMES = ("greedy", "2r-greedy", "2r-fifo", "opt", "opt-formula")
 
 
 def parse_bytes(text: str) -> int:

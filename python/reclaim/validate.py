@@ -136,9 +136,10 @@ def _ssdiq_cases(quick: bool) -> list[Case]:
     where every head takes a quarter of the writes and the form is greedy's approximation
     1/(2(1 − F)), is held within 6% (measured +0.4% at spare 0.125 and +4.9% at 0.2; the
     approximation is below greedy's WA as the spare grows). ``opt`` on hot/cold writes is shown
-    beside the value ssdiq_plus's ``opt`` prints for the same write shares (its simulator does
-    not run the scheme; it reports this value): the approximation is not a claim about a
-    simulated greedy, and the simulated WA is 3% to 26% above it."""
+    beside the same formula on the workload's write shares (its simulator does not run the
+    scheme; it prints the formula on its pages' write counts, which tend to these shares as the
+    writes per page grow: :func:`reclaim.models.ssdiq.opt_wa_of_counts`): the approximation is
+    not a claim about a simulated greedy, and the simulated WA is 3% to 26% above it."""
     writes = "2x" if quick else "8x"
     cases = []
     for spare in (0.125, 0.2):

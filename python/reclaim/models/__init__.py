@@ -7,7 +7,8 @@
 - :mod:`reclaim.models.li` — Li, Lee, Lui & Xu: GRA(d) cleaning cost (Theorems 1–4, Corollary 1)
   and data grouping with spare allocation (Theorem 5).
 - :mod:`reclaim.models.ssdiq` — SSD-iq's 2a closed form (ssdiq_plus's ``TwoAFormula.hpp``): the
-  spare shared among equal write groups and the WA it gives (its ``2a`` and ``opt`` schemes).
+  spare shared among equal write groups and the WA it gives (its ``2a`` and ``opt`` schemes), and
+  the optimum as ``opt-N`` prints it (``Optimal.hpp``: the formula on a histogram of page counts).
 - :mod:`reclaim.models.device` — time under cleaning: die utilisation and saturation throughput
   from WA, M/D/1 read latency (Pollaczek–Khinchine, Erlang's distribution) and Dyal & Draughn's
   closed model of a queue depth by exact MVA.
