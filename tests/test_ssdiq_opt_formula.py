@@ -102,6 +102,7 @@ def test_histogram_is_indexed_in_single_precision():
         (lambda: ssdiq.opt_wa(0.9, []), "`histogram`: an array of shape"),
         (lambda: ssdiq.opt_wa(0.9, [3, 0, 1]), r"`histogram`: 0.0 at group 1 \(expected every count > 0 and finite\)"),
         (lambda: ssdiq.opt_wa(0.9, [3, float("nan")]), "`histogram`: nan at group 1"),
+        (lambda: ssdiq.opt_wa(0.9, [1e300, 1]), "`histogram`: neighbouring counts 1.0 and 1e\\+300 too far apart"),
         (lambda: ssdiq.opt_histogram([1, -2], 2), r"`counts`: -2 at page 1 \(expected whole numbers ≥ 0\)"),
         (lambda: ssdiq.opt_histogram([1.5, 2], 2), "`counts`: 1.5 at page 0"),
         (lambda: ssdiq.opt_histogram([], 2), "`counts`: an array of shape"),
