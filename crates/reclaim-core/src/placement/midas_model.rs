@@ -338,12 +338,65 @@ struct Dist<'a> {
     unit_pages: u64,
     dev: Device,
     pgnum: f64,
+    /// pps / unit: intervals per segment, the inverse of `at`'s step.
+    per_start: f64,
 }
 
-impl Dist<'_> {
-    /// The first interval j whose start is ≥ `x`.
+impl<'a> Dist<'a> {
+    /// The distribution `counts` of an epoch of `window` units of `unit_pages` pages on `dev`.
+    fn new(counts: &'a [u64], dev: Device, window: u64, unit_pages: u64) -> Self {
+        let pps = f64::from(dev.pps);
+        let unit = unit_pages as f64;
+        let at: Vec<f64> = (0..counts.len()).map(|j| j as f64 * unit / pps).collect();
+        let mut sum = vec![0u64; counts.len() + 1];
+        let mut sum_at = vec![0.0; counts.len() + 1];
+        let mut sum_sum = vec![0.0; counts.len() + 1];
+        for j in 0..counts.len() {
+            sum[j + 1] = sum[j] + counts[j];
+            sum_at[j + 1] = sum_at[j] + counts[j] as f64 * at[j];
+            sum_sum[j + 1] = sum_sum[j] + sum[j + 1] as f64;
+        }
+        Dist {
+            counts,
+            at,
+            sum,
+            sum_at,
+            sum_sum,
+            unit,
+            window,
+            unit_pages,
+            dev,
+            pgnum: f64::from(dev.segments) * pps,
+            per_start: pps / unit,
+        }
+    }
+
+    /// The first interval j whose start is ≥ `x` (`at.partition_point(|&a| a < x)`).
     fn from(&self, x: f64) -> usize {
-        self.at.partition_point(|&a| a < x)
+        self.partition(x, |a| a < x)
+    }
+
+    /// The first interval j whose start is > `x` (`at.partition_point(|&a| a <= x)`).
+    fn above(&self, x: f64) -> usize {
+        self.partition(x, |a| a <= x)
+    }
+
+    /// `at.partition_point(before)` for a `before` that holds below `x` and fails above it:
+    /// the starts are j · unit / pps, so x · pps / unit lands on the answer or next to it,
+    /// and the steps from there make it exact (a binary search over the epoch's 10⁵ starts,
+    /// called for every size GCS tries, took half the predictor's time).
+    #[inline]
+    fn partition(&self, x: f64, before: impl Fn(f64) -> bool) -> usize {
+        let n = self.at.len();
+        // `as` saturates: NaN and negatives give 0, +∞ gives n.
+        let mut j = ((x * self.per_start).ceil() as usize).min(n);
+        while j > 0 && !before(self.at[j - 1]) {
+            j -= 1;
+        }
+        while j < n && before(self.at[j]) {
+            j += 1;
+        }
+        j
     }
 }
 
@@ -461,7 +514,7 @@ impl Gcs {
                 let reqs = d.sum[last] - d.sum[lo];
                 let span = d.sum_at[last] - d.sum_at[lo];
                 let mean = span.trunc() / reqs as f64;
-                let hot_to = d.at.partition_point(|&a| a <= mean * 0.7).max(lo);
+                let hot_to = d.above(mean * 0.7).max(lo);
                 let w = (d.window * d.unit_pages - 50) as f64;
                 self.tot_req += reqs as f64;
                 self.tot_lba += span / w;
@@ -573,29 +626,7 @@ impl Gcs {
         if (size > 1.0 && hot.valid > 0.18) || (size <= 1.0 && hot.valid > 0.3) || last_sealed < 1 {
             return Outcome::Again { double: true };
         }
-        let pps = f64::from(dev.pps);
-        let unit = unit_pages as f64;
-        let at: Vec<f64> = (0..counts.len()).map(|j| j as f64 * unit / pps).collect();
-        let mut sum = vec![0u64; counts.len() + 1];
-        let mut sum_at = vec![0.0; counts.len() + 1];
-        let mut sum_sum = vec![0.0; counts.len() + 1];
-        for j in 0..counts.len() {
-            sum[j + 1] = sum[j] + counts[j];
-            sum_at[j + 1] = sum_at[j] + counts[j] as f64 * at[j];
-            sum_sum[j + 1] = sum_sum[j] + sum[j + 1] as f64;
-        }
-        let d = Dist {
-            counts,
-            at,
-            sum,
-            sum_at,
-            sum_sum,
-            unit,
-            window,
-            unit_pages,
-            dev,
-            pgnum: f64::from(dev.segments) * pps,
-        };
+        let d = Dist::new(counts, dev, window, unit_pages);
         let mut opt_config = [[0u32; 10]; 10];
         let mut opt_vr = [[0.0; 10]; 10];
         opt_config[0][0] = dev.segments - dev.free;
@@ -832,28 +863,55 @@ mod tests {
     fn mcam_of_two_groups_by_hand() {
         let gcs = Gcs::default();
         let counts = [0u64; 4];
-        let d = Dist {
-            counts: &counts,
-            at: vec![0.0; 4],
-            sum: vec![0; 5],
-            sum_at: vec![0.0; 5],
-            sum_sum: vec![0.0; 5],
-            unit: 1.0,
-            window: 4,
-            unit_pages: 1,
-            dev: Device {
-                segments: 1000,
-                free: 4,
-                pps: 64,
-                utilization: 0.0,
-                no_access: 0.0,
-            },
-            pgnum: 64_000.0,
-        };
+        let d = Dist::new(&counts, device(1000, 64), 4, 1);
         let mut vr = [0.0; 10];
         vr[0] = 0.5;
         vr[1] = 0.8;
         let waf = gcs.two_waf_predictor(&d, &vr, 2);
         assert!((waf - 3.5).abs() < 1e-3, "{waf}");
+    }
+
+    fn device(segments: u32, pps: u32) -> Device {
+        Device {
+            segments,
+            free: 4,
+            pps,
+            utilization: 0.0,
+            no_access: 0.0,
+        }
+    }
+
+    /// The interval lookups by x · pps / unit give what a binary search over the starts gives,
+    /// at and between the starts, for the units the model meets (a quarter segment, and units
+    /// whose starts j · unit / pps are not exact in binary) and for NaN, ±∞ and negatives.
+    #[test]
+    fn interval_lookups_agree_with_binary_search() {
+        for (pps, unit) in [(64, 16), (64, 1), (100, 7), (256, 3), (17, 5)] {
+            let counts = vec![0u64; 3000];
+            let d = Dist::new(&counts, device(1000, pps), 3000, unit);
+            let mut xs = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300];
+            for &a in &d.at {
+                xs.extend([
+                    a,
+                    a * (1.0 + 1e-16),
+                    a * (1.0 - 1e-16),
+                    a + 1e-12,
+                    a - 1e-12,
+                ]);
+                xs.extend([f64::from_bits(a.to_bits() + 1), a * 0.7 + 0.123]);
+            }
+            for x in xs {
+                assert_eq!(
+                    d.from(x),
+                    d.at.partition_point(|&a| a < x),
+                    "from({x}), pps {pps}, unit {unit}"
+                );
+                assert_eq!(
+                    d.above(x),
+                    d.at.partition_point(|&a| a <= x),
+                    "above({x}), pps {pps}, unit {unit}"
+                );
+            }
+        }
     }
 }
