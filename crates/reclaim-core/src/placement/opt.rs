@@ -290,9 +290,10 @@ impl Declare for Opt {
     fn streams(h: &u8, _classes: u32) -> u32 {
         u32::from(*h)
     }
-    // Groups: one free segment per GC stream beyond the first, one pool.
-    fn reserve(h: &u8, _classes: u32) -> (u64, u64) {
-        (u64::from(*h) - 1, 1)
+    // None kept, as SSD-iq's other group schemes (`gen`, `2a`), whose simulator compacts
+    // each victim in place ([`Built::keeping`]): the formula it stands beside counts no reserve.
+    fn reserve(_h: &u8, _classes: u32) -> (u64, u64) {
+        (0, 1)
     }
     // A group per page; ranking a trace's pages holds a count and a rank per page (4 + 4) and
     // the stable sort's buffer (up to half the ranks, 2) while the scheme is built.
@@ -308,7 +309,7 @@ impl Declare for Opt {
             (None, Some(ranked)) => Opt::by_rate(n, pages, ranked, fill),
             (None, None) => Opt::new(n, b.classes, fill),
         };
-        Ok(Built::groups(opt, vec![true; n], greedy_groups(n), b))
+        Ok(Built::groups(opt, vec![true; n], greedy_groups(n), b).keeping(0))
     }
 }
 
