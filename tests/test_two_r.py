@@ -47,11 +47,14 @@ PORTS: dict[str, dict[str, Any]] = {
 
 #: How far reclaim's WA may be from the peer's [relative], from the difference measured here
 #: (seed 1; docs/schemes-after-sepbit.md, "2R and greedy variants"): greedy -0.1%, greedy-k8
-#: -0.9%, greedy-s2r -2.0%, 2R-FIFO +5.6%, 2R-greedy +8.1%, each bound a little wider. The 2R
-#: gaps are not the draw: over seeds 1-8 reclaim gives 5.244-5.264 (2R-greedy) and 2.992-3.019
-#: (2R-FIFO), the peer over eight runs 4.860-4.912 and 2.833-2.847; what is known of their cause
-#: is in that section (the peer's partly filled block in its normal region, +1.3% of it).
-TOLERANCE: dict[str, float] = {"greedy": 0.01, "greedy-k8": 0.015, "greedy-s2r": 0.03, "2r-fifo": 0.08, "2r-greedy": 0.10}
+#: -0.9%, greedy-s2r -2.0%, 2R-greedy +0.8%, 2R-FIFO +3.0%, each bound a little wider. 2R-greedy's
+#: is the draw: over seeds 1-8 reclaim gives 4.871-4.907, the peer over eight runs 4.860-4.912
+#: (within 0.3% of it on one write sequence fed to both, docs/validation.md). 2R-FIFO's is not
+#: (reclaim 2.925-2.939, the peer 2.833-2.847): a call whose pages for the normal group come
+#: from a victim other than the last collected goes on at the next cleaning, where the peer
+#: collects all at once (+3.0% on the same sequence fed to both, +1.7% where the engine was
+#: made to collect them at once).
+TOLERANCE: dict[str, float] = {"greedy": 0.01, "greedy-k8": 0.015, "greedy-s2r": 0.03, "2r-fifo": 0.04, "2r-greedy": 0.015}
 
 
 @pytest.mark.parametrize("scheme", sorted(PEER_WA))
@@ -86,16 +89,17 @@ def test_reset_paper_changes_the_run_and_rest_is_named() -> None:
              "warmup": "fill+1x", "writes": "3x", "seed": 3}
     code = reclaim.simulate({**small, "placement": "2r-fifo"})
     paper = reclaim.simulate({**small, "placement": "2r-fifo:reset=paper"})
-    assert code.config.placement == "2r-fifo:util=0.5,depth=0.7,reset=code,rest=cold"
+    assert code.config.placement == "2r-fifo:util=0.5,depth=0.7,reset=code,rest=normal"
     assert code.gc_writes != paper.gc_writes
     greedy = reclaim.simulate({**small, "placement": "2r-greedy"})
-    assert greedy.config.placement == "2r-greedy:tie=oldest,rest=cold"
+    assert greedy.config.placement == "2r-greedy:tie=oldest,rest=normal"
 
 
 @pytest.mark.parametrize(
     ("spec", "named"),
     [("2r-fifo:depth=0", "placement.depth"), ("2r-fifo:util=1.5", "placement.util"),
      ("2r-fifo:reset=doc", "placement.reset"), ("2r-greedy:rest=warm", "placement.rest"),
+     ("2r-greedy:tie=random", "placement.tie"),
      ("greedy-k:d=3,k=3", "policy")],
 )
 def test_a_bad_parameter_is_named(spec: str, named: str) -> None:

@@ -2,37 +2,52 @@
 //! pages go.
 //!
 //! SSD-iq's simulator (`gabriel-haas/ssdiq`, `sim/TwoR.hpp` with `compactUntilFreeBlock` of
-//! `sim/SSD.hpp`) cleans in calls: it takes victims until their invalid pages add up to one
-//! segment's worth, then packs their V valid pages into the victims themselves, each compacted
-//! and filled from the one before it. ⌊V / b⌋ victims end full and join the cold region; the
-//! rest of the pages, V mod b, end in one partly filled victim, which goes to the free list and
-//! is topped up by user writes, so that they end in the normal region; the other victims are
-//! erased. [`Rest::Normal`] routes a call's pages that way: the first ⌊V / b⌋ · b to the cold
-//! group, the last V mod b to the normal group's open segment, among the user writes (a call's
-//! pages are routed victim by victim before its end is known, so only the last victim's can
-//! go to the normal group). [`Rest::Cold`], the default, sends every relocated page to the
-//! cold group, as the paper describes 2R's migration: measured against SSD-iq's simulator on
-//! hot/cold 90/10 (`docs/schemes-after-sepbit.md`), it is the closer of the two.
+//! `sim/SSD.hpp`) cleans in calls: when a user block fills and no block is free, it chooses a
+//! call's victims all at once (until their invalid pages add up to one segment's worth), then
+//! packs their valid pages into the victims themselves: from the last victim back, each is
+//! compacted and filled with the first pages of the one listed before it ([`chain`]). Victims
+//! that end full join the cold region; one left partly filled goes to the free list, behind the
+//! erased one, and is topped up by user writes, so that its pages end in the normal region.
+//!
+//! Here a call's victims are planned when it starts, as SSD-iq chooses them, and [`Packing`]
+//! routes each victim's pages as the packing leaves them (`rest=normal`, the default): its
+//! first pages to the cold group as many as end in full victims, the others to the normal
+//! group's open segment, among the user writes. The victims are collected last first, so that
+//! the cold pages come first and each fills the segment freed before it; the cold stream thus
+//! ends each call on a segment's boundary and holds no partly filled segment between calls, as
+//! SSD-iq's cold region holds only whole blocks (a call whose victims lost pages before they
+//! were collected may end off it: the next call's cold pages are then fewer by what the cold
+//! stream holds). `rest=cold` sends every relocated page to the cold group, as the paper
+//! describes 2R's migration.
+//!
+//! What differs from SSD-iq, measured on one write sequence fed to both (docs/validation.md,
+//! `## SSD-iq`): the engine writes user pages again as soon as the normal group has an open
+//! segment, so when a call's pages for the normal group come from a victim other than the
+//! last collected, the victims after it are collected at the next cleaning, having lost the
+//! pages their user writes rewrote in between (SSD-iq collects them all at once); and the
+//! relocated pages of the normal group precede the user writes in their segment, where
+//! SSD-iq's user writes fill the erased victim first and top up the partly filled one after.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use crate::config::grammar::{Args, Param};
 use crate::error::Result;
+use crate::store::SegState;
 
 /// The normal group: user writes.
 pub const NORMAL: usize = 0;
 /// The cold group: relocated pages.
 pub const COLD: usize = 1;
-
-/// Victims whose quotas are kept, at most (see [`Packing::collected`]).
+/// Victims whose quotas are kept, at most (see [`Packing::next`]).
 const MAX_QUOTAS: usize = 4096;
 
 /// Where the pages of a cleaning call that fill no whole segment go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rest {
-    /// To the normal group, among user writes, as SSD-iq's packing leaves them.
+    /// To the normal group, among user writes, as SSD-iq's packing leaves them (the default).
     Normal,
-    /// To the cold group with the others (the default).
+    /// To the cold group with the others, as the paper describes 2R's migration.
     Cold,
 }
 
@@ -51,34 +66,69 @@ pub const REST: Param = Param {
     values: "normal|cold",
     unit: "",
     range: "`normal` or `cold`",
-    default: Some("cold"),
-    help: "A cleaning's relocated pages beyond whole segments: to the cold group with the others, or to the normal group among user writes (where SSD-iq's packing leaves them).",
+    default: Some("normal"),
+    help: "A cleaning call's relocated pages that fill no whole segment: to the normal group among user writes (where SSD-iq's packing leaves them), or to the cold group with the others (the paper's migration).",
 };
 
 impl Rest {
-    /// The `rest=` argument, `cold` when absent.
+    /// The `rest=` argument, `normal` when absent.
     pub fn parse(args: &Args<'_>) -> Result<Self> {
         args.choice(
             "rest",
-            &[("cold", Rest::Cold), ("normal", Rest::Normal)],
-            Rest::Cold,
+            &[("normal", Rest::Normal), ("cold", Rest::Cold)],
+            Rest::Normal,
         )
     }
 }
 
-/// A cleaning call's relocated pages, routed as SSD-iq packs them.
+/// The pages of each of a call's victims (valid counts `valid`, in the order SSD-iq lists
+/// them) that SSD-iq's `compactUntilFreeBlock(std::vector<BID>)` leaves in full victims, which
+/// join the cold region, into `cold`. From the last victim back, each is compacted and filled
+/// with the first pages (in slot order) of the one listed before it; a victim that ends full
+/// is cold, one that does not goes to the free list and is topped up by user writes. A victim's
+/// pages moved on come first in slot order, so its cold pages are always its first ones.
+pub fn chain(valid: &[u32], pps: u32, cold: &mut Vec<u32>) {
+    let k = valid.len();
+    cold.clear();
+    cold.resize(k, 0);
+    if k == 0 {
+        return;
+    }
+    // moved[i]: pages of victim i that end in victim i + 1; fill[j]: pages victim j ends with.
+    let mut moved = vec![0u32; k];
+    let mut fill = vec![0u32; k];
+    fill[k - 1] = valid[k - 1].min(pps);
+    for i in (0..k - 1).rev() {
+        let m = valid[i].min(pps - fill[i + 1]);
+        moved[i] = m;
+        fill[i + 1] += m;
+        fill[i] = valid[i] - m;
+    }
+    for i in 0..k {
+        let own = valid[i] - moved[i];
+        let onward = if i + 1 < k && fill[i + 1] == pps {
+            moved[i]
+        } else {
+            0
+        };
+        cold[i] = onward + if fill[i] == pps { own } else { 0 };
+    }
+}
+
+/// A cleaning call's relocated pages, routed as SSD-iq packs them: the call's victims are
+/// planned when it starts, and each victim's first pages go to the cold group as many as the
+/// packing leaves in full victims, the others to the normal group (`rest=normal`); or all to
+/// the cold group (`rest=cold`).
 #[derive(Clone, Debug)]
 pub struct Packing {
     rest: Rest,
-    pps: u64,
-    /// Valid pages of the call's victims so far, and how many of them went to the cold group.
-    valid: u64,
-    cold: u64,
-    /// The next victim's valid pages and whether it ends its call, told before it is collected.
-    next: Option<(u32, bool)>,
-    /// Per victim collected and not yet routed: its segment and the pages of it still to go to
-    /// the cold group.
+    pps: u32,
+    /// The call's victims not yet collected, in order, with the pages of each to go cold.
+    plan: VecDeque<(u32, u32)>,
+    /// Victims collected and not yet routed, with the pages of each still to go cold.
     quotas: Vec<(u32, u32)>,
+    valid: Vec<u32>,
+    cold: Vec<u32>,
 }
 
 impl Packing {
@@ -86,53 +136,85 @@ impl Packing {
     pub fn new(rest: Rest, pps: u32) -> Self {
         Packing {
             rest,
-            pps: u64::from(pps),
-            valid: 0,
-            cold: 0,
-            next: None,
+            pps,
+            plan: VecDeque::new(),
             quotas: Vec::new(),
+            valid: Vec::new(),
+            cold: Vec::new(),
         }
     }
 
-    /// The next victim holds `valid` pages and ends its call if `last`.
-    pub fn chosen(&mut self, valid: u32, last: bool) {
-        self.next = Some((valid, last));
+    /// Whether the call in progress has victims still to be collected.
+    pub fn calling(&self) -> bool {
+        !self.plan.is_empty()
     }
 
-    /// The victim told of by [`Self::chosen`] is segment `seg`.
-    pub fn collected(&mut self, seg: u32) {
-        let Some((valid, last)) = self.next.take() else {
-            return;
-        };
-        let v = u64::from(valid);
-        self.valid += v;
-        let quota = if last && self.rest == Rest::Normal {
-            let whole = self.valid / self.pps * self.pps;
-            whole.saturating_sub(self.cold).min(v)
-        } else {
-            v
-        };
-        self.cold += quota;
-        if last {
-            self.valid = 0;
-            self.cold = 0;
+    /// A call of `victims` (segment, valid pages), in SSD-iq's order, while the cold group's
+    /// open segment holds `cold_open` pages: the cold pages of the call are fewer by those
+    /// (taken from its first victims, collected last, whose pages then go to the normal group),
+    /// so that the cold stream ends the call on a segment's boundary. The victims are handed
+    /// out last first ([`Self::next`]).
+    pub fn plan(&mut self, victims: &[(u32, u32)], cold_open: u32) {
+        self.valid.clear();
+        self.valid
+            .extend(victims.iter().map(|&(_, v)| v.min(self.pps)));
+        match self.rest {
+            Rest::Normal => {
+                chain(&self.valid, self.pps, &mut self.cold);
+                let total: u32 = self.cold.iter().sum();
+                let mut cut = if total >= cold_open { cold_open } else { 0 };
+                for c in &mut self.cold {
+                    let d = cut.min(*c);
+                    *c -= d;
+                    cut -= d;
+                }
+            }
+            Rest::Cold => {
+                self.cold.clear();
+                self.cold.extend_from_slice(&self.valid);
+            }
         }
-        // A victim with no valid page is never routed: its entry goes when the segment is
-        // collected again.
-        self.quotas.retain(|&(s, _)| s != seg);
-        if self.quotas.len() >= MAX_QUOTAS {
-            // Entries of victims routed page by page (one page each) are never taken out; a
-            // cleaning batch holds far fewer victims than this.
-            self.quotas.drain(..MAX_QUOTAS / 2);
+        self.plan.clear();
+        self.plan
+            .extend((victims.iter().zip(&self.cold).rev()).map(|(&(s, _), &c)| (s, c)));
+    }
+
+    /// The next victim of the call, if any of its victims is still sealed (`state`).
+    pub fn next(&mut self, state: &[SegState]) -> Option<u32> {
+        while let Some((seg, cold)) = self.plan.pop_front() {
+            if state[seg as usize] != SegState::Sealed {
+                continue;
+            }
+            self.quotas.retain(|&(s, _)| s != seg);
+            if self.quotas.len() >= MAX_QUOTAS {
+                // Entries of victims routed page by page are never taken out; a call holds
+                // far fewer victims than this.
+                self.quotas.drain(..MAX_QUOTAS / 2);
+            }
+            self.quotas.push((seg, cold));
+            return Some(seg);
         }
-        self.quotas.push((seg, quota as u32));
+        None
+    }
+
+    /// Ends the call: victims not yet collected are not.
+    pub fn clear(&mut self) {
+        self.plan.clear();
+    }
+
+    /// The group of a page of a victim outside any plan.
+    fn unplanned(&self) -> usize {
+        match self.rest {
+            Rest::Normal => NORMAL,
+            Rest::Cold => COLD,
+        }
     }
 
     /// The group of the next relocated page of victim `seg`, in the order the cleaner routes
     /// them: cold while its quota lasts, then normal.
     pub fn stream(&mut self, seg: u32) -> usize {
         let Some(i) = self.quotas.iter().position(|&(s, _)| s == seg) else {
-            return COLD;
+            return self.unplanned();
         };
         let q = &mut self.quotas[i].1;
         if *q > 0 {
@@ -147,8 +229,11 @@ impl Packing {
     pub fn streams(&mut self, seg: u32, pages: usize, out: &mut Vec<u32>) {
         out.clear();
         let i = self.quotas.iter().position(|&(s, _)| s == seg);
-        let quota = i.map_or(pages, |i| self.quotas.swap_remove(i).1 as usize);
-        let cold = quota.min(pages);
+        let cold = match i {
+            Some(i) => (self.quotas.swap_remove(i).1 as usize).min(pages),
+            None if self.rest == Rest::Cold => pages,
+            None => 0,
+        };
         out.extend(std::iter::repeat_n(COLD as u32, cold));
         out.extend(std::iter::repeat_n(NORMAL as u32, pages - cold));
     }
@@ -184,10 +269,6 @@ macro_rules! two_r_routing {
             self.packing.streams(victim.seg, pages.len(), out);
             true
         }
-
-        fn collected(&mut self, victim: &Victim) {
-            self.packing.collected(victim.seg);
-        }
     };
 }
 pub(crate) use two_r_routing;
@@ -196,45 +277,78 @@ pub(crate) use two_r_routing;
 mod tests {
     use super::*;
 
-    /// A call whose victims hold 60, 65 and 70 valid pages of 100 (195 in all): SSD-iq packs
-    /// them into one full victim (cold) and one holding 95 (normal). Here the first two
-    /// victims' pages are routed before the call's end is known, so they go cold (125), and
-    /// the last one's quota is ⌊195 / 100⌋ · 100 − 125 < 0: none of its 70 goes cold. A call
-    /// of one victim of 30 pages is all rest (normal); one of 80 then 40 (120 in all) sends 80
-    /// and then 100 − 80 = 20 of the last victim's pages cold, its other 20 normal.
-    #[test]
-    fn a_calls_rest_goes_to_the_normal_group() {
-        let mut p = Packing::new(Rest::Normal, 100);
-        let mut out = Vec::new();
-        for (seg, valid, last) in [(1, 60, false), (2, 65, false), (3, 70, true)] {
-            p.chosen(valid, last);
-            p.collected(seg);
-            p.streams(seg, valid as usize, &mut out);
-            let cold = out.iter().filter(|&&s| s == COLD as u32).count();
-            let expected = if last { 0 } else { valid as usize };
-            assert_eq!(cold, expected, "victim {seg}");
-        }
-        p.chosen(30, true);
-        p.collected(4);
-        p.streams(4, 30, &mut out);
-        assert!(out.iter().all(|&s| s == NORMAL as u32));
-        p.chosen(80, false);
-        p.collected(5);
-        p.streams(5, 80, &mut out);
-        p.chosen(40, true);
-        p.collected(6);
-        p.streams(6, 40, &mut out);
-        assert_eq!(out.iter().filter(|&&s| s == COLD as u32).count(), 20);
+    fn chained(valid: &[u32], pps: u32) -> Vec<u32> {
+        let mut cold = Vec::new();
+        chain(valid, pps, &mut cold);
+        cold
     }
 
+    /// Counts worked through `SSD::compactUntilFreeBlock(std::vector<BID>)` by hand. Victims
+    /// of 24 and 25 valid pages of 64: the second, compacted, takes all 24 of the first and
+    /// ends with 49 (partly filled: normal). Victims of 35, 36, 40 (a call of the 90/10 trace
+    /// in docs/validation.md, where SSD-iq's run printed these counts): the last, compacted
+    /// (40), takes the second's first 24 pages and is full (cold); the second keeps 12 and takes
+    /// the first's 35, 47 in all (normal). 60, 65, 70 of 100: 70 + 30 full, 35 + 60 = 95 not.
+    /// 50, 50, 5 of 64 (an order only 2R-FIFO's scan gives): the last ends with 55 and the second
+    /// with 50, neither full, so nothing goes cold although the 105 pages would fill one.
     #[test]
-    fn rest_cold_sends_everything_cold() {
-        let mut p = Packing::new(Rest::Cold, 100);
+    fn the_packing_chain_as_ssdiq_compacts() {
+        assert_eq!(chained(&[24, 25], 64), [0, 0]);
+        assert_eq!(chained(&[35, 36, 40], 64), [0, 24, 40]);
+        assert_eq!(chained(&[60, 65, 70], 100), [0, 30, 70]);
+        assert_eq!(chained(&[50, 50, 5], 64), [0, 0, 0]);
+        assert_eq!(chained(&[4, 6, 8], 10), [0, 2, 8]);
+        assert_eq!(chained(&[0], 10), [0]);
+    }
+
+    /// The plan of victims 1, 2, 3 of 35, 36, 40 valid pages of 64 (cold 0, 24, 40): handed out
+    /// last first; victim 2's first 24 pages go cold and its other 12 normal. With 10 pages in
+    /// the cold group's open segment, the call's 64 cold pages become 54, ten fewer taken from
+    /// the first victims with any (victim 2: 14 cold, 22 normal), so that 10 + 54 fill the
+    /// segment. Under `rest=cold` every page goes cold.
+    #[test]
+    fn a_plan_routes_cold_pages_first_and_ends_on_a_boundary() {
+        let state = [SegState::Sealed; 4];
+        let victims = [(1, 35), (2, 36), (3, 40)];
         let mut out = Vec::new();
-        p.chosen(30, true);
-        p.collected(4);
-        assert_eq!(p.stream(4), COLD);
-        p.streams(4, 29, &mut out);
-        assert!(out.iter().all(|&s| s == COLD as u32));
+        let cold = |out: &[u32]| out.iter().filter(|&&s| s == COLD as u32).count();
+        for (open, expected) in [(0, [40, 24, 0]), (10, [40, 14, 0])] {
+            let mut p = Packing::new(Rest::Normal, 64);
+            p.plan(&victims, open);
+            for (&(seg, valid), want) in victims.iter().rev().zip(expected) {
+                assert!(p.calling());
+                assert_eq!(p.next(&state), Some(seg));
+                p.streams(seg, valid as usize, &mut out);
+                assert_eq!(cold(&out), want, "victim {seg}, cold stream holding {open}");
+                // Cold pages first, in slot order.
+                assert!(out[..want].iter().all(|&s| s == COLD as u32));
+            }
+            assert!(!p.calling());
+            assert_eq!(p.next(&state), None);
+        }
+        let mut p = Packing::new(Rest::Cold, 64);
+        p.plan(&victims, 0);
+        assert_eq!(p.next(&state), Some(3));
+        assert_eq!(p.stream(3), COLD);
+        p.streams(3, 39, &mut out);
+        assert_eq!(cold(&out), 39);
+        // A victim outside any plan: its pages go where `rest` sends them.
+        p.streams(0, 5, &mut out);
+        assert_eq!(cold(&out), 5);
+        let mut q = Packing::new(Rest::Normal, 64);
+        q.streams(0, 5, &mut out);
+        assert_eq!(cold(&out), 0);
+    }
+
+    /// A planned victim no longer sealed (emptied and freed by the engine) is passed over.
+    #[test]
+    fn a_victim_freed_meanwhile_is_skipped() {
+        let mut p = Packing::new(Rest::Normal, 10);
+        p.plan(&[(0, 4), (1, 6), (2, 8)], 0);
+        let mut state = [SegState::Sealed; 3];
+        state[1] = SegState::Free;
+        assert_eq!(p.next(&state), Some(2));
+        assert_eq!(p.next(&state), Some(0));
+        assert_eq!(p.next(&state), None);
     }
 }
