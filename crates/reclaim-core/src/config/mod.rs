@@ -39,7 +39,7 @@ pub use crate::policy::index::aged_buckets::{
 pub use crate::policy::mdc::{Decline, FreqSource, MdcSpec};
 pub use crate::policy::windowed::WindowedSpec;
 pub use crate::policy::PolicySpec;
-pub use crate::trigger::{Gather, GcSpec, SortKey};
+pub use crate::trigger::{Gather, GcSpec, SortKey, Until};
 pub use crate::workload::sizes::SizeSpec;
 pub use crate::workload::WorkloadSpec;
 

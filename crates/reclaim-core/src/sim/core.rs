@@ -3,7 +3,7 @@
 use super::admission::Way;
 use super::prefetch::VICTIM_LEAD;
 use super::Engine;
-use crate::config::{Gather, GcSpec};
+use crate::config::{Gather, GcSpec, Until};
 use crate::error::{Error, Result};
 use crate::placement::sort_buffer::{self, exact_key};
 use crate::placement::{Gathered, Scheme, Stream, Victim};
@@ -243,18 +243,30 @@ impl Engine {
             }
             GcSpec::Batch { low, .. } if self.dev.free(r) >= low as usize + reserve => {}
             GcSpec::Batch {
+                low,
                 victims,
-                gather: Gather::Each,
+                until,
+                gather,
                 ..
-            } => {
-                for _ in 0..victims {
-                    if self.dev.store.sealed.is_empty() {
-                        break;
+            } => loop {
+                if gather == Gather::Each {
+                    for _ in 0..victims {
+                        if self.dev.store.sealed.is_empty() {
+                            break;
+                        }
+                        self.clean(r, 1, false)?;
                     }
-                    self.clean(r, 1, false)?;
+                } else {
+                    self.clean(r, victims, true)?;
                 }
-            }
-            GcSpec::Batch { victims, .. } => self.clean(r, victims, true)?,
+                // `until=low`: again while fewer than `low` are free and a victim is left.
+                if until == Until::Cycle
+                    || self.dev.free(r) >= low as usize + reserve
+                    || self.dev.store.sealed.is_empty()
+                {
+                    break;
+                }
+            },
         }
         Ok(())
     }

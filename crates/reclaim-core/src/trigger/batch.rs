@@ -1,10 +1,12 @@
 //! Lomet & Luo's batch cleaning (§6): after a frontier is opened, if fewer than `low` segments
 //! are free, clean `victims` victims, each relocated before the next is chosen or all gathered,
-//! optionally sorted, then rewritten (§5.3, §6.1.1).
+//! optionally sorted, then rewritten (§5.3, §6.1.1). With `until=low` the cycles repeat until
+//! `low` segments are free, as MiDAS-Simulation cleans (`ssdsimul.cpp`, `GC`: one victim at a
+//! time while fewer than `FREENUM` = 4 segments are free, after every user write).
 
 use std::fmt;
 
-use super::{Gather, GcSpec, SortKey};
+use super::{Gather, GcSpec, SortKey, Until};
 use crate::config::grammar::{Args, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 
@@ -17,6 +19,11 @@ fn parse(args: &Args<'_>) -> Result<GcSpec> {
     if victims == 0 {
         return Err(Error::param("gc.victims", victims, "a whole number ≥ 1"));
     }
+    let until = args.choice(
+        "until",
+        &[("cycle", Until::Cycle), ("low", Until::Low)],
+        Until::Cycle,
+    )?;
     let gather = args.choice(
         "gather",
         &[("each", Gather::Each), ("all", Gather::All)],
@@ -41,6 +48,7 @@ fn parse(args: &Args<'_>) -> Result<GcSpec> {
     Ok(GcSpec::Batch {
         low,
         victims,
+        until,
         gather,
         sort,
     })
@@ -50,12 +58,14 @@ fn parse(args: &Args<'_>) -> Result<GcSpec> {
 /// earlier runs stay theirs.
 pub fn show(
     f: &mut fmt::Formatter<'_>,
-    low: u32,
-    victims: u32,
+    (low, victims, until): (u32, u32, Until),
     gather: Gather,
     sort: SortKey,
 ) -> fmt::Result {
     write!(f, "batch:low={low},victims={victims}")?;
+    if until == Until::Low {
+        write!(f, ",until=low")?;
+    }
     if gather == Gather::All {
         write!(f, ",gather=all")?;
     }
@@ -65,7 +75,7 @@ pub fn show(
     Ok(())
 }
 
-/// `batch:low=L,victims=V[,gather=each|all,sort=KEY]`.
+/// `batch:low=L,victims=V[,until=cycle|low,gather=each|all,sort=KEY]`.
 pub const ENTRY: Entry<GcSpec> = Entry {
     info: Info {
         family: Family::Trigger,
@@ -89,6 +99,14 @@ pub const ENTRY: Entry<GcSpec> = Entry {
                 range: "a whole number ≥ 1",
                 default: Some("64"),
                 help: "Victims per cleaning cycle.",
+            },
+            Param {
+                key: "until",
+                values: "cycle|low",
+                unit: "",
+                range: "`cycle` or `low`",
+                default: Some("cycle"),
+                help: "Stop after one cycle, or repeat cycles until `low` segments are free (MiDAS-Simulation).",
             },
             Param {
                 key: "gather",

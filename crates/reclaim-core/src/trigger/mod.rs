@@ -28,12 +28,15 @@ pub enum GcSpec {
     /// reclaimed"). One segment is always kept free, so one segment fewer holds data.
     OneFree,
     /// `batch:low=L,victims=V`: after a frontier is opened, if fewer than `low` segments are
-    /// free, clean `victims` victims (Lomet & Luo §6: 32 and 64).
+    /// free, clean `victims` victims (Lomet & Luo §6: 32 and 64); with `until=low`, cycles
+    /// repeat until `low` are free (MiDAS-Simulation's `GC`).
     Batch {
         /// Trigger level [free segments], ≥ 1.
         low: u32,
         /// Victims per cleaning cycle, ≥ 1.
         victims: u32,
+        /// One cycle per opened frontier, or cycles until `low` segments are free.
+        until: Until,
         /// Whether each victim is relocated before the next is chosen, or all are gathered first.
         gather: Gather,
         /// Order in which a gathered batch's pages are rewritten (with `gather=all`).
@@ -45,6 +48,18 @@ pub enum GcSpec {
         /// Free segments to produce before writing resumes, ≥ 1.
         k: u32,
     },
+}
+
+/// When a batch trigger's cleaning stops (`batch:…,until=cycle|low`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Until {
+    /// After one cycle of `victims` victims, however many segments are then free (Lomet & Luo
+    /// §6): relocation into newly opened segments can leave fewer than `low` free.
+    #[default]
+    Cycle,
+    /// Cycles repeat until at least `low` segments are free: MiDAS-Simulation's `GC`
+    /// (`ssdsimul.cpp`, `while (fbqueue.size() < FREENUM)` after every user write).
+    Low,
 }
 
 /// How a batch of victims is cleaned (`batch:…,gather=each|all`).
@@ -116,9 +131,10 @@ impl fmt::Display for GcSpec {
             GcSpec::Batch {
                 low,
                 victims,
+                until,
                 gather,
                 sort,
-            } => batch::show(f, low, victims, gather, sort),
+            } => batch::show(f, (low, victims, until), gather, sort),
             GcSpec::MaxEmpty { k } => write!(f, "max-empty:k={k}"),
         }
     }
