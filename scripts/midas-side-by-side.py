@@ -21,7 +21,8 @@ Matching (docs/peers.md, "Conventions that decide a comparison"):
   TOTAL WAF, and without it MiDAS's (USERWRITE − 1 − fill + COPYWRITE) / (USERWRITE − 1 − fill)
   (no page is copied during the fill: the device has more free pages than logical ones);
 - cleaning while fewer than 4 segments are free (`FREENUM`, `ssd_config.cpp` 73), one victim at
-  a time: reclaim's `--gc batch:low=4,victims=1` (`--gc` changes it);
+  a time until 4 are free again (`GC`, `ssdsimul.cpp`): reclaim's
+  `--gc batch:low=4,victims=1,until=low` (`--gc` changes it);
 - POLICY (cost-benefit, greedy, fifo) is reclaim's `--policy` of the same name inside the
   placement's groups.
 The trace reaches reclaim through its `midas` trace reader when it has one (`reclaim trace
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seg-mb", type=int, default=4, help="MiDAS's SEG_MB (default 4)")
     p.add_argument("--repeats", type=int, default=1, help="peer runs (and reclaim seeds 1 … N), for the spread")
     p.add_argument("--scheme", default="midas", help="reclaim's placement (default midas)")
-    p.add_argument("--gc", default=f"batch:low={FREE_SEGMENTS},victims=1", help="reclaim's trigger (default MiDAS's: fewer than 4 free; `default`: reclaim's own)")
+    p.add_argument("--gc", default=f"batch:low={FREE_SEGMENTS},victims=1,until=low", help="reclaim's trigger (default MiDAS's: fewer than 4 free; `default`: reclaim's own)")
     p.add_argument("--runs", type=Path, default=Path("/tmp/midas-runs"), help="peer outputs, kept and reused")
     p.add_argument("--skip-reclaim", action="store_true", help="run the peer only")
     p.add_argument("--csv", type=Path, help="write the rows to this CSV file")

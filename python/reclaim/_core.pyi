@@ -54,9 +54,9 @@ def schemes() -> list[dict[str, Any]]:
       ``2r-fifo[:util=U,depth=D,reset=code|paper,rest=normal|cold]``,
       ``2a[:heads=N,clean=2a|greedy]``, ``gen[:generations=G]``, ``opt[:groups=H]``,
       ``deathtime[:victim=greedy|edt]``,
-      ``midas[:model=on|off,groups=G,naive=N,sample=S,epoch=E,unit=U,hot=on|off]``
+      ``midas[:model=on|off,groups=G,naive=N,sample=S,epoch=E,unit=U,hot=on|off,apply=window|epoch]``
     - triggers: ``frontier``, ``one-free``,
-      ``batch[:low=L,victims=V,gather=each|all,sort=none|stamp|dseq|written|up2]``,
+      ``batch[:low=L,victims=V,until=cycle|low,gather=each|all,sort=none|stamp|dseq|written|up2]``,
       ``max-empty[:k=K]``
     - workloads: ``uniform``, ``hotcold:r=R,f=F``, ``shifting:r=R,f=F[,period=P]``,
       ``locality[:fa=A,r=R1/R2/…,f=F1/F2/…]``, ``zipf:theta=T``,

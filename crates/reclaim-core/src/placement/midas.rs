@@ -20,10 +20,10 @@
 //!   in the hot group, or in group 1 within the hot group's mean victim age, lowered when it
 //!   is rewritten older or relocated from groups 0–1; hot at 3; the age window follows the hot
 //!   group's victims (`hf_convert_generate_to_run`);
-//! - the model (`model.cpp`, here `midas_model.rs`): at the end of each epoch (4× the logical
-//!   space of user writes after the fill and as many writes again), GCS proposes a
-//!   configuration, applied when its WAF is below the last progress window's measured WAF
-//!   (`checking_ginfo`, `check_applying_config`, `change_config_2`);
+//! - the model (`model.cpp`, here `midas_model.rs`): at the end of each epoch (tw = 4 × `dev_gb`
+//!   GiB of user writes, 4 × 2³⁰/10⁹ logical spaces, after the fill and as many writes again),
+//!   GCS proposes a configuration, applied when its WAF is below the last progress window's
+//!   measured WAF (`checking_ginfo`, `check_applying_config`, `change_config_2`);
 //! - merges (`algorithm.cpp`): after 25 victims in a row without a user write
 //!   (`ILOOP`, `infinite_gc_handling`), or when a group's measured valid ratio exceeds the
 //!   model's by 0.1 (`err_handling`, `error_cmp`, after 0.3 of an epoch of writes once every
@@ -37,14 +37,25 @@
 //! (`merge_group`, `move_margin_seg`); here they stay in their engine group and drain: a
 //! merged group's segments are candidates of the last group (relocated into it), and a group
 //! above its new size is cleaned (FIFO) until it is not. A merged group's open segment stays
-//! open until its engine group is used again (at most one segment per engine group).
+//! open until its engine group is used again (at most one segment per engine group): engine
+//! group 1, a user stream reopened as soon as it seals, holds one through every `MiDA` phase
+//! after the first configuration, where the simulator's `active_merge` moves the active
+//! segment's pages into the target's and frees it (a segment of spare fewer; about +0.4% of
+//! WA on the reference run of docs/validation.md).
+//! The groups keep no free segment beyond the trigger's: the simulator's `do_gc` takes one from
+//! the pool whenever a target's active segment fills, and `GC` cleans while fewer than
+//! `FREENUM` = 4 are free (reclaim's `--gc batch:low=4,victims=1,until=low`).
 //! The pool's victim is the least valid of its members' next victims, exact for `greedy`
 //! (each member's least valid) and `fifo`; under any other run policy the simulator's own
 //! cost-benefit (`CB_VS`, invalid·√age/valid) over the pool's sealed segments chooses, as its
-//! `cost-benefit` does (the run's policy then chooses nothing). The model runs at the first cleaning after
-//! the epoch ends, on the run's thread (the simulator's in a `pthread`), so that runs are
-//! reproducible. Trims are not seen by a placement: the simulator's trim-time model updates
-//! are not made. The hot filter's counter is kept at 0 or more (the simulator's may go to −1
+//! `cost-benefit` does (the run's policy then chooses nothing). The model runs at the first
+//! cleaning after the epoch ends, on the run's thread (the simulator's in a `pthread`), so that runs are
+//! reproducible; its configuration is taken at the first user write after the next progress
+//! line (`apply=window`, the default: the simulator's thread, slower than the writes left to
+//! that line, finishes during `simul_info`'s 5 s sleep, `ssdsimul.cpp` 424, and
+//! `checking_ginfo` takes it at the next write, as in every run here), or at the next user
+//! write (`apply=epoch`: a model as fast as the writes). Trims are not seen by a placement:
+//! the simulator's trim-time model updates are not made. The hot filter's counter is kept at 0 or more (the simulator's may go to −1
 //! and then aborts).
 //!
 //! Per-epoch records ([`SchemeRow`]): each progress window of 2³⁰/10⁹ of the logical space (the
@@ -62,7 +73,7 @@
 
 use super::midas_hot::HotFilter;
 use super::midas_model::{Config, Device, Gcs, HotStats, Outcome, Uid};
-pub use super::midas_spec::MidasSpec;
+pub use super::midas_spec::{Apply, MidasSpec};
 use super::{Build, Groups, Relocation, Scheme, Victim};
 use crate::metrics::SchemeRow;
 use crate::rng::SimRng;
@@ -75,6 +86,8 @@ const UNWRITTEN: u8 = u8::MAX;
 const ILOOP: u32 = 25;
 /// `commit_g`'s "every group cleaned" value.
 const ALL: usize = 19;
+/// The simulator's GiB per GB of logical space (its windows count GiB, its device GB).
+const GIB_PER_GB: f64 = 1.073_741_824;
 
 /// `MiDAS`'s state.
 #[derive(Clone, Debug)]
@@ -140,6 +153,8 @@ pub struct Midas {
     gcs: Gcs,
     model_due: bool,
     pending: Option<Config>,
+    /// When a proposal is taken ([`MidasSpec::apply`]).
+    apply: Apply,
     /// Victims since the last user write, and the last victim's target (logical).
     streak: u32,
     /// The engine group [`Scheme::group_to_clean`] names (chosen just before).
@@ -161,7 +176,11 @@ impl Midas {
         let naive_n = usize::from(p.naive);
         let engines = fifo + naive_n;
         let unit = ((p.unit * f64::from(pps)).round() as u64).max(1);
-        let window = ((p.epoch * logical as f64) / unit as f64).ceil().max(1.0) as u64;
+        // The simulator's time window is tw × dev_gb GiB of writes on dev_gb GB of logical
+        // space (`model.cpp`, `model_create`; `ssdsimul.cpp`, `main`): 2³⁰/10⁹ per logical space.
+        let window = ((p.epoch * logical as f64 * GIB_PER_GB) / unit as f64)
+            .ceil()
+            .max(1.0) as u64;
         let ratio = (1.0 / p.sample).round().max(1.0) as u32;
         let ring_len = u64::from(b.segments);
         Midas {
@@ -190,7 +209,7 @@ impl Midas {
             now: 1,
             utilization: 0,
             copies: 0,
-            win_len: ((logical as f64) * 1.073_741_824).round().max(4.0) as u64,
+            win_len: ((logical as f64) * GIB_PER_GB).round().max(4.0) as u64,
             win_user: 1,
             win_copy: 0,
             win_vpg: vec![0.0; 20],
@@ -217,6 +236,7 @@ impl Midas {
             gcs: Gcs::default(),
             model_due: false,
             pending: None,
+            apply: p.apply,
             streak: 0,
             next_group: 0,
             last_target: 1,
@@ -594,7 +614,8 @@ impl Scheme for Midas {
             self.streak = 0;
             self.cleaned();
         }
-        if self.now == self.win_next {
+        let window_ended = self.now == self.win_next;
+        if window_ended {
             self.win_next += self.win_len;
             self.progress();
         }
@@ -620,7 +641,8 @@ impl Scheme for Midas {
                 self.model_due = true;
             }
         }
-        if let Some(cfg) = self.pending.take() {
+        if self.pending.is_some() && (window_ended || self.apply == Apply::Epoch) {
+            let cfg = self.pending.take().expect("checked above");
             self.take(&cfg);
         }
         if self.err_flag {

@@ -27,12 +27,25 @@ pub struct MidasSpec {
     pub naive: u8,
     /// Share of the logical pages sampled by UID, 0 < s ≤ 1.
     pub sample: f64,
-    /// Epoch [multiples of the logical space of user writes], 0 < E ≤ 64.
+    /// Epoch [multiples of the logical space of user writes, counted as the simulator counts
+    /// it: E × the logical pages × 2³⁰/10⁹], 0 < E ≤ 64.
     pub epoch: f64,
     /// UID's interval unit [segments], 0 < u ≤ 1.
     pub unit: f64,
     /// The hot group and its hot filter.
     pub hot: bool,
+    /// When a model's configuration is taken.
+    pub apply: Apply,
+}
+
+/// When `MiDAS` takes a model's configuration (`apply=window|epoch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apply {
+    /// At the first user write after the next progress line: the simulator's model thread
+    /// finishes during `simul_info`'s 5 s sleep (`ssdsimul.cpp` 424).
+    Window,
+    /// At the first user write after the model has run.
+    Epoch,
 }
 
 const GROUPS: &str = "a whole number in [3, 10]";
@@ -85,7 +98,7 @@ impl Declare for Midas {
                 unit: "logical spaces of user writes",
                 range: "a number in (0, 64]",
                 default: Some("4"),
-                help: "The model's epoch (time window), in multiples of the logical space.",
+                help: "The model's epoch (time window), in multiples of the logical space, counted in GiB as the simulator counts it (tw × dev_gb × 2^30 bytes: 1.0737 logical spaces per unit).",
             },
             Param {
                 key: "unit",
@@ -102,6 +115,14 @@ impl Declare for Midas {
                 range: "`on` or `off`",
                 default: Some("on"),
                 help: "The hot group and its hot filter (2 bits per page).",
+            },
+            Param {
+                key: "apply",
+                values: "window|epoch",
+                unit: "",
+                range: "`window` or `epoch`",
+                default: Some("window"),
+                help: "When a model's configuration is taken: at the next progress window's end (as the simulator's model thread lands, during its 5 s sleep) or as soon as the epoch ends.",
             },
         ],
         needs: &[Need::PageState],
@@ -124,6 +145,11 @@ impl Declare for Midas {
         let unit: f64 = args.num("unit", Some(0.25), "a number in (0, 1]")?;
         check_range(&args.key("unit"), unit, 0.0, 1.0, true, false)?;
         let hot = args.choice("hot", &onoff, true)?;
+        let apply = args.choice(
+            "apply",
+            &[("window", Apply::Window), ("epoch", Apply::Epoch)],
+            Apply::Window,
+        )?;
         Ok(MidasSpec {
             model,
             groups,
@@ -132,6 +158,7 @@ impl Declare for Midas {
             epoch,
             unit,
             hot,
+            apply,
         })
     }
     fn show(p: &MidasSpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -146,16 +173,21 @@ impl Declare for Midas {
             p.epoch,
             p.unit,
             on(p.hot)
-        )
+        )?;
+        // Shown only off its default, so that the names of earlier runs stay theirs.
+        if p.apply == Apply::Epoch {
+            f.write_str(",apply=epoch")?;
+        }
+        Ok(())
     }
     fn streams(p: &MidasSpec, _classes: u32) -> u32 {
         let fifo = if p.model { u32::from(p.groups) - 1 } else { 1 };
         fifo + u32::from(p.naive)
     }
-    // Every engine group's stream takes relocated pages: one reserve segment per group
-    // beyond the first, in the shared pool.
-    fn reserve(p: &MidasSpec, classes: u32) -> (u64, u64) {
-        (u64::from(Self::streams(p, classes)) - 1, 1)
+    // No reserve beyond the trigger's free segments: the simulator's `do_gc` takes a free
+    // segment whenever a group's active segment fills, from the pool kept at `FREENUM`.
+    fn reserve(_p: &MidasSpec, _classes: u32) -> (u64, u64) {
+        (0, 1)
     }
     // Per page: its engine group (1 byte), its segment's generation (4), its hot-filter
     // counter (1), and UID's stamp for a sampled page (8 per 1/sample pages).
@@ -176,6 +208,6 @@ impl Declare for Midas {
         let user = (0..fifo + naive)
             .map(|e| e == 0 || e == 1 || e == fifo)
             .collect();
-        Ok(Built::groups(scheme, user, policies, b))
+        Ok(Built::groups(scheme, user, policies, b).keeping(0))
     }
 }
