@@ -47,14 +47,12 @@ PORTS: dict[str, dict[str, Any]] = {
 
 #: How far reclaim's WA may be from the peer's [relative], from the difference measured here
 #: (seed 1; docs/schemes-after-sepbit.md, "2R and greedy variants"): greedy -0.1%, greedy-k8
-#: -0.9%, greedy-s2r -2.0%, 2R-greedy +0.8%, 2R-FIFO +3.0%, each bound a little wider. 2R-greedy's
-#: is the draw: over seeds 1-8 reclaim gives 4.871-4.907, the peer over eight runs 4.860-4.912
-#: (within 0.3% of it on one write sequence fed to both, docs/validation.md). 2R-FIFO's is not
-#: (reclaim 2.925-2.939, the peer 2.833-2.847): a call whose pages for the normal group come
-#: from a victim other than the last collected goes on at the next cleaning, where the peer
-#: collects all at once (+3.0% on the same sequence fed to both, +1.7% where the engine was
-#: made to collect them at once).
-TOLERANCE: dict[str, float] = {"greedy": 0.01, "greedy-k8": 0.015, "greedy-s2r": 0.03, "2r-fifo": 0.04, "2r-greedy": 0.015}
+#: -0.9%, greedy-s2r -2.0%, 2R-greedy +0.3%, 2R-FIFO +0.7%, each bound a little wider. Over
+#: seeds 1-8 reclaim gives 4.879-4.925 (2R-greedy) and 2.861-2.870 (2R-FIFO), the peer over
+#: eight runs 4.860-4.912 and 2.833-2.847: 2R-greedy's difference is the draw, 2R-FIFO's
+#: 0.5-1.3% (on one write sequence fed to both, tests/test_ssdiq_trace_side_by_side.py,
+#: within 0.6% on five patterns at this setting).
+TOLERANCE: dict[str, float] = {"greedy": 0.01, "greedy-k8": 0.015, "greedy-s2r": 0.03, "2r-fifo": 0.015, "2r-greedy": 0.015}
 
 
 @pytest.mark.parametrize("scheme", sorted(PEER_WA))

@@ -1,5 +1,5 @@
-//! What `2r-greedy` and `2r-fifo` share: their two groups and where a cleaning's relocated
-//! pages go.
+//! What `2r-greedy` and `2r-fifo` share: their groups and where a cleaning's relocated pages
+//! go.
 //!
 //! SSD-iq's simulator (`gabriel-haas/ssdiq`, `sim/TwoR.hpp` with `compactUntilFreeBlock` of
 //! `sim/SSD.hpp`) cleans in calls: when a user block fills and no block is free, it chooses a
@@ -9,28 +9,34 @@
 //! that end full join the cold region; one left partly filled goes to the free list, behind the
 //! erased one, and is topped up by user writes, so that its pages end in the normal region.
 //!
-//! Here a call's victims are planned when it starts, as SSD-iq chooses them, and [`Packing`]
-//! routes each victim's pages as the packing leaves them (`rest=normal`, the default): its
-//! first pages to the cold group as many as end in full victims, the others to the normal
-//! group's open segment, among the user writes. The victims are collected last first, so that
-//! the cold pages come first and each fills the segment freed before it; the cold stream thus
-//! ends each call on a segment's boundary and holds no partly filled segment between calls, as
-//! SSD-iq's cold region holds only whole blocks (a call whose victims lost pages before they
-//! were collected may end off it: the next call's cold pages are then fewer by what the cold
-//! stream holds). `rest=cold` sends every relocated page to the cold group, as the paper
-//! describes 2R's migration.
+//! Here three groups of the engine: normal (user writes), cold, and rest, a part of the normal
+//! region that holds what a call's packing leaves partly filled. A call's victims are planned
+//! when it starts, as SSD-iq chooses them, and [`Packing`] routes each victim's pages as the
+//! packing leaves them (`rest=normal`, the default): its first pages to the cold group as many
+//! as end in full victims, the others to the rest group. The victims are collected last first,
+//! so that the cold pages come first and each fills the segment freed before it; the cold
+//! stream thus ends each call on a segment's boundary, as SSD-iq's cold region holds only whole
+//! blocks (a call whose victims lost pages before they were collected may end off it: the next
+//! call's cold pages are then fewer by what the cold stream holds). User writes top up the rest
+//! group's open segment to one page short of full, and then go to the normal group. Relocated
+//! pages going to a stream that takes no user write until the call is over, the cleaning goes on
+//! until the call's first victim (the last collected) frees the segment the user writes take
+//! next, as SSD-iq's does. `rest=cold` sends every relocated page to the cold group, as the
+//! paper describes 2R's migration.
 //!
-//! What differs from SSD-iq, measured on one write sequence fed to both (docs/validation.md,
-//! `## SSD-iq`): the engine writes user pages again as soon as the normal group has an open
-//! segment, so when a call's pages for the normal group come from a victim other than the
-//! last collected, the victims after it are collected at the next cleaning, having lost the
-//! pages their user writes rewrote in between (SSD-iq collects them all at once); and the
-//! relocated pages of the normal group precede the user writes in their segment, where
-//! SSD-iq's user writes fill the erased victim first and top up the partly filled one after.
+//! What differs from SSD-iq, measured on one write sequence fed to both (`scripts/ssdiq-trace-
+//! side-by-side.py`, docs/schemes-after-sepbit.md): SSD-iq's user writes fill the erased victim
+//! first and top up the partly filled one after, here the other way round (the engine opens a
+//! user stream's next segment as soon as it fills, which would clean while the partly filled
+//! one had room); the rest group's last page waits for the next call's rest (a page in all);
+//! and where a call's pages for the rest group fill its segment and leave a segment free before
+//! the last victim, the engine's cleaning stops there and the call's other victims wait for the
+//! next.
 
 use std::collections::VecDeque;
 use std::fmt;
 
+use super::Groups;
 use crate::config::grammar::{Args, Param};
 use crate::error::Result;
 use crate::store::SegState;
@@ -39,13 +45,49 @@ use crate::store::SegState;
 pub const NORMAL: usize = 0;
 /// The cold group: relocated pages.
 pub const COLD: usize = 1;
+/// The rest group: relocated pages that end in no full victim, topped up by user writes; part
+/// of the normal region.
+pub const REST: usize = 2;
+
+/// The region (normal or cold) of group `g`.
+pub fn region(g: usize) -> usize {
+    if g == COLD {
+        COLD
+    } else {
+        NORMAL
+    }
+}
+
+/// The least valid count among the next victims of the groups of region `r`.
+pub fn region_best(groups: &Groups<'_>, r: usize) -> Option<u32> {
+    if r == COLD {
+        return groups.next_valid(COLD);
+    }
+    match (groups.next_valid(NORMAL), groups.next_valid(REST)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The group of region `r` whose policy's next victim is the emptier.
+pub fn region_group(groups: &Groups<'_>, r: usize) -> usize {
+    if r == COLD {
+        return COLD;
+    }
+    match (groups.next_valid(NORMAL), groups.next_valid(REST)) {
+        (Some(a), Some(b)) if b < a => REST,
+        (None, Some(_)) => REST,
+        _ => NORMAL,
+    }
+}
 /// Victims whose quotas are kept, at most (see [`Packing::next`]).
 const MAX_QUOTAS: usize = 4096;
 
 /// Where the pages of a cleaning call that fill no whole segment go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rest {
-    /// To the normal group, among user writes, as SSD-iq's packing leaves them (the default).
+    /// To the normal region's rest group, topped up by user writes, as SSD-iq's packing leaves
+    /// them (the default).
     Normal,
     /// To the cold group with the others, as the paper describes 2R's migration.
     Cold,
@@ -61,13 +103,13 @@ impl fmt::Display for Rest {
 }
 
 /// The `rest=` parameter of both 2R placements.
-pub const REST: Param = Param {
+pub const REST_PARAM: Param = Param {
     key: "rest",
     values: "normal|cold",
     unit: "",
     range: "`normal` or `cold`",
     default: Some("normal"),
-    help: "A cleaning call's relocated pages that fill no whole segment: to the normal group among user writes (where SSD-iq's packing leaves them), or to the cold group with the others (the paper's migration).",
+    help: "A cleaning call's relocated pages that fill no whole segment: to the normal region, topped up by user writes (where SSD-iq's packing leaves them), or to the cold group with the others (the paper's migration).",
 };
 
 impl Rest {
@@ -117,7 +159,7 @@ pub fn chain(valid: &[u32], pps: u32, cold: &mut Vec<u32>) {
 
 /// A cleaning call's relocated pages, routed as SSD-iq packs them: the call's victims are
 /// planned when it starts, and each victim's first pages go to the cold group as many as the
-/// packing leaves in full victims, the others to the normal group (`rest=normal`); or all to
+/// packing leaves in full victims, the others to the rest group (`rest=normal`); or all to
 /// the cold group (`rest=cold`).
 #[derive(Clone, Debug)]
 pub struct Packing {
@@ -129,6 +171,8 @@ pub struct Packing {
     quotas: Vec<(u32, u32)>,
     valid: Vec<u32>,
     cold: Vec<u32>,
+    /// Pages in the rest group's open segment, as routed here (0: none, or full).
+    rest_fill: u32,
 }
 
 impl Packing {
@@ -141,6 +185,7 @@ impl Packing {
             quotas: Vec::new(),
             valid: Vec::new(),
             cold: Vec::new(),
+            rest_fill: 0,
         }
     }
 
@@ -151,7 +196,7 @@ impl Packing {
 
     /// A call of `victims` (segment, valid pages), in SSD-iq's order, while the cold group's
     /// open segment holds `cold_open` pages: the cold pages of the call are fewer by those
-    /// (taken from its first victims, collected last, whose pages then go to the normal group),
+    /// (taken from its first victims, collected last, whose pages then go to the rest group),
     /// so that the cold stream ends the call on a segment's boundary. The victims are handed
     /// out last first ([`Self::next`]).
     pub fn plan(&mut self, victims: &[(u32, u32)], cold_open: u32) {
@@ -205,23 +250,50 @@ impl Packing {
     /// The group of a page of a victim outside any plan.
     fn unplanned(&self) -> usize {
         match self.rest {
-            Rest::Normal => NORMAL,
+            Rest::Normal => REST,
             Rest::Cold => COLD,
         }
+    }
+
+    /// The group of the next user write: the rest group's open segment while it has more than
+    /// one free slot (its last slot is left to the next call's rest: a user write filling it
+    /// would have the engine open its next segment at once), else the normal group.
+    pub fn user(&mut self) -> usize {
+        if self.rest_fill > 0 && self.rest_fill + 1 < self.pps {
+            self.rest_fill += 1;
+            REST
+        } else {
+            NORMAL
+        }
+    }
+
+    /// The rest group's open segment holds `pages` (0: it has none): read from the streams at
+    /// each call, so that a page the engine put elsewhere cannot skew the count.
+    pub fn rest_open(&mut self, pages: u32) {
+        self.rest_fill = pages % self.pps;
+    }
+
+    fn add_rest(&mut self, pages: usize) {
+        self.rest_fill = ((self.rest_fill as usize + pages) % self.pps as usize) as u32;
     }
 
     /// The group of the next relocated page of victim `seg`, in the order the cleaner routes
     /// them: cold while its quota lasts, then normal.
     pub fn stream(&mut self, seg: u32) -> usize {
         let Some(i) = self.quotas.iter().position(|&(s, _)| s == seg) else {
-            return self.unplanned();
+            let g = self.unplanned();
+            if g == REST {
+                self.add_rest(1);
+            }
+            return g;
         };
         let q = &mut self.quotas[i].1;
         if *q > 0 {
             *q -= 1;
             COLD
         } else {
-            NORMAL
+            self.add_rest(1);
+            REST
         }
     }
 
@@ -235,22 +307,18 @@ impl Packing {
             None => 0,
         };
         out.extend(std::iter::repeat_n(COLD as u32, cold));
-        out.extend(std::iter::repeat_n(NORMAL as u32, pages - cold));
+        out.extend(std::iter::repeat_n(REST as u32, pages - cold));
+        self.add_rest(pages - cold);
     }
 }
 
-/// The routing both 2R schemes share, written into their `impl Scheme`: user writes to the
-/// normal group, relocated pages where the scheme's `packing` sends each victim's, and the
-/// packing told of each collected victim.
+/// The routing both 2R schemes share, written into their `impl Scheme`: user writes and
+/// relocated pages where the scheme's `packing` sends them.
 macro_rules! two_r_routing {
     () => {
         #[inline]
         fn user_stream(&mut self, _write: &Write, _age: u64, _rng: &mut SimRng) -> usize {
-            NORMAL
-        }
-
-        fn one_user_stream(&self) -> Option<usize> {
-            Some(NORMAL)
+            self.packing.user()
         }
 
         #[inline]
@@ -338,6 +406,24 @@ mod tests {
         let mut q = Packing::new(Rest::Normal, 64);
         q.streams(0, 5, &mut out);
         assert_eq!(cold(&out), 0);
+    }
+
+    /// User writes top up the rest group's segment to one page short of full, then go to the
+    /// normal group: the plan above leaves 12 + 35 = 47 pages there (segments of 64), so 16
+    /// user writes go to the rest group, and the next to the normal one.
+    #[test]
+    fn user_writes_top_up_the_rest_segment_but_its_last_page() {
+        let mut p = Packing::new(Rest::Normal, 64);
+        let state = [SegState::Sealed; 4];
+        let valid = [0, 35, 36, 40];
+        p.plan(&[(1, 35), (2, 36), (3, 40)], 0);
+        let mut out = Vec::new();
+        while let Some(seg) = p.next(&state) {
+            p.streams(seg, valid[seg as usize], &mut out);
+        }
+        let to_rest = (0..20).take_while(|_| p.user() == REST).count();
+        assert_eq!(to_rest, 16);
+        assert_eq!(p.user(), NORMAL);
     }
 
     /// A planned victim no longer sealed (emptied and freed by the engine) is passed over.
