@@ -772,8 +772,12 @@ impl Midas {
     /// the largest invalid·√age/valid, age in user writes since sealing, the older on a tie),
     /// whatever the run's policy. The engine group, and the segment where the scheme names it.
     fn choose(&mut self, groups: &Groups<'_>) -> (usize, Option<u32>) {
+        // Each engine group's sealed segments (at most 9 FIFO and 8 naive groups), counted
+        // once: read below up to twice per group.
+        let mut sealed = [0u32; 32];
+        groups.sealed_each(&mut sealed);
         if self.n_s > 1 {
-            if let Some(e) = (0..self.n_s).find(|&e| self.size[e] < i64::from(groups.sealed(e))) {
+            if let Some(e) = (0..self.n_s).find(|&e| self.size[e] < i64::from(sealed[e])) {
                 self.commit_bit |= 1u64 << e;
                 return (e, None);
             }
@@ -783,8 +787,8 @@ impl Midas {
         // as soon as one member's policy cannot tell (no allocation: this runs per victim).
         let mut best: Option<(u32, usize)> = None;
         let mut told = true;
-        for e in 0..groups.len() {
-            if !self.in_pool(e) || groups.sealed(e) == 0 {
+        for (e, &n) in sealed[..groups.len()].iter().enumerate() {
+            if !self.in_pool(e) || n == 0 {
                 continue;
             }
             let Some(v) = groups.next_valid(e) else {
@@ -821,9 +825,7 @@ impl Midas {
         }
         // No pool member holds a sealed segment: the fullest group (the simulator has no
         // such case).
-        let e = (0..groups.len())
-            .max_by_key(|&e| groups.sealed(e))
-            .unwrap_or(0);
+        let e = (0..groups.len()).max_by_key(|&e| sealed[e]).unwrap_or(0);
         (e, None)
     }
 }

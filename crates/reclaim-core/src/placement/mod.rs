@@ -397,6 +397,20 @@ impl Groups<'_> {
         self.owned[g] - open
     }
 
+    /// Sealed segments of every group at once, `out[g]` for each group g below `out.len()`:
+    /// one pass over the streams, where [`Self::sealed`] makes one per group (a scheme that
+    /// reads every group's count per victim made 13 passes over 13 streams).
+    pub fn sealed_each(&self, out: &mut [u32]) {
+        let n = out.len().min(self.owned.len());
+        out[..n].copy_from_slice(&self.owned[..n]);
+        for st in self.streams {
+            let g = usize::from(st.region);
+            if g < n && st.seg != NONE {
+                out[g] -= 1;
+            }
+        }
+    }
+
     /// The group of segment `seg` (open or sealed).
     pub fn group_of(&self, seg: u32) -> usize {
         usize::from(self.group[seg as usize])
