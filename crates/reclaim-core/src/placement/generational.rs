@@ -12,12 +12,21 @@
 //!   are the blocks of generation g with the fewest valid pages (`singleGreedyGeneration`: full
 //!   blocks, not all valid), or, when g has none, of g − 1, g − 2, … 0, then g + 1, g + 2, …
 //!   (`recursiveGreedyGeneration`); until one victim is emptied whole;
-//! - their valid pages go to generation g's GC head (`gcWriteHeads[g]`), a block compacted from
-//!   a victim of generation g and so of generation g + 1: every page a cycle relocates becomes
-//!   generation g + 1, whatever the generation of the victim it came from.
+//! - their valid pages go to generation g's GC head (`gcWriteHeads[g]`) while it has room; a
+//!   victim whose pages overflow it is compacted in place and becomes the head
+//!   (`SSD::compactUntilFreeBlock`), and `compactBlock` raises that block's own generation: a
+//!   victim of generation k makes a head of generation k + 1. Most victims of a g cycle are of
+//!   generation g, so its head is of g + 1; after a cycle fell back on another generation's
+//!   victim, its pages go to that victim's generation + 1 until the head fills again.
 //!
 //! Here generation k is group k (stream k): group 0 takes the user writes, group k ≥ 1 the
-//! pages relocated by cycles of generation k − 1. Choices:
+//! pages relocated into a head of generation k. Choices:
+//! - each cycle generation g remembers its head's generation and counts the pages of each
+//!   stream's open segment; a relocated page finding that segment full makes its victim's
+//!   generation + 1 the head's. The simulator's heads are distinct blocks; here two cycle
+//!   generations whose heads are of one generation share its stream's open segment (and a
+//!   page the engine writes into another stream's segment, when the pool is empty mid-cycle,
+//!   is not counted);
 //! - the simulator's generations are unbounded; here there are `generations=G` of them, a
 //!   cycle of the last relocating into the last. The default, 64, is beyond what its runs
 //!   reach (generation 44 at uniform on 16 GiB, 8 MiB blocks, fill 0.875; 17 and 15 on zones
@@ -28,8 +37,8 @@
 //! - a cycle ends at the next user write (the simulator's ends when a victim is emptied whole,
 //!   which is when its one free block is made: the run's trigger stops there too);
 //! - the simulator's first cycle of a generation, before that generation has a GC head, takes
-//!   block 0 as its head (`std::map::operator[]` gives 0 for a missing key, not −1): here a
-//!   generation's stream opens a free segment;
+//!   block 0 as its head (`std::map::operator[]` gives 0 for a missing key, not −1): here its
+//!   first victim becomes its head;
 //! - the simulator's device keeps an LRU write buffer of 0.04% of the logical pages
 //!   (`SSD::writePage`); here none.
 
@@ -47,22 +56,51 @@ use crate::workload::Write;
 pub struct Generational {
     /// G.
     generations: usize,
+    /// Pages per segment.
+    pps: u32,
     /// The generation of the current cleaning cycle, if one is under way.
     cycle: Option<usize>,
+    /// Per cycle generation g: the generation (group) its GC head is in, the generation of the
+    /// victim it was compacted from + 1 (`gcWriteHeads[g]`).
+    heads: Vec<usize>,
+    /// Pages in each stream's open segment; `pps` when it is full or none is open.
+    fill: Vec<u32>,
+    /// The victim whose pages overflowed its cycle's GC head and took its place, if any.
+    switched: Option<u32>,
 }
 
 impl Generational {
-    /// `generations` generations.
-    pub fn new(generations: usize) -> Self {
+    /// `generations` generations on segments of `pps` pages.
+    pub fn new(generations: usize, pps: u32) -> Self {
         Generational {
             generations,
+            pps,
             cycle: None,
+            heads: (0..generations)
+                .map(|g| (g + 1).min(generations - 1))
+                .collect(),
+            fill: vec![pps; generations],
+            switched: None,
         }
     }
 
-    /// The generation the pages of a victim of generation `g` become: the cycle's next.
-    fn next_of(&self, g: usize) -> usize {
-        (self.cycle.unwrap_or(g) + 1).min(self.generations - 1)
+    /// The stream of a page of `victim` relocated by the cycle under way: its GC head's, while
+    /// that has room; once it is full, the victim becomes the head (compacted in place), of
+    /// the victim's generation + 1, for the rest of its pages and the cycles after.
+    fn route(&mut self, victim: &Victim) -> usize {
+        let k = usize::from(victim.region);
+        let g = self.cycle.unwrap_or(k);
+        if self.fill[self.heads[g]] == self.pps && self.switched != Some(victim.seg) {
+            self.heads[g] = (k + 1).min(self.generations - 1);
+            self.switched = Some(victim.seg);
+        }
+        let s = self.heads[g];
+        self.fill[s] = if self.fill[s] == self.pps {
+            1
+        } else {
+            self.fill[s] + 1
+        };
+        s
     }
 }
 
@@ -74,11 +112,7 @@ impl Scheme for Generational {
     }
 
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
-        self.next_of(usize::from(r.victim.region))
-    }
-
-    fn victim_stream(&self, victim: &Victim) -> Option<usize> {
-        Some(self.next_of(usize::from(victim.region)))
+        self.route(r.victim)
     }
 
     fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
@@ -139,7 +173,7 @@ impl Declare for Generational {
     fn build(g: &u8, b: &Build<'_>) -> Result<Built<Self>> {
         let n = usize::from(*g);
         let user = (0..n).map(|k| k == 0).collect();
-        Ok(Built::groups(Generational::new(n), user, greedy_groups(n), b).keeping(0))
+        Ok(Built::groups(Generational::new(n, b.pps), user, greedy_groups(n), b).keeping(0))
     }
 }
 
@@ -149,20 +183,32 @@ mod tests {
     use crate::config::{PlacementSpec, SimConfig};
     use crate::sim::Simulator;
 
-    /// A cycle's relocated pages go one generation above the cycle's, the last into itself.
+    /// A cycle's relocated pages go to its GC head while it has room; a victim that overflows
+    /// it becomes the head, of the victim's generation + 1 (`compactBlock` increments the
+    /// compacted block's `gcGeneration`), the last generation's into itself.
     #[test]
-    fn relocation_moves_a_page_one_generation_up() {
-        let mut gen = Generational::new(4);
-        let v = |region| Victim {
+    fn a_full_head_is_replaced_by_the_victim_one_generation_up() {
+        let mut gen = Generational::new(4, 8);
+        let v = |seg, region| Victim {
             region,
-            ..Victim::bare(0)
+            ..Victim::bare(seg)
         };
-        assert_eq!(gen.victim_stream(&v(0)), Some(1));
-        assert_eq!(gen.victim_stream(&v(3)), Some(3));
-        // A cycle of generation 2 that falls back on a victim of generation 0 moves its pages
-        // to generation 3, as the simulator's GC head of generation 2 holds generation 3.
-        gen.cycle = Some(2);
-        assert_eq!(gen.victim_stream(&v(0)), Some(3));
+        // A cycle of generation 1: no head yet (none open), so its first victim becomes it.
+        gen.cycle = Some(1);
+        let routed: Vec<usize> = (0..8).map(|_| gen.route(&v(5, 1))).collect();
+        assert_eq!(routed, [2; 8]);
+        // The head is full; the next victim, of generation 0 (the cycle fell back on it), takes
+        // its place: its pages and the cycle's after it go to generation 1, not 2.
+        assert_eq!(gen.route(&v(6, 0)), 1);
+        assert_eq!(gen.route(&v(6, 0)), 1);
+        assert_eq!(gen.heads[1], 1);
+        // The head has room for 6 more: a victim of generation 1 fills it, its seventh page
+        // finds it full and that victim becomes the head, of generation 2.
+        let routed: Vec<usize> = (0..7).map(|_| gen.route(&v(7, 1))).collect();
+        assert_eq!(routed, [1, 1, 1, 1, 1, 1, 2]);
+        // The last generation compacts into itself.
+        gen.cycle = Some(3);
+        assert_eq!(gen.route(&v(8, 3)), 3);
     }
 
     /// Counted on a run from an empty device: the user writes fill only generation 0 and every
