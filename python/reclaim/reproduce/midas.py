@@ -15,7 +15,7 @@ printed beside them, not compared.
 
 The device is MiDAS's ``8 4``: 8 GB logical (1,953,125 pages of 4 KiB) on 8 GiB physical (2,048
 segments of 1,024 pages), cleaning while fewer than 4 segments are free, one victim at a time
-(``FREENUM``: ``--gc batch:low=4,victims=1``), the victim chosen by cost-benefit inside the
+until 4 are (``FREENUM``: ``--gc batch:low=4,victims=1,until=low``), the victim chosen by cost-benefit inside the
 groups. MiDAS writes every logical page once in order before the trace (``SW_GENERATE``) and
 counts those writes as user writes: reclaim's ``--warmup fill``, and the table gives the WAF
 both ways: with the fill counted (MiDAS's TOTAL WAF, (fill + U + G) / (fill + U); its USERWRITE
@@ -55,7 +55,7 @@ SEGMENTS, PAGES_PER_SEGMENT = 2048, 1024
 #: Pages of a GiB (``GB_P``, ``ssdsimul.cpp``): the unit of MiDAS's progress lines.
 GIB_PAGES = 262_144
 #: MiDAS's trigger: clean while fewer than ``FREENUM`` = 4 segments are free, one victim at a time.
-GC = "batch:low=4,victims=1"
+GC = "batch:low=4,victims=1,until=low"
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def config(trace: Path, placement: str, policy: str, seed: int = 1) -> SimConfig
 
     >>> c = config(Path("t.rtr"), "midas", "cost-benefit")
     >>> c.segments, c.pages_per_segment, c.logical_pages, c.warmup, c.gc
-    (2048, 1024, 1953125, 'fill', 'batch:low=4,victims=1')
+    (2048, 1024, 1953125, 'fill', 'batch:low=4,victims=1,until=low')
     """
     return SimConfig(
         segments=SEGMENTS,
