@@ -52,8 +52,8 @@ def schemes() -> list[dict[str, Any]]:
       ``sfr[:chunk=N,period=P]``, ``fadac[:valid=artifact|written]``, ``eti``, ``fk``, ``warcip``,
       ``sfs[:requantize=S]``, ``planes:n=N``, ``2r-greedy[:tie=oldest,rest=normal|cold]``,
       ``2r-fifo[:util=U,depth=D,reset=code|paper,rest=normal|cold]``,
-      ``2a[:heads=N,clean=2a|greedy]``, ``gen[:generations=G]``, ``opt[:groups=H]``,
-      ``deathtime[:victim=greedy|edt]``,
+      ``2a[:heads=N,clean=2a|greedy,evict=incoming|own]``, ``gen[:generations=G]``,
+      ``opt[:groups=H]``, ``deathtime[:victim=greedy|edt]``,
       ``midas[:model=on|off,groups=G,naive=N,sample=S,epoch=E,unit=U,hot=on|off,apply=window|epoch]``
     - triggers: ``frontier``, ``one-free``,
       ``batch[:low=L,victims=V,until=cycle|low,gather=each|all,sort=none|stamp|dseq|written|up2]``,

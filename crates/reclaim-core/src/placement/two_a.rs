@@ -33,9 +33,16 @@
 //!   cycle cleans the group of the segment with the fewest valid pages.
 //!
 //! Choices and differences, each documented in `docs/schemes-after-sepbit.md`:
-//! - the simulator's device (`SSD.hpp`) keeps an LRU write buffer of 0.04% of the logical pages
-//!   whose evicted page is written to the head chosen for the incoming one; reclaim has no such
-//!   buffer here (every user write takes its own head's slot);
+//! - the simulator's device (`SSD.hpp`, `SSD::writePage`) keeps an LRU write buffer of 0.04%
+//!   of the logical pages, reclaim's `--cache`. `TwoAGC::writePage` chooses the head, keeps the
+//!   time and counts the head's write for every host write, absorbed by the buffer or not, and
+//!   the page the buffer evicts is written into the block of the head chosen for the incoming
+//!   one. Here each host write is announced (`Need::Times`: a workload without times is a
+//!   request per write, told before the cache) and taken into the times and counts, and an
+//!   evicted page goes to the evicting write's head (`evict=incoming`, the default). With
+//!   `evict=own` the cache is not seen: a page reaching the store chooses its own head and is
+//!   timed and counted then. Without a cache the two are the same, and so is a write not
+//!   announced (the fill, a trace's request of several pages): its own head;
 //! - a victim whose pages overflow a full GC head is compacted in place and becomes that head
 //!   there; here the victim is erased first and its pages routed each to its own group, which
 //!   writes the same number of pages;
@@ -43,7 +50,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Groups, Relocation, Scheme};
+use super::{Build, Built, Declare, Groups, Relocation, Request, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::PolicySpec;
@@ -215,6 +222,17 @@ pub enum Clean {
     Greedy,
 }
 
+/// How 2a sees a write cache's pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evict {
+    /// Every host write chooses a head and is timed and counted; an evicted page goes to the
+    /// head chosen for the host write that evicted it (the simulator's `SSD::writePage`).
+    Incoming,
+    /// The cache is not seen: a page reaching the store chooses its own head and is timed and
+    /// counted then.
+    Own,
+}
+
 /// The parameters of 2a.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TwoASpec {
@@ -222,6 +240,8 @@ pub struct TwoASpec {
     pub heads: u8,
     /// How the group cleaned is chosen.
     pub clean: Clean,
+    /// Which head an evicted page goes to, under a write cache.
+    pub evict: Evict,
 }
 
 /// A page's last user-write times, newest first.
@@ -251,6 +271,11 @@ impl Times {
 pub struct TwoA {
     heads: usize,
     clean: Clean,
+    evict: Evict,
+    /// Host writes announced (each page and its time) and not yet taken into the heads'
+    /// counts and the pages' times: those a write cache absorbed, and the one whose page, or
+    /// the page it evicted, is being written.
+    announced: Vec<(u32, u64)>,
     /// Fill level F: logical / physical pages.
     fill: f64,
     /// User writes between updates: 10 segments' worth.
@@ -284,6 +309,8 @@ impl TwoA {
         TwoA {
             heads,
             clean: spec.clean,
+            evict: spec.evict,
+            announced: Vec::new(),
             fill: pages as f64 / (u64::from(segments) * u64::from(pps)) as f64,
             period: PERIOD_SEGMENTS * u64::from(pps),
             now: 0,
@@ -301,27 +328,41 @@ impl TwoA {
 
     /// `chooseWriteHead`: the head of `page` now.
     fn head(&mut self, page: u32, rng: &mut SimRng) -> usize {
+        self.head_at(page, self.now, rng)
+    }
+
+    /// `chooseWriteHead` at user write `now`.
+    fn head_at(&mut self, page: u32, now: u64, rng: &mut SimRng) -> usize {
         let t = self.times[page as usize];
         if t.n == 0 {
             return self.heads / 2;
         }
-        let interval = t.interval(self.now);
-        if self.bounds_at + self.period < self.now {
-            self.draw_bounds(rng);
+        let interval = t.interval(now);
+        if self.bounds_at + self.period < now {
+            self.draw_bounds(now, rng);
         }
         self.bounds.iter().take_while(|&&b| interval > b).count()
     }
 
+    /// A host write of `page` at user write `now` (`TwoAGC::writePage` before the device's
+    /// write buffer): its head, its time kept, the head's writes counted.
+    fn host_write(&mut self, page: u32, now: u64, rng: &mut SimRng) -> usize {
+        let head = self.head_at(page, now, rng);
+        self.times[page as usize].push(now);
+        self.head_writes[head] += 1;
+        head
+    }
+
     /// The N − 1 quantiles of the intervals of [`SAMPLE`] pages drawn uniformly.
-    fn draw_bounds(&mut self, rng: &mut SimRng) {
-        self.bounds_at = self.now;
+    fn draw_bounds(&mut self, now: u64, rng: &mut SimRng) {
+        self.bounds_at = now;
         self.sample.clear();
         let pages = self.times.len();
         for _ in 0..SAMPLE {
             let t = self.times[rng.random_range(0..pages)];
             if t.n > 0 {
                 // Kept as whole numbers, as the simulator's `std::vector<uint64_t>` keeps them.
-                self.sample.push(t.interval(self.now) as u64);
+                self.sample.push(t.interval(now) as u64);
             }
         }
         if self.sample.is_empty() {
@@ -368,13 +409,33 @@ impl TwoA {
 }
 
 impl Scheme for TwoA {
+    fn request(&mut self, request: &Request) {
+        // One page a request (a workload without times, or a trace's one-page requests): a
+        // host write, announced before a write cache may absorb it or write another page.
+        if request.pages == 1 && self.evict == Evict::Incoming {
+            self.announced.push((request.first, self.now));
+            self.now += 1;
+        }
+    }
+
     fn user_stream(&mut self, write: &Write, _age: u64, rng: &mut SimRng) -> usize {
-        let head = self.head(write.page, rng);
-        self.times[write.page as usize].push(self.now);
-        self.now += 1;
-        self.head_writes[head] += 1;
         // A user write ends the cleaning cycle that made room for it.
         self.cycle = None;
+        if self.announced.is_empty() {
+            // Not announced (the fill, a request of several pages): a host write of its own.
+            let head = self.host_write(write.page, self.now, rng);
+            self.now += 1;
+            return head;
+        }
+        // The host writes a cache absorbed since the last, in order, then the one writing
+        // now: its head takes the page written, its own or the one it evicted.
+        let mut announced = std::mem::take(&mut self.announced);
+        let mut head = 0;
+        for &(page, now) in &announced {
+            head = self.host_write(page, now, rng);
+        }
+        announced.clear();
+        self.announced = announced;
         head
     }
 
@@ -429,8 +490,16 @@ impl Declare for TwoA {
                 default: Some("2a"),
                 help: "The group cleaned: farthest below its 2a target fill, or the least valid segment's (`tt-N`, the default under the name `tt`).",
             },
+            Param {
+                key: "evict",
+                values: "incoming|own",
+                unit: "",
+                range: "`incoming` or `own`",
+                default: Some("incoming"),
+                help: "Under a write cache (`--cache`): every host write timed and an evicted page written to the evicting write's head (the simulator's write buffer), or only the pages reaching the store, each to its own head.",
+            },
         ],
-        needs: &[Need::PageState],
+        needs: &[Need::PageState, Need::Times],
     };
     fn parse(args: &Args<'_>) -> Result<TwoASpec> {
         let heads: u8 = args.num("heads", Some(4), HEADS)?;
@@ -447,14 +516,28 @@ impl Declare for TwoA {
             &[("2a", Clean::TwoA), ("greedy", Clean::Greedy)],
             default,
         )?;
-        Ok(TwoASpec { heads, clean })
+        let evict = args.choice(
+            "evict",
+            &[("incoming", Evict::Incoming), ("own", Evict::Own)],
+            Evict::Incoming,
+        )?;
+        Ok(TwoASpec {
+            heads,
+            clean,
+            evict,
+        })
     }
     fn show(p: &TwoASpec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let clean = match p.clean {
             Clean::TwoA => "2a",
             Clean::Greedy => "greedy",
         };
-        write!(f, "2a:heads={},clean={clean}", p.heads)
+        write!(f, "2a:heads={},clean={clean}", p.heads)?;
+        // Shown only when not the default, so that the names of earlier runs stay.
+        if p.evict == Evict::Own {
+            write!(f, ",evict=own")?;
+        }
+        Ok(())
     }
     fn streams(p: &TwoASpec, _classes: u32) -> u32 {
         2 * u32::from(p.heads)
@@ -520,6 +603,7 @@ mod tests {
         let spec = TwoASpec {
             heads: 4,
             clean: Clean::TwoA,
+            evict: Evict::Incoming,
         };
         let mut t = TwoA::new(spec, 100, 20, 8);
         let mut rng = SimRng::seed_from_u64(1);
