@@ -233,6 +233,12 @@ impl Uid {
 /// w ≲ 10³), so the signs at the points are monotone as computed too; outside that, every
 /// point is evaluated in turn, as the simulator's loop.
 pub fn desnoyer_waf(op: f64, r: f64, f: f64) -> f64 {
+    desnoyer_near(op, r, f, f64::NEG_INFINITY)
+}
+
+/// [`desnoyer_waf`], its first step's evaluations begun near `hint` (a root found for inputs
+/// close to these; −∞ for none): the same result for any hint, the points being the loop's.
+fn desnoyer_near(op: f64, r: f64, f: f64, hint: f64) -> f64 {
     if op <= 1.0 {
         return 0.0;
     }
@@ -244,7 +250,7 @@ pub fn desnoyer_waf(op: f64, r: f64, f: f64) -> f64 {
     let interpolate = op >= 1.001 && r > 0.0 && r < 1.0 && f > 0.0 && f < 1.0;
     let mut w = 1.0;
     // Where the root is thought to lie (−∞: walk from the step's first point).
-    let mut guess = f64::NEG_INFINITY;
+    let mut guess = if interpolate { hint } else { f64::NEG_INFINITY };
     for (step, back) in [(1.0, 2.0), (0.1, 0.2), (0.01, 0.02), (0.001, 0.001)] {
         let (end, root) = first_not_above(&g, w, step, guess);
         w = end - back;
@@ -384,6 +390,9 @@ pub struct Gcs {
     tot_req: f64,
     hot_lba: f64,
     tot_lba: f64,
+    /// The last roots of the two Desnoyer forms the predictions solve, where the next one's
+    /// search begins (the sizes GCS tries one after another change them little).
+    roots: [f64; 2],
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -613,14 +622,16 @@ impl Gcs {
         }
         let (r, f) = (self.hot_req / self.tot_req, self.hot_lba / self.tot_lba);
         let group = f64::from(config[n - 1]) * pps;
-        let last_vr = 1.0 - 1.0 / desnoyer_waf((group - no_access) / last_vp, r, f);
+        self.roots[0] = desnoyer_near((group - no_access) / last_vp, r, f, self.roots[0]);
+        let last_vr = 1.0 - 1.0 / self.roots[0];
         if last_vr > 1.0 {
             return None;
         }
         // Greedy (the simulator's `DES` 2): Desnoyer's form with its correction for a
         // segment's discrete pages.
         let c = 1.0 + 1.0 / (2.0 * pps);
-        let waf = desnoyer_waf(c * group / last_vp, r, f) / c;
+        self.roots[1] = desnoyer_near(c * group / last_vp, r, f, self.roots[1]);
+        let waf = self.roots[1] / c;
         vr[n - 1] = 1.0 - 1.0 / waf;
         if vr[..n].iter().any(|&v| v <= 0.0) {
             return None;
@@ -1008,7 +1019,8 @@ mod tests {
 
     /// The root search evaluated near the root gives, bit for bit, what the simulator's loop
     /// gives: on 40,000 (op, r, f) spread over what GCS meets (op from 1.0001 to 40, r and
-    /// f from 0 to 1, the edges 0 and 1 included, where every point is evaluated).
+    /// f from 0 to 1, the edges 0 and 1 included, where every point is evaluated), without a
+    /// hint and with one near the root or anywhere in 0–60.
     #[test]
     fn desnoyer_search_is_the_stepped_loop() {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -1033,6 +1045,18 @@ mod tests {
                 a.to_bits(),
                 b.to_bits(),
                 "op {op}, r {r}, f {f}: {a} against {b}"
+            );
+            // Begun near a hint, close to the root or anywhere: the same.
+            let hint = if i % 2 == 0 {
+                b + next() - 0.5
+            } else {
+                60.0 * next()
+            };
+            let c = desnoyer_near(op, r, f, hint);
+            assert_eq!(
+                c.to_bits(),
+                b.to_bits(),
+                "op {op}, r {r}, f {f}, hint {hint}"
             );
         }
     }
