@@ -43,9 +43,13 @@
 //!   `evict=own` the cache is not seen: a page reaching the store chooses its own head and is
 //!   timed and counted then. Without a cache the two are the same, and so is a write not
 //!   announced (the fill, a trace's request of several pages): its own head;
-//! - a victim whose pages overflow a full GC head is compacted in place and becomes that head
-//!   there; here the victim is erased first and its pages routed each to its own group, which
-//!   writes the same number of pages;
+//! - a victim's pages whose group's GC head is full stay in the victim, which is compacted in
+//!   place and becomes the GC head of the first group found full (`SSD::moveValidPagesTo`,
+//!   `compactUntilFreeBlock`): pages of several heads in one group's block. Here each GC
+//!   stream counts the pages of its open segment (from empty, as the simulator's GC heads
+//!   start), and such pages go to that first full group's stream, which takes the victim's
+//!   segment (a page the engine writes into another stream's segment, when the pool is empty
+//!   mid-cycle, is not counted);
 //! - the simulator's generator is seeded from `std::random_device`; here the run's.
 
 use std::fmt;
@@ -300,6 +304,12 @@ pub struct TwoA {
     cycle: Option<usize>,
     /// Scratch for the drawn intervals.
     sample: Vec<u64>,
+    /// Pages per segment.
+    pps: u32,
+    /// Pages in each GC stream's open segment (the simulator's GC heads start empty).
+    gc_fill: Vec<u32>,
+    /// The victim being relocated, and the first group whose GC head it found full.
+    overflow: (u32, Option<usize>),
 }
 
 impl TwoA {
@@ -323,6 +333,9 @@ impl TwoA {
             just_greedy: true,
             cycle: None,
             sample: Vec::with_capacity(SAMPLE),
+            pps,
+            gc_fill: vec![0; heads],
+            overflow: (u32::MAX, None),
         }
     }
 
@@ -439,8 +452,25 @@ impl Scheme for TwoA {
         head
     }
 
+    // `SSD::moveValidPagesTo` with a destination function: a page whose group's GC head is
+    // full stays in its victim, which is compacted in place and becomes the GC head of the
+    // first group found full; here those pages go to that group's GC stream, whose next
+    // segment is the victim's.
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
-        self.heads + self.head(r.page, r.rng)
+        let h = self.head(r.page, r.rng);
+        if self.overflow.0 != r.victim.seg {
+            self.overflow = (r.victim.seg, None);
+        }
+        if self.gc_fill[h] < self.pps {
+            self.gc_fill[h] += 1;
+            return self.heads + h;
+        }
+        let f = *self.overflow.1.get_or_insert(h);
+        if self.gc_fill[f] == self.pps {
+            self.gc_fill[f] = 0;
+        }
+        self.gc_fill[f] += 1;
+        self.heads + f
     }
 
     fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
@@ -571,6 +601,7 @@ mod tests {
 
     use super::*;
     use crate::config::PlacementSpec;
+    use crate::placement::Victim;
 
     /// `newOptWA` as `TwoAFormula.hpp` computes it, by hand: two groups taking 80% and 20% of
     /// the writes at F = 0.9 share the spare √0.8 : √0.2 = 2/3 : 1/3, fills 27/31 and 27/29,
@@ -623,6 +654,47 @@ mod tests {
         // Page 2, written once 299 writes ago: beyond the 3/4 quantile of the intervals (about
         // 300 − 27 at the latest draw), the last head.
         assert_eq!(t.user_stream(&w(2), 0, &mut rng), 3);
+    }
+
+    /// `moveValidPagesTo` with a destination function: a page whose group's GC head is full
+    /// stays in the victim, which becomes the GC head of the first group found full, so pages
+    /// of another head whose GC head is full go there too.
+    #[test]
+    fn pages_overflowing_a_full_gc_head_stay_with_the_first_full_group() {
+        let spec = TwoASpec {
+            heads: 2,
+            clean: Clean::TwoA,
+            evict: Evict::Incoming,
+        };
+        let mut t = TwoA::new(spec, 10, 20, 4);
+        let mut rng = SimRng::seed_from_u64(1);
+        // Page 0 written once: head 0 (no bounds drawn yet); page 5 never written: head N/2 = 1.
+        t.user_stream(&Write::new(0, 0), 0, &mut rng);
+        let mut route = |t: &mut TwoA, page, seg| {
+            let victim = Victim::bare(seg);
+            let r = Relocation {
+                page,
+                victim: &victim,
+                class: 0,
+                age: 0,
+                rng: &mut rng,
+            };
+            t.gc_stream(r)
+        };
+        // GC heads start empty: each page to its own head's GC stream (N + head).
+        assert_eq!(route(&mut t, 5, 7), 3);
+        assert_eq!(route(&mut t, 0, 7), 2);
+        // Both GC heads full: the first page found full names the group (1), and page 0, of
+        // head 0, follows it into group 1's stream, whose next segment is the victim's.
+        t.gc_fill = vec![4, 4];
+        assert_eq!(route(&mut t, 5, 8), 3);
+        assert_eq!(route(&mut t, 0, 8), 3);
+        assert_eq!(t.gc_fill, [4, 2]);
+        // The next victim: head 0's GC head is still full, so this victim becomes it; head 1's
+        // has room.
+        assert_eq!(route(&mut t, 0, 9), 2);
+        assert_eq!(route(&mut t, 5, 9), 3);
+        assert_eq!(t.gc_fill, [1, 3]);
     }
 
     #[test]
