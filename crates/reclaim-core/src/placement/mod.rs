@@ -423,6 +423,12 @@ impl Groups<'_> {
         self.policies[g].next_valid(self.store)
     }
 
+    /// Group `g`'s sealed segments with `valid` valid pages, in no particular order, where its
+    /// policy keeps them by valid count (`greedy`); `None` where it does not.
+    pub fn with_valid(&self, g: usize, valid: u32) -> Option<&[u32]> {
+        self.policies[g].with_valid(valid)
+    }
+
     /// Free segments of the shared pool.
     pub fn free(&self) -> usize {
         self.store.free.len()

@@ -129,6 +129,9 @@ impl TwoRGreedy {
     /// a count per valid count, which gives the last count taken and how many of it, then the
     /// segments themselves.
     fn select(&mut self, groups: &Groups<'_>, g: usize) {
+        if self.select_by_count(groups, g) {
+            return;
+        }
         let store = groups.store();
         let b = store.pps;
         self.call.clear();
@@ -176,6 +179,60 @@ impl TwoRGreedy {
             .min(self.tied.len());
         self.call
             .extend(self.tied[..take].iter().map(|&(_, seg)| (seg, last)));
+    }
+}
+
+impl TwoRGreedy {
+    /// [`Self::select`] read from the region's groups' own greedy buckets, fewest valid first:
+    /// the same victims in the same order (seal order is unique, so the sorts agree) in
+    /// O(b + the call's victims and those tied with its last) instead of two passes over the
+    /// segments, which at 10,000 segments cost 15 times the run. False, with nothing done,
+    /// where a group's policy keeps no buckets.
+    fn select_by_count(&mut self, groups: &Groups<'_>, g: usize) -> bool {
+        let members: &[usize] = if g == COLD { &[COLD] } else { &[NORMAL, REST] };
+        if members.iter().any(|&m| groups.with_valid(m, 0).is_none()) {
+            return false;
+        }
+        let store = groups.store();
+        let b = store.pps;
+        let with = |v: u32| {
+            members
+                .iter()
+                .flat_map(move |&m| groups.with_valid(m, v).unwrap_or(&[]).iter().copied())
+        };
+        self.call.clear();
+        let mut invalid = 0u64;
+        for v in 0..=b {
+            let n = with(v).count() as u64;
+            if n == 0 {
+                continue;
+            }
+            let per = u64::from(b - v);
+            if v == b || invalid + n * per >= u64::from(b) {
+                // The last count taken: its segments in seal order, as many as reach b
+                // (all of them when even the wholly valid ones do not).
+                let at_last = if v == b {
+                    u64::MAX
+                } else {
+                    (u64::from(b) - invalid).div_ceil(per)
+                };
+                self.tied.clear();
+                self.tied
+                    .extend(with(v).map(|seg| (store.sealed_at[seg as usize], seg)));
+                self.tied.sort_unstable();
+                let take = usize::try_from(at_last)
+                    .unwrap_or(usize::MAX)
+                    .min(self.tied.len());
+                self.call
+                    .extend(self.tied[..take].iter().map(|&(_, seg)| (seg, v)));
+                return true;
+            }
+            invalid += n * per;
+            let start = self.call.len();
+            self.call.extend(with(v).map(|seg| (seg, v)));
+            self.call[start..].sort_unstable_by_key(|&(seg, _)| store.sealed_at[seg as usize]);
+        }
+        true
     }
 }
 

@@ -17,8 +17,8 @@ use crate::clocks::Clocks;
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::store::Store;
 use std::fmt;
 
 /// Exact greedy.
@@ -55,6 +55,10 @@ impl VictimPolicy for Greedy {
 
     fn next_valid(&self, _store: &Store) -> Option<u32> {
         self.buckets.min_valid()
+    }
+
+    fn with_valid(&self, valid: u32) -> Option<&[u32]> {
+        Some(self.buckets.with_valid(valid))
     }
 }
 

@@ -63,6 +63,12 @@ pub trait VictimPolicy {
     fn next_valid(&self, _store: &Store) -> Option<u32> {
         None
     }
+    /// Its candidates with `valid` valid pages, in no particular order, where it keeps them by
+    /// valid count (greedy's buckets); `None` where it does not. A group scheme that plans
+    /// several victims at once reads them from the fewest up instead of scanning the store.
+    fn with_valid(&self, _valid: u32) -> Option<&[u32]> {
+        None
+    }
 }
 
 /// What a victim policy declares in its own file, and how it is built from its parameters.
@@ -237,6 +243,11 @@ macro_rules! registry {
             fn next_valid(&self, store: &Store) -> Option<u32> {
                 match self {
                     $(Policy::$v(p) => p.next_valid(store),)*
+                }
+            }
+            fn with_valid(&self, valid: u32) -> Option<&[u32]> {
+                match self {
+                    $(Policy::$v(p) => p.with_valid(valid),)*
                 }
             }
         }

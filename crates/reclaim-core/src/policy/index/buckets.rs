@@ -171,6 +171,11 @@ impl ValidBuckets {
         Some(self.low)
     }
 
+    /// The segments held with `valid` valid pages, in no particular order.
+    pub fn with_valid(&self, valid: u32) -> &[u32] {
+        self.buckets.get(valid as usize).map_or(&[], Vec::as_slice)
+    }
+
     /// The fewest valid pages of a segment held, if any.
     pub fn min_valid(&self) -> Option<u32> {
         if self.len == 0 {
