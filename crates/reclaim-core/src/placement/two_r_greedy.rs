@@ -25,8 +25,8 @@
 //! add up to b; their pages are then packed into the victims themselves (see
 //! [`super::two_r`]). Here each call is planned when the run's trigger first asks for a victim
 //! after the last call ended: the scheme names the call's victims itself
-//! ([`Scheme::segment_to_clean`]), two passes over the segments per call (a count per valid
-//! count, which gives the last count taken, then the segments). With the default `frontier`
+//! ([`Scheme::segment_to_clean`]), read from its groups' greedy buckets fewest valid first
+//! (or, where a group's policy keeps none, two passes over the segments). With the default `frontier`
 //! trigger and no free segment kept ([`Built::keeping`]: SSD-iq compacts its victims in place
 //! and keeps no free block), a call starts where SSD-iq's does, when a user segment fills and
 //! no segment is free.
