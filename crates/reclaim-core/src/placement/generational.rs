@@ -44,7 +44,7 @@
 
 use std::fmt;
 
-use super::two_a::{greedy_groups, has_candidate, least_valid};
+use super::two_a::{greedy_groups, has_candidate, least_valid, synced};
 use super::{Build, Built, Declare, Groups, Relocation, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
@@ -116,6 +116,9 @@ impl Scheme for Generational {
     }
 
     fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
+        for (s, fill) in self.fill.iter_mut().enumerate().skip(1) {
+            *fill = synced(*fill, &groups.streams[s], self.pps);
+        }
         let Some(g) = self.cycle else {
             let g = least_valid(groups, 0..self.generations).unwrap_or(0);
             self.cycle = Some(g);

@@ -217,6 +217,19 @@ pub(crate) fn greedy_groups(n: usize) -> Vec<Option<PolicySpec>> {
     vec![Some(PolicySpec::default()); n]
 }
 
+/// The pages of `stream`'s open segment as the engine holds it, for a scheme that counts them
+/// as `counted` (the engine may give a stream another's segment when the pool is empty
+/// mid-cycle): a stream with none open counts as full once it has had one.
+pub(crate) fn synced(counted: u32, stream: &super::Stream, pps: u32) -> u32 {
+    if stream.seg != crate::store::NONE {
+        stream.next
+    } else if counted == 0 {
+        0
+    } else {
+        pps
+    }
+}
+
 /// How 2a chooses the group cleaned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clean {
@@ -475,6 +488,9 @@ impl Scheme for TwoA {
 
     fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
         let n = self.heads;
+        for (h, fill) in self.gc_fill.iter_mut().enumerate() {
+            *fill = synced(*fill, &groups.streams[n + h], self.pps);
+        }
         // The cycle's group while it has a victim not wholly valid; else a new cycle.
         let within = |g: usize| {
             least_valid(
