@@ -4,30 +4,16 @@ by `scripts/mqsim-side-by-side.py --clone DIR`; skipped without one)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import shutil
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mqsim_side_by_side", ROOT / "scripts" / "mqsim-side-by-side.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-side = _load()
+side = load_script("mqsim-side-by-side")
 
 MQSIM_DIR = Path(os.environ["MQSIM_DIR"]) if os.environ.get("MQSIM_DIR") else None
 needs_clone = pytest.mark.skipif(MQSIM_DIR is None or not (MQSIM_DIR / "src" / "ssd" / "FTL.cpp").exists(), reason="MQSIM_DIR names no MQSim clone")

@@ -4,30 +4,17 @@ the reading of the peers' outputs, and the trace generator's format. No peer is 
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
+from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-ssdiq = _load("ssdiq-side-by-side")
-midas = _load("midas-side-by-side")
-gen = _load("midas-trace")
+ssdiq = load_script("ssdiq-side-by-side")
+midas = load_script("midas-side-by-side")
+gen = load_script("midas-trace")
 
 
 # --- SSD-iq ------------------------------------------------------------------------------------

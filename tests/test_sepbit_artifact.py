@@ -4,18 +4,15 @@ made by `scripts/sepbit-artifact.sh` on the hot/cold trace `scripts/validation-m
 from __future__ import annotations
 
 import csv
-import importlib.util
 from pathlib import Path
 
 import pytest
 import reclaim
 from reclaim import traces
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("validation_markdown", ROOT / "scripts" / "validation-markdown.py")
-assert _spec is not None and _spec.loader is not None
-vm = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(vm)
+vm = load_script("validation-markdown")
 
 
 def artifact_runs() -> dict[tuple[str, str], float]:

@@ -6,26 +6,17 @@ evaluate it on page counts drawn as the peer's run draws them."""
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 from reclaim.models import ssdiq
-
-ROOT = Path(__file__).resolve().parents[1]
+from script_loader import load_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ssdiq_side_by_side", ROOT / "scripts" / "ssdiq-side-by-side.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("ssdiq-side-by-side")
 
 
 def _closed_form(fill: float, histogram: list[float]) -> float:

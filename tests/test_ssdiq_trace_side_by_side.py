@@ -5,27 +5,12 @@ run here."""
 from __future__ import annotations
 
 import doctest
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
+from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-side = _load("ssdiq-trace-side-by-side")
+side = load_script("ssdiq-trace-side-by-side")
 
 
 def test_the_docstrings_examples_run() -> None:

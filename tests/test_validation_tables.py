@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("validation_tables", ROOT / "scripts" / "validation-tables.py")
-assert _spec is not None and _spec.loader is not None
-vt = importlib.util.module_from_spec(_spec)
-sys.modules["validation_tables"] = vt  # a dataclass looks its module up while it is defined
-_spec.loader.exec_module(vt)
+vt = load_script("validation-tables")
 
 OUTPUT = """\
   Title
