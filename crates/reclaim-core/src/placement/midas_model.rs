@@ -228,10 +228,11 @@ impl Uid {
 /// (x/2 / sinh(x/2))² ≤ 1), so that point is found by evaluating g near where the root lies,
 /// interpolated from the last step's two points around it, and walking from there: the same
 /// point at the same w, in some 2 evaluations a step instead of about 10 (GCS calls this
-/// twice for every size it tries). For 0 < r, f < 1 and op ≥ 1.001, adjacent points differ
-/// in g by at least 0.001 · (1 − 1/op) ≈ 10⁻⁶, far above g's rounding (a few ulps of
-/// w ≲ 10³), so the signs at the points are monotone as computed too; outside that, every
-/// point is evaluated in turn, as the simulator's loop.
+/// twice for every size it tries), as long as g's signs at the points are monotone as
+/// computed too: so when adjacent points, whose g differ by at least 0.001 · (1 − 1/op),
+/// differ by more than 8 times a bound on g's rounding up to the root found
+/// ([`rounding_bound`]). Otherwise (op within about 10⁻⁴ of 1, where the root is in the
+/// thousands, or r or f at 0 or 1) every point is evaluated in turn, as the simulator's loop.
 pub fn desnoyer_waf(op: f64, r: f64, f: f64) -> f64 {
     desnoyer_near(op, r, f, f64::NEG_INFINITY)
 }
@@ -247,39 +248,79 @@ fn desnoyer_near(op: f64, r: f64, f: f64, hint: f64) -> f64 {
             + (1.0 - r) / (((1.0 - r) * op / ((1.0 - f) * w)).exp() - 1.0)
             - w
     };
-    let interpolate = op >= 1.001 && r > 0.0 && r < 1.0 && f > 0.0 && f < 1.0;
-    let mut w = 1.0;
-    // Where the root is thought to lie (−∞: walk from the step's first point).
-    let mut guess = if interpolate { hint } else { f64::NEG_INFINITY };
-    for (step, back) in [(1.0, 2.0), (0.1, 0.2), (0.01, 0.02), (0.001, 0.001)] {
-        let (end, root) = first_not_above(&g, w, step, guess);
-        w = end - back;
-        if interpolate {
-            guess = root;
+    let gap = 0.001 * (1.0 - 1.0 / op);
+    let monotone = |w: f64| 8.0 * rounding_bound(op, r, f, w + 1.0) < gap;
+    let stepped = |interpolate: bool| {
+        let mut w = 1.0;
+        // Where the root is thought to lie (−∞: walk from the step's first point).
+        let mut guess = if interpolate { hint } else { f64::NEG_INFINITY };
+        for (step, back) in [(1.0, 2.0), (0.1, 0.2), (0.01, 0.02), (0.001, 0.001)] {
+            let (end, root) = first_not_above(&g, w, step, guess);
+            w = end - back;
+            if interpolate {
+                guess = root;
+            }
+        }
+        w
+    };
+    // A hint whose rounding is already too large says where the root is: no fast attempt.
+    if r > 0.0 && r < 1.0 && f > 0.0 && f < 1.0 && (hint < 1.0 || monotone(hint)) {
+        let w = stepped(true);
+        if monotone(w) {
+            return w;
         }
     }
-    w
+    stepped(false)
 }
 
-/// Points of a step's loop kept for walking down (beyond, the loop's own steps are taken).
-const KEPT: usize = 32;
+/// A bound on the rounding of g(w) (Desnoyer's left side less w) as computed, for every
+/// w' ≤ `w`: each term r / (eˣ − 1) is off by its size times ε (eˣ/(eˣ − 1) + 8 + x) (the
+/// subtraction from 1 loses ε eˣ of a small eˣ − 1; the quotients and products a few ε), the
+/// sum a few ε of its terms' sizes; both grow with w.
+fn rounding_bound(op: f64, r: f64, f: f64, w: f64) -> f64 {
+    let eps = f64::EPSILON;
+    let term = |share: f64, part: f64| {
+        let x = share * op / (part * w);
+        let size = share / x.exp_m1();
+        (size, size * eps * (x.exp() / x.exp_m1() + 8.0 + x))
+    };
+    let ((a, da), (b, db)) = (term(r, f), term(1.0 - r, 1.0 - f));
+    da + db + 8.0 * eps * (1.0 + a + b + w)
+}
+
+/// Points of a step's loop kept for walking down (beyond, they are added up again).
+const KEPT: usize = 64;
+
+/// Steps added up toward a guess at most (beyond, the loop's own evaluations are taken).
+const AHEAD: usize = 1 << 24;
 
 /// For a decreasing `g`: the loop `t = 1; while t > 0 { t = g(w); w += step }` from `w0`,
 /// evaluated near `guess`: the w the loop ends with, and the root interpolated between the
-/// loop's last two points (`guess` again where they do not bracket it).
+/// loop's last two points (`guess` again where they do not bracket it). The points are added
+/// up from `w0` one step at a time, as the loop adds them, without evaluating g up to the last
+/// one below the guess (a root near 1 / (op − 1) is hundreds of steps of 1 from w = 1).
 fn first_not_above(g: &impl Fn(f64) -> f64, w0: f64, step: f64, guess: f64) -> (f64, f64) {
-    let mut at = [0.0; KEPT];
-    at[0] = w0;
-    // The loop's points up to the one below the guess (none past `KEPT`).
-    let mut i = 0;
-    while i + 1 < KEPT && at[i] + step < guess {
-        at[i + 1] = at[i] + step;
+    // The last `KEPT` points added, point k at k % KEPT.
+    let mut kept = [0.0; KEPT];
+    kept[0] = w0;
+    let (mut i, mut w) = (0, w0);
+    while i < AHEAD && w + step < guess {
+        w += step;
         i += 1;
+        kept[i % KEPT] = w;
     }
-    let mut t = g(at[i]);
+    let top = i;
+    let point = |k: usize| {
+        if top - k < KEPT {
+            kept[k % KEPT]
+        } else {
+            (0..k).fold(w0, |w, _| w + step)
+        }
+    };
+    let mut t = g(w);
     if t > 0.0 {
         // Up, one step at a time, as the loop.
-        let (mut w, mut prev, mut prev_t) = (at[i], at[i], t);
+        let (mut prev, mut prev_t) = (w, t);
         loop {
             w += step;
             t = g(w);
@@ -293,17 +334,15 @@ fn first_not_above(g: &impl Fn(f64) -> f64, w0: f64, step: f64, guess: f64) -> (
     }
     // Down while the point below is not above 0 either.
     while i > 0 {
-        let below = g(at[i - 1]);
+        let lower = point(i - 1);
+        let below = g(lower);
         if below > 0.0 {
-            return (
-                at[i] + step,
-                root_between(at[i - 1], below, at[i], t, guess),
-            );
+            return (w + step, root_between(lower, below, w, t, guess));
         }
         i -= 1;
-        t = below;
+        (w, t) = (lower, below);
     }
-    (at[0] + step, guess)
+    (w + step, guess)
 }
 
 /// The root of the line through (a, ga > 0) and (b, gb ≤ 0); `fallback` where that is not
