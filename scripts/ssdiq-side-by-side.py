@@ -322,22 +322,9 @@ def page_probabilities(workload: str, g: Geometry) -> np.ndarray:
     >>> round(float(p[0] / p[9]), 12)  # rank 1 against rank 10
     10.0
     """
-    kind, _, params = workload.partition(":")
-    n = g.logical_pages
-    if kind in ("zipf", "zipf-shuffle"):
-        theta = float(dict(kv.split("=", 1) for kv in params.split(",") if kv).get("theta", "0.99"))
-        w = np.arange(1, n + 1, dtype=np.float64) ** -theta
-        return w / w.sum()
-    import json
+    from reclaim.ssdiq import page_probabilities as law
 
-    from reclaim import _core
-
-    spec = {"segments": g.segments, "pages_per_segment": g.pages_per_segment, "logical_pages": n, "workload": workload}
-    parts = [np.full(c["pages"], c["write_share"] / c["pages"]) for c in _core.class_shares(json.dumps(spec))["classes"] if c["pages"] > 0]
-    p = np.concatenate(parts) if parts else np.zeros(0)
-    if p.size != n:
-        p = np.concatenate([p, np.zeros(max(0, n - p.size))])[:n]  # pages outside every class are never written
-    return p / p.sum()
+    return law(workload, g.logical_pages, g.segments, g.pages_per_segment)
 
 
 def peer_counts(p: np.ndarray, g: Geometry, seed: int) -> np.ndarray:
@@ -350,8 +337,9 @@ def peer_counts(p: np.ndarray, g: Geometry, seed: int) -> np.ndarray:
     >>> int(c.sum()) == g.logical_pages + g.physical_pages + g.measured_writes, int(c.min()) >= 1
     (True, True)
     """
-    rng = np.random.default_rng(seed)
-    return 1 + rng.multinomial(g.physical_pages + g.measured_writes, p)
+    from reclaim.ssdiq import page_counts
+
+    return page_counts(p, g.physical_pages, g.measured_writes, seed)
 
 
 def formula_wa(scheme: Scheme, p: np.ndarray, g: Geometry, fill: float, seeds: Sequence[int]) -> list[float]:

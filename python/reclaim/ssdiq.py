@@ -12,10 +12,14 @@ reclaim's ``fill`` rounds (see ``docs/schemes-after-sepbit.md``).
 
 from __future__ import annotations
 
+import json
 import math
 import struct
+from collections.abc import Sequence
 
-__all__ = ["geometry", "size_bytes", "zones_spec"]
+import numpy as np
+
+__all__ = ["geometry", "opt_formula", "page_counts", "page_probabilities", "size_bytes", "zones_spec"]
 
 _UNITS = (("K", 1024), ("M", 1024**2), ("G", 1024**3), ("T", 1024**4))
 
@@ -134,3 +138,86 @@ def zones_spec(zones: str, shuffle: bool = True) -> str:
         raise ValueError(f"invalid value for `zones`: {zones!r} (expected one fX after each sX)")
     spec = f"zones:s={'/'.join(sizes)},f={'/'.join(str(f) for f in freqs)}"
     return spec if shuffle else spec + ",shuffle=no"
+
+
+def page_probabilities(workload: str, logical_pages: int, segments: int, pages_per_segment: int) -> np.ndarray:
+    """Each logical page's probability of being written under reclaim's workload law.
+
+    A Zipf workload (``zipf:theta=T``, ``zipf-shuffle:theta=T``) gives rank k the probability
+    k^−θ / Σⱼ j^−θ (``workload/zipf.rs``; SSD-iq's ``RejectionInversionZipf.hpp``), listed by rank
+    (a permutation of the pages does not change their counts' histogram); any other workload its
+    classes as the engine reports them (pages and write share), each page of a class taking the
+    class's share over its pages; pages outside every class are never written.
+
+    Args:
+        workload: reclaim's workload spec.
+        logical_pages: The device's logical pages.
+        segments: Its segments.
+        pages_per_segment: Pages per segment.
+
+    Returns:
+        An array of ``logical_pages`` probabilities summing to 1.
+
+    >>> p = page_probabilities("zones:s=0.8/0.2,f=0.2/0.8", 229_376, 128, 2048)
+    >>> p.size, round(float(p.sum()), 12), sorted({round(float(x) * 229_376, 6) for x in p})
+    (229376, 1.0, [0.25, 4.000017])
+    >>> p = page_probabilities("zipf:theta=1", 1000, 16, 64)
+    >>> round(float(p[0] / p[9]), 12)  # rank 1 against rank 10
+    10.0
+    """
+    kind, _, params = workload.partition(":")
+    n = logical_pages
+    if kind in ("zipf", "zipf-shuffle"):
+        theta = float(dict(kv.split("=", 1) for kv in params.split(",") if kv).get("theta", "0.99"))
+        w = np.arange(1, n + 1, dtype=np.float64) ** -theta
+        return w / w.sum()
+    from reclaim import _core
+
+    spec = {"segments": segments, "pages_per_segment": pages_per_segment, "logical_pages": n, "workload": workload}
+    parts = [np.full(c["pages"], c["write_share"] / c["pages"]) for c in _core.class_shares(json.dumps(spec))["classes"] if c["pages"] > 0]
+    p = np.concatenate(parts) if parts else np.zeros(0)
+    if p.size != n:
+        p = np.concatenate([p, np.zeros(max(0, n - p.size))])[:n]
+    return p / p.sum()
+
+
+def page_counts(p: np.ndarray, physical_pages: int, measured_writes: int, seed: int) -> np.ndarray:
+    """The pages' write counts ssdiq_plus's ``opt-N`` holds at its last ``stats()``
+    (``sim/Optimal.hpp``; ``writesPerPage`` is never reset): each page once (the init phase's
+    sequential fill), then ``physical_pages`` init writes and the measured writes drawn
+    independently by the law ``p`` (``sim/sim.cpp``, ``runBench``), from a NumPy generator
+    seeded with ``seed`` (the peer's draw comes from ``std::random_device``: the counts agree
+    in law, not one by one).
+
+    >>> c = page_counts(np.full(100, 0.01), 128, 1000, 1)
+    >>> int(c.sum()), int(c.min()) >= 1
+    (1228, True)
+    """
+    rng = np.random.default_rng(seed)
+    return 1 + rng.multinomial(physical_pages + measured_writes, p)
+
+
+def opt_formula(workload: str, groups: int, measured_writes: int, capacity: str = "16G", erase: str = "8M", page: str = "4K",
+                ssdfill: float = 0.875, seeds: Sequence[int] = (1,)) -> list[float]:
+    """What ssdiq_plus's ``opt-<groups>`` prints for a workload on an SSD-iq device, evaluated
+    here once per seed: its formula (:func:`reclaim.models.ssdiq.opt_wa_of_counts`, ``newOptWA``
+    on an H-bucket histogram) on :func:`page_counts` drawn from :func:`page_probabilities`, at
+    the fill as the simulator's C ``float`` holds it.
+
+    Args:
+        workload: reclaim's workload spec for SSD-iq's pattern.
+        groups: H, the histogram's buckets (``opt-H``).
+        measured_writes: The writes measured after the init phase.
+        capacity, erase, page, ssdfill: The device, as :func:`geometry` takes them.
+        seeds: One evaluation per seed.
+
+    >>> [round(x, 3) for x in opt_formula("uniform", 1000, 2_293_700, capacity="1G", seeds=(1, 2))]
+    [3.932, 3.932]
+    """
+    from reclaim.models import ssdiq as model
+
+    g = geometry(capacity, erase, page, ssdfill)
+    segments, pps, logical = int(g["segments"]), int(g["pages_per_segment"]), int(g["logical_pages"])
+    p = page_probabilities(workload, logical, segments, pps)
+    fill = _float32(ssdfill)
+    return [model.opt_wa_of_counts(fill, page_counts(p, segments * pps, measured_writes, seed), groups) for seed in seeds]
