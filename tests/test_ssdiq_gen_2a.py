@@ -33,6 +33,17 @@ ZONES_95 = "zones:s=0.95/0.05,f=0.05/0.95"
 PEER_2A_80_BUFFER = 3.3615
 #: The same without the buffer: 3.147107, 3.152228, 3.15146.
 PEER_2A_80 = 3.1503
+#: ssdiq_plus `GC=2a-4`, zones 95/5, with its buffer: ten runs, none of which finishes. Each stops
+#: (`raise(SIGINT)` in `TwoAGC::singleGreedyGroup`, "ERROR in greedy!": a group whose full blocks
+#: are all wholly valid) after 24 to 55 of its 100 rows; the last rows' `cumulativeWAF` 2.376 to
+#: 2.813. The cumulative WAF of each run at its 24th row (all ten reached it): 2.354269, 2.271657,
+#: 2.251194, 2.337628, 2.295828, 2.353410, 2.321725, 2.325958, 2.281963, 2.327486.
+PEER_2A_95_BUFFER_24 = 2.3121
+#: The same at the 33rd row, of the eight runs that reached it: 2.606062, 2.389173, 2.419322,
+#: 2.521863, 2.497201, 2.490960, 2.617810, 2.482218.
+PEER_2A_95_BUFFER_33 = 2.5031
+#: The peer's rows: a tenth of the logical pages each, ⌊229,376 / 10⌋ (`runBench`).
+ROW = 22_937
 #: ssdiq_plus `GC=gen`, zones 95/5, without the buffer: 4.707083, 4.729549, 4.680333, 4.739806,
 #: 4.851571, 4.644896 (they spread by ±2.2%).
 PEER_GEN_95 = 4.7255
@@ -43,8 +54,9 @@ PEER_GEN_80 = 4.3107
 def wa_of(**kw: Any) -> float:
     """reclaim's WA on the small setting; under a cache, flash writes over host writes, as the
     peer counts it (the host writes are the measured writes)."""
-    r = reclaim.simulate({**SMALL, **kw})
-    host = int(SMALL["writes"]) if "cache" in kw else r.user_writes
+    config = {**SMALL, **kw}
+    r = reclaim.simulate(config)
+    host = int(config["writes"]) if "cache" in kw else r.user_writes
     return (r.user_writes + r.gc_writes) / host
 
 
@@ -60,6 +72,18 @@ def test_2a_writes_an_evicted_page_to_the_evicting_writes_head() -> None:
     assert own < PEER_2A_80_BUFFER * 0.96
     # Without a buffer both sides agree (reclaim 3.1478 here; 3.3640 above with it).
     assert wa_of(workload=ZONES_80, placement="2a:heads=4", seed=1) == pytest.approx(PEER_2A_80, rel=0.01)
+
+
+def test_2a_on_95_5_under_the_buffer_agrees_over_the_peers_rows() -> None:
+    # The peer's runs stop partway and its running WA rises along a run (rows 1, 24 and 32 of
+    # its ten runs: 1.99, 2.73, 3.29 on average), so its last row's cumulative WAF is not the
+    # full run's; reclaim runs all 100 rows (2.953-3.265 over seeds 1-6). Over the rows the
+    # peer did write, the two agree: seeds 1-3 give 2.2689, 2.3486, 2.2796 over 24 rows and
+    # 2.4369, 2.6529, 2.4327 over 33.
+    for rows, peer, rel in ((24, PEER_2A_95_BUFFER_24, 0.02), (33, PEER_2A_95_BUFFER_33, 0.03)):
+        runs = (wa_of(workload=ZONES_95, placement="2a:heads=4", cache=91, seed=s, writes=str(rows * ROW)) for s in (1, 2, 3))
+        wa = sum(runs) / 3
+        assert wa == pytest.approx(peer, rel=rel), rows
 
 
 def test_2a_evict_is_moot_without_a_cache() -> None:
