@@ -232,6 +232,26 @@ def peer_wa(text: str, gc: str) -> float | None:
     return float(rows[-1].rsplit(",", 1)[1]) if rows else None
 
 
+def peer_rows(text: str) -> int:
+    """The `bench` rows a peer's output holds: WRITES × 10 when the run finished; fewer when it
+    stopped (ssdiq_plus's `2a-N` raises SIGINT in `singleGreedyGroup` or fails an `ensure` in
+    `compactUntilFreeBlock` on strong skew with its write buffer), and then its last row is a
+    WA of fewer writes.
+
+    >>> peer_rows("bench,a\\nx\\nbench,b\\n")
+    2
+    """
+    return sum(1 for line in text.splitlines() if line.startswith("bench,"))
+
+
+def stopped_note(out: Path, writes: int) -> str:
+    """` (stopped: row R of N)` for a kept peer output with fewer rows than a finished run's, else ''."""
+    if not out.exists():
+        return ""
+    n, full = peer_rows(out.read_text()), writes * 10
+    return f" (stopped: row {n} of {full})" if 0 < n < full else ""
+
+
 def run_peer(binary: Path, scheme: Scheme, setting: str, args: argparse.Namespace, runs: Path) -> tuple[float | None, float]:
     """Run (or read back) one peer run; return its WA and wall seconds (0 when read back)."""
     out = runs / scheme.peer / scheme.gc / f"{setting}.out"
@@ -551,6 +571,9 @@ def main(argv: list[str] | None = None) -> int:
                 row["peer_wa"], row["peer_s"] = None, None
             else:
                 row["peer_wa"], row["peer_s"] = run_peer(binary, scheme, setting, a, a.runs)
+                if not scheme.gc.startswith("opt"):
+                    # A run that stopped early is compared over fewer writes: say so on its row.
+                    row["peer"] += stopped_note(a.runs / scheme.peer / scheme.gc / f"{setting}.out", a.writes)
             row["reclaim_wa"], row["reclaim_s"], row["reclaim_workload"] = None, None, ""
             row["reclaim_spread_pct"] = None
             if scheme.formula and not a.skip_reclaim:
