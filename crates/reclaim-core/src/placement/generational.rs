@@ -44,7 +44,7 @@
 
 use std::fmt;
 
-use super::two_a::{greedy_groups, has_candidate, least_valid, synced};
+use super::two_a::{greedy_groups, synced};
 use super::{Build, Built, Declare, Groups, Relocation, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
@@ -67,6 +67,9 @@ pub struct Generational {
     fill: Vec<u32>,
     /// The victim whose pages overflowed its cycle's GC head and took its place, if any.
     switched: Option<u32>,
+    /// Scratch: each generation's sealed segments, read once per victim
+    /// ([`Groups::sealed_each`]) rather than a pass over the streams per generation asked.
+    sealed: Vec<u32>,
 }
 
 impl Generational {
@@ -81,6 +84,7 @@ impl Generational {
                 .collect(),
             fill: vec![pps; generations],
             switched: None,
+            sealed: vec![0; generations],
         }
     }
 
@@ -119,18 +123,25 @@ impl Scheme for Generational {
         for (s, fill) in self.fill.iter_mut().enumerate().skip(1) {
             *fill = synced(*fill, &groups.streams[s], self.pps);
         }
+        groups.sealed_each(&mut self.sealed);
+        let (sealed, pps) = (&self.sealed, self.pps);
         let Some(g) = self.cycle else {
-            let g = least_valid(groups, 0..self.generations).unwrap_or(0);
+            // `singleGreedy`: the generation of the least valid segment of all (the lowest
+            // generation among equals), as `two_a::least_valid` chooses.
+            let g = (0..self.generations)
+                .filter(|&k| sealed[k] > 0)
+                .min_by_key(|&k| (groups.next_valid(k).unwrap_or(pps), k))
+                .unwrap_or(0);
             self.cycle = Some(g);
             return g;
         };
         // `recursiveGreedyGeneration`: g, g − 1, … 0, then g + 1, g + 2, … (a candidate not
-        // wholly valid: `singleGreedyGeneration`).
+        // wholly valid: `singleGreedyGeneration`, as `two_a::has_candidate` tells).
         let down = (0..=g).rev();
         let up = g + 1..self.generations;
         down.chain(up)
-            .find(|&k| has_candidate(groups, k))
-            .or_else(|| (0..self.generations).find(|&k| groups.sealed(k) > 0))
+            .find(|&k| sealed[k] > 0 && groups.next_valid(k).is_none_or(|v| v < pps))
+            .or_else(|| (0..self.generations).find(|&k| sealed[k] > 0))
             .unwrap_or(0)
     }
 }
