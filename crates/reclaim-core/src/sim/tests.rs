@@ -545,11 +545,21 @@ fn a_cleaner_without_progress_stops_with_an_error() {
 #[test]
 fn relocation_without_room_stops_with_an_error_naming_the_stream() {
     let mut sim = guard_sim();
-    assert!(sim.engine.dev.placement.streams.iter().all(|f| f.seg == NONE));
+    assert!(sim
+        .engine
+        .dev
+        .placement
+        .streams
+        .iter()
+        .all(|f| f.seg == NONE));
     sim.engine.dev.store.free.clear();
     let e = sim.engine.dev.open_gc(0).unwrap_err();
     assert_eq!(e, Error::NoRoom { stream: 0, free: 0 }, "{e}");
-    assert!(e.to_string().starts_with("relocation into stream 0 found no free segment"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("relocation into stream 0 found no free segment"),
+        "{e}"
+    );
 }
 
 /// `Error::NoVictim` guards a cleaner called with no sealed segment; the trigger checks
