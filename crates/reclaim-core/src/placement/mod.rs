@@ -1028,6 +1028,8 @@ impl Placement {
 string_serde!(PlacementSpec);
 
 // The registry: one line per placement.
+/// Desnoyer's closed form as `MiDAS`'s model evaluates it, the `midas` placement's own.
+pub mod midas_desnoyer;
 /// `MiDAS`'s hot filter, the `midas` placement's own.
 pub mod midas_hot;
 /// `MiDAS`'s model (UID, MCAM, GCS), the `midas` placement's own.
