@@ -45,10 +45,13 @@ def test_the_report_opens_in_chromium_without_errors_or_fetches(db, tmp_path, ch
     check = check_page(out, RENDERED, SCREENSHOT)
     assert check.errors == []
     assert check.requests == []
-    # One sweep, one facet: WA against spare, two valid-page distributions, one time series.
-    assert check.value["figs"] == 4
-    # plotly draws each figure in its SVG layers, and one trace per policy in each figure.
-    assert check.value["svgs"] >= 4 and check.value["traces"] == 4 * 4
+    # One sweep, one facet: WA against spare, WA over greedy's, two valid-page distributions, one
+    # time series.
+    assert check.value["figs"] == 5
+    # plotly draws each figure in its SVG layers, and one trace per policy in each figure; the
+    # mean-field model (Van Houdt eq. 6–8) adds greedy's and d-choices's curves to the WA figure and
+    # d-choices's to the relative one (greedy's over itself is not drawn).
+    assert check.value["svgs"] >= 5 and check.value["traces"] == 5 * 4 + 2 + 1
     assert check.value["rows"] == 100
     assert SCREENSHOT.stat().st_size > 20_000
 
@@ -64,7 +67,10 @@ def test_the_report_fetches_nothing_by_policy(db, tmp_path):
 def test_paper_figures_in_three_formats(db, tmp_path):
     res = runner.invoke(app, ["report", str(db), "-o", str(tmp_path / "r.html"), "--figures", str(tmp_path / "figs")])
     assert res.exit_code == 0, res.output
-    assert sorted(p.suffix for p in (tmp_path / "figs").iterdir()) == [".pdf", ".png", ".svg"]
+    # WA against spare and WA over greedy's, each at 3.5 and 7 in in three formats, and its CSV.
+    names = sorted(p.name for p in (tmp_path / "figs").iterdir())
+    assert names == sorted(f"wa{v}-policies-00{w}.{e}" for v in ("", "-relative")
+                           for w, e in [("", "csv")] + [(f"-{i}in", x) for i in ("3.5", "7") for x in ("pdf", "png", "svg")])
 
 
 def test_bad_report_arguments_exit_2(db, tmp_path):
@@ -149,10 +155,11 @@ def test_a_timed_sweep_shows_latency_against_offered_load(tmp_path, chromium):
     check = check_page(out, RENDERED, SCREENSHOT.with_name("report-timed.png"))
     assert check.errors == [] and check.requests == []
     # The arrivals change only the clock: one WA figure (x spare, a line per policy, not a figure
-    # per rate), its two valid-page distributions and its series; then the three knees, each
-    # with a line per (policy, spare): 2 + 2·2 + 2 + 3·4 traces.
-    assert check.value["figs"] == 4 + 3
-    assert check.value["traces"] == 2 + 2 * 2 + 2 + 3 * 4
+    # per rate), WA over greedy's, its two valid-page distributions and its series; then the three
+    # knees, each with a line per (policy, spare): 2 + 2 + 2·2 + 2 + 3·4 traces (no model: a
+    # device lays segments on its own geometry).
+    assert check.value["figs"] == 5 + 3
+    assert check.value["traces"] == 2 + 2 + 2 * 2 + 2 + 3 * 4
     assert check.value["rows"] == 12
 
 

@@ -58,6 +58,10 @@ CLOCK_ONLY = ("arrivals",)
 #: Preferred axes: the x axis, then the lines.
 X_PREFERENCE = ("spare", "fill", "logical_pages", "segments", "pages_per_segment", "cache", "window")
 LINE_PREFERENCE = ("policy", "placement", "frontier", "gc", "workload")
+#: What :func:`reclaim.figures.predict` reads of a task, beside the varying parameters.
+MODEL_INPUTS = ("policy", "spare", "fill", "pages_per_segment", "segments", "frontier", "placement", "gc", "cache", "sizes", "device")
+#: Parameters whose values are schemes: shown by their registry names (:func:`reclaim.style.display`).
+SCHEME_COLUMNS = ("policy", "placement", "frontier", "gc", "workload", "sizes", "method", "device", "arrivals")
 #: Rows of the task table before it is cut (the database holds them all).
 TABLE_LIMIT = 5000
 #: Traces (or volumes) whose statistics a report shows, per sweep, before it says how many more.
@@ -140,7 +144,7 @@ def _groups(con: Any, sweep: str | None) -> list[_Group]:
         clocked = "device_spec" in have and con.execute(f"SELECT count(t.device_spec) {where}", params).fetchall()[0][0] > 0
         timing = ("arrivals", *TIME_METRICS, *PERCENTILE_COLUMNS) if clocked else ()
         wanted = dict.fromkeys(c for c in ("key", "seed", "wa", *varying, "simulated_spare", *TABLE_METRICS, "workload", "volume",
-                                           *timing) if c in have)
+                                           *MODEL_INPUTS, *timing) if c in have)
         # Through Arrow: DuckDB's own pandas conversion warns under pandas 3.
         df = con.sql(f"SELECT {', '.join(f't.{_quoted(c)}' for c in wanted)} {where} ORDER BY t.key", params=params).to_arrow_table().to_pandas()
         timed = "read_latency_p99" in df and bool(df[[c for c in TIME_METRICS if c in df]].notna().any().any())
@@ -161,39 +165,279 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _shown(col: str, value: Any) -> str:
+    """A parameter's value as a figure shows it: a scheme by its registry name, a number as
+    ``%g``, a path by its file name."""
+    from reclaim import style
+
+    if col in SCHEME_COLUMNS:
+        return style.display(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return Path(str(value)).name if "/" in str(value) else str(value)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
 def _label(row: Any, cols: list[str]) -> str:
-    return ", ".join(f"{c} = {row[c]}" for c in cols) if cols else "all"
+    """The facet's label: its parameters' names and values as readers know them (a missing value,
+    such as the volume of a run on a whole trace, is left out)."""
+    from reclaim.style import AXES
+
+    return ", ".join(f"{AXES.get(c, c)} = {_shown(c, row[c])}" if c not in ("workload", "policy", "placement") else _shown(c, row[c])
+                     for c in cols if not _missing(row[c]))
 
 
-def _wa_figures(g: _Group) -> list[tuple[str, Any, list[dict[str, Any]]]]:
-    """(facet label, figure, the plotted points) per facet."""
-    import plotly.graph_objects as go
+def _ci95(std: float, n: int) -> float:
+    """Half-width of the 95% confidence interval of a mean over ``n`` seeds (Student's t)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1) * std / math.sqrt(n)) if n > 1 else 0.0
+
+
+def _baseline(values: list[Any]) -> Any:
+    """The line the relative view divides by: greedy where it is one of them."""
+    from reclaim.style import parse
+
+    return next((v for v in values if isinstance(v, str) and parse(v)[0] == "greedy"), None)
+
+
+@dataclass
+class _Line:
+    """One line of a WA figure: its spec, label, style, points and the model's curve."""
+
+    key: Any
+    label: str
+    style: Any
+    points: list[dict[str, Any]]
+    model: list[tuple[Any, float]]
+    model_name: str | None
+
+
+@dataclass
+class _Facet:
+    """One facet of a sweep's WA figures: its lines, and the same over the baseline's WA."""
+
+    label: str
+    x: str | None
+    #: Whether the x axis is categorical (points grouped, not joined).
+    categorical: bool
+    lines: list[_Line]
+    #: Each line's WA over the baseline's at the same x and seed (empty without a baseline).
+    relative: list[_Line]
+    baseline: str | None
+    seeds: int
+    #: The widest seeds' range relative to its mean.
+    spread: float
+
+
+def _stats(frame: Any, xcol: str, col: str, name: str, spec: Any) -> list[dict[str, Any]]:
+    stats = frame.groupby(xcol, sort=True)[col].agg(["mean", "min", "max", "std", "count"]).reset_index()
+    return [{"line": name, "spec": str(spec), "x": r[xcol], "mean": float(r["mean"]), "min": float(r["min"]),
+             "max": float(r["max"]), "std": 0.0 if _missing(r["std"]) else float(r["std"]), "n": int(r["count"]),
+             "ci95": _ci95(0.0 if _missing(r["std"]) else float(r["std"]), int(r["count"]))} for _, r in stats.iterrows()]
+
+
+def _model_curve(ld: Any, xcol: str) -> tuple[list[tuple[Any, float]], str | None]:
+    """The model's WA at each x of a line (:func:`reclaim.figures.predict`), where one applies."""
+    from reclaim.figures import predict
+
+    if xcol not in ("spare", "fill"):
+        return [], None
+    out, name = [], None
+    for x, xd in ld.groupby(xcol, sort=True):
+        row = xd.iloc[0]
+        p = predict({c: (None if _missing(row[c]) else row[c]) for c in (*MODEL_INPUTS, "workload") if c in row})
+        if p is not None:
+            out.append((x, p.wa))
+            name = p.model
+    return out, name
+
+
+def _facets(g: _Group) -> list[_Facet]:
+    """The sweep's WA figures' content, one per facet (a combination of the other varying
+    parameters): per line the mean, range, standard deviation and 95% CI over seeds at each x,
+    the model's curve where one applies, and the relative view when greedy is one of the lines."""
+    from reclaim import style
 
     df = g.frame.copy()
-    df["_facet"] = df.apply(lambda r: _label(r, g.facets), axis=1) if g.facets else "all"
-    df["_line"] = df[g.line].astype(str) if g.line else "wa"
+    df["_facet"] = df.apply(lambda r: _label(r, g.facets), axis=1) if g.facets else ""
     xcol = g.x or "_one"
     if g.x is None:
-        df["_one"] = "all"
+        df["_one"] = ""
+    categorical = g.x is None or CONFIG_COLUMNS.get(g.x) not in ("BIGINT", "DOUBLE")
     out = []
     for facet, fd in df.groupby("_facet", sort=True):
-        fig = go.Figure()
-        points = []
-        for line, ld in fd.groupby("_line", sort=True):
-            stats = ld.groupby(xcol, sort=True)["wa"].agg(["mean", "min", "max", "std", "count"]).reset_index()
-            stats["std"] = stats["std"].fillna(0.0)
-            fig.add_trace(go.Scatter(
-                x=stats[xcol].tolist(), y=stats["mean"].tolist(), mode="lines+markers", name=str(line),
-                error_y={"type": "data", "symmetric": False, "array": (stats["max"] - stats["mean"]).tolist(),
-                         "arrayminus": (stats["mean"] - stats["min"]).tolist()},
-                customdata=stats[["count", "std", "min", "max"]].values.tolist(),
-                hovertemplate=f"{g.line or ''} {line}<br>{xcol} = %{{x}}<br>WA = %{{y:.4f}} (mean of %{{customdata[0]}})"
-                              "<br>sd %{customdata[1]:.4f}, range %{customdata[2]:.4f} – %{customdata[3]:.4f}<extra></extra>"))
-            points += [{"line": str(line), "x": r[xcol], "mean": r["mean"], "min": r["min"], "max": r["max"]} for _, r in stats.iterrows()]
-        fig.update_layout(title=f"WA against {xcol} — {facet}", xaxis_title=xcol, yaxis_title="write amplification (WA)",
-                          legend_title=g.line or "", margin={"t": 50, "r": 20}, template="plotly_white")
-        out.append((str(facet), fig, points))
+        keys = sorted(fd[g.line].unique().tolist(), key=str) if g.line else ["wa"]
+        if g.line in SCHEME_COLUMNS:
+            names = style.labels(keys)
+        elif g.line:
+            names = [f"{style.AXES.get(g.line, g.line)} = {_shown(g.line, k)}" for k in keys]
+        else:
+            names = ["WA"]
+        styles = style.series(keys)
+        lines, relative = [], []
+        base = _baseline(keys) if g.line and len(keys) > 1 else None
+        bd = fd[fd[g.line] == base][[xcol, "seed", "wa"]].rename(columns={"wa": "_base"}) if base is not None else None
+        base_model: dict[Any, float] = {}
+        for key, name, st in zip(keys, names, styles, strict=True):
+            ld = fd[fd[g.line] == key] if g.line else fd
+            model, model_name = _model_curve(ld, xcol)
+            lines.append(_Line(key, name, st, _stats(ld, xcol, "wa", name, key), model, model_name))
+            if key == base:
+                base_model = dict(model)
+        if bd is not None:
+            label_of = {ln.key: ln for ln in lines}
+            for key in keys:
+                ln = label_of[key]
+                paired = fd[fd[g.line] == key][[xcol, "seed", "wa"]].merge(bd, on=[xcol, "seed"])
+                paired["_rel"] = paired["wa"] / paired["_base"]
+                model = [(x, wa / base_model[x]) for x, wa in ln.model if x in base_model]
+                relative.append(_Line(key, ln.label, ln.style, _stats(paired, xcol, "_rel", ln.label, key), model, ln.model_name))
+        spread = max(((p["max"] - p["min"]) / p["mean"] for ln in lines for p in ln.points if p["mean"]), default=0.0)
+        out.append(_Facet(str(facet), g.x, categorical, lines, relative, _shown(g.line or "", base) if base is not None else None,
+                          int(fd["seed"].nunique()), spread))
     return out
+
+
+def _wa_title(f: _Facet, relative: bool = False) -> str:
+    from reclaim.style import AXES
+
+    what = f"WA over {f.baseline}'s" if relative else "WA"
+    against = f" against {AXES.get(f.x, f.x)}" if f.x else ""
+    return what + against + (", paired by seed" if relative else "") + (f" — {f.label}" if f.label else "")
+
+
+def _plotly_wa(f: _Facet, relative: bool = False) -> Any:
+    """A facet's WA figure (or its relative view) for the HTML page."""
+    import plotly.graph_objects as go
+
+    from reclaim.style import AXES
+
+    fig = go.Figure()
+    lines = f.relative if relative else f.lines
+    for ln in lines:
+        xs = [_shown(f.x, p["x"]) if f.categorical and f.x else p["x"] for p in ln.points]
+        ys = [p["mean"] for p in ln.points]
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="markers" if f.categorical else "lines+markers", name=ln.label, legendgroup=ln.label,
+            line=ln.style.plotly_line(), marker=ln.style.plotly_marker(),
+            error_y={"type": "data", "symmetric": False, "array": [p["max"] - p["mean"] for p in ln.points],
+                     "arrayminus": [p["mean"] - p["min"] for p in ln.points], "thickness": 1.5, "width": 6, "color": ln.style.color},
+            customdata=[[p["n"], p["std"], p["min"], p["max"], p["ci95"]] for p in ln.points],
+            hovertemplate=f"{html.escape(ln.label)}<br>%{{x}}<br>{'WA ratio' if relative else 'WA'} = %{{y:.4f}} (mean of %{{customdata[0]}} seeds)"
+                          "<br>range %{customdata[2]:.4f} – %{customdata[3]:.4f}, sd %{customdata[1]:.4f}"
+                          "<br>95% CI of the mean ± %{customdata[4]:.4f}<extra></extra>"))
+        if ln.model and not (relative and ln.key == _baseline([ln.key])):
+            fig.add_trace(go.Scatter(
+                x=[x for x, _ in ln.model], y=[y for _, y in ln.model], mode="lines", name=f"{ln.label}: {ln.model_name}",
+                legendgroup=ln.label, line={"color": ln.style.color, "width": 6}, opacity=0.35,
+                hovertemplate=f"{html.escape(ln.label)}, {html.escape(ln.model_name or '')}<br>%{{x}}: %{{y:.4f}}<extra></extra>"))
+    ys = [p["mean"] for ln in lines for p in ln.points]
+    log = bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 10
+    fig.update_layout(title=_wa_title(f, relative), xaxis_title=AXES.get(f.x or "", f.x or ""),
+                      yaxis_title=f"WA / {f.baseline}'s WA" if relative else "write amplification (WA)",
+                      yaxis_type="log" if log else "linear", scattermode="group" if f.categorical else "overlay",
+                      legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
+                      margin={"t": 50, "r": 20, "b": 40}, template="plotly_white")
+    return fig
+
+
+def _intervals_note(f: _Facet) -> str:
+    """What the bars are, and why they may not show."""
+    text = (f"Points: mean over {f.seeds} seed(s); bars: the seeds' range (min to max), the widest {f.spread:.2%} of its mean"
+            + (", smaller than a marker here" if f.spread < 0.02 else "") + "; hover: standard deviation and the 95% confidence "
+            "interval of the mean (Student's t over seeds).")
+    models = sorted({ln.model_name for ln in f.lines if ln.model_name})
+    if models:
+        text += (f" Wide pale lines: the model's WA where one applies to the line's configuration ({', '.join(models)}; "
+                 "docs/figures.md says which).")
+    if f.relative:
+        text += (f" The relative view divides each run's WA by {f.baseline}'s on the same seed and x, so that differences "
+                 "far below WA's own scale, and their spread over seeds, show.")
+    return f"<p class=meta>{html.escape(text)}</p>"
+
+
+def _mpl_wa(f: _Facet, width: float, relative: bool = False) -> Any:
+    """A facet's WA figure (or its relative view) for print, ``width`` inches wide."""
+    from reclaim import style
+    from reclaim.style import AXES
+
+    lines = f.relative if relative else f.lines
+    n = len(lines) + sum(1 for ln in lines if ln.model)
+    per_row = max(1, int(width // 1.7))
+    fig, axes = style.figure(width, legend_rows=-(-n // per_row))
+    ax = axes[0][0]
+    cats = sorted({p["x"] for ln in lines for p in ln.points}, key=lambda v: (isinstance(v, str), v)) if f.categorical else []
+    order: list[str] = []
+    for i, ln in enumerate(lines):
+        order.append(ln.label)
+        if f.categorical:
+            # Grouped points, side by side at each category, never joined.
+            shift = (i - (len(lines) - 1) / 2) * 0.8 / max(len(lines), 1)
+            xs = [cats.index(p["x"]) + shift for p in ln.points]
+        else:
+            xs = [p["x"] for p in ln.points]
+        ax.errorbar(xs, [p["mean"] for p in ln.points],
+                    yerr=[[p["mean"] - p["min"] for p in ln.points], [p["max"] - p["mean"] for p in ln.points]],
+                    label=ln.label, color=ln.style.color, marker=ln.style.marker,
+                    linestyle="none" if f.categorical else ln.style.dash, markersize=3.5, elinewidth=0.8, zorder=3)
+        if ln.model and not (relative and ln.key == _baseline([ln.key])):
+            # A wide pale line under the simulation's: where they agree both stay visible.
+            ax.plot([x for x, _ in ln.model], [y for _, y in ln.model], color=ln.style.color, linewidth=3.2, alpha=0.35,
+                    solid_capstyle="round", label=f"{ln.label}: model", zorder=2)
+            order.append(f"{ln.label}: model")
+    if f.categorical:
+        ax.set_xticks(range(len(cats)), [_shown(f.x or "", c) for c in cats])
+    ys = [p["mean"] for ln in lines for p in ln.points]
+    if ys and min(ys) > 0 and max(ys) / min(ys) > 10:
+        ax.set_yscale("log")
+    ax.set(xlabel=AXES.get(f.x or "", f.x or ""), ylabel=f"WA / {f.baseline}'s" if relative else "WA", title=f.label)
+    style.legend_outside(fig, ax, ncol=per_row, order=order)
+    return fig
+
+
+def _figure_files(g: _Group, f: _Facet, folder: Path, index: int) -> list[Path]:
+    """The facet's WA figure and its relative view, for print (:func:`reclaim.style.save`), each
+    with its data as CSV."""
+    from reclaim import style
+
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in f"{g.name}-{index:02d}")
+
+    def rows(lines: list[_Line]) -> list[dict[str, Any]]:
+        out = [{"facet": f.label, **p, "model": dict(ln.model).get(p["x"]), "model_name": ln.model_name} for ln in lines for p in ln.points]
+        return out
+
+    out = style.save(lambda w: _mpl_wa(f, w), folder, f"wa-{safe}", rows(f.lines))
+    if f.relative:
+        out += style.save(lambda w: _mpl_wa(f, w, relative=True), folder, f"wa-relative-{safe}", rows(f.relative))
+    return out
+
+
+def _axis(col: str | None) -> str:
+    from reclaim.style import AXES
+
+    return AXES.get(col or "", col or "")
+
+
+def _where(title: str, g: _Group, at: Any, facet: str) -> str:
+    """A figure's title: what it shows, at which x (the middle one) and in which facet."""
+    parts = [f"{_axis(g.x)} = {_shown(g.x, at)}" if g.x else "", facet]
+    rest = ", ".join(p for p in parts if p)
+    return f"{title} — {rest}" if rest else title
+
+
+def _names(g: _Group, fd: Any) -> dict[Any, tuple[str, Any]]:
+    """Each line's label and style, as the WA figures give them."""
+    from reclaim import style
+
+    if not g.line:
+        return {}
+    keys = sorted(fd[g.line].unique().tolist(), key=str)
+    names = style.labels(keys) if g.line in SCHEME_COLUMNS else [f"{_axis(g.line)} = {_shown(g.line, k)}" for k in keys]
+    return {k: (n, st) for k, n, st in zip(keys, names, style.series(keys), strict=True)}
 
 
 def _middle(values: list[Any]) -> Any:
@@ -210,20 +454,22 @@ def _histogram_figures(con: Any, g: _Group, facet: str, fd: Any) -> list[Any]:
     hist = con.sql("SELECT key, victim_valid_histogram, segment_valid_histogram FROM tasks WHERE key IN (SELECT unnest($keys))",
                    params={"keys": sel["key"].tolist()}).to_arrow_table().to_pandas()
     sel = sel.merge(hist, on="key", how="left")
+    named = _names(g, fd)
     figs = []
     for col, title, ytitle in (("victim_valid_histogram", "Valid pages in victims", "share of victims"),
                                ("segment_valid_histogram", "Valid pages over sealed segments (Van Houdt Fig. 3)", "share of segments")):
         fig = go.Figure()
-        for line, ld in sel.groupby(g.line if g.line else (lambda _: "all"), sort=True):
+        for line, ld in sel.groupby(g.line if g.line else (lambda _: "WA"), sort=True):
             hists = [np.asarray(h, dtype=float) for h in ld[col] if h is not None and len(h)]
             if not hists or len({len(h) for h in hists}) != 1:
                 continue
             h = np.mean([x / x.sum() if x.sum() > 0 else x for x in hists], axis=0)
-            fig.add_trace(go.Scatter(x=list(range(len(h))), y=h.tolist(), mode="lines", name=str(line),
-                                     hovertemplate=f"{line}<br>%{{x}} valid pages: %{{y:.4f}}<extra></extra>"))
-        where = f"{g.x} = {at}, " if g.x else ""
-        fig.update_layout(title=f"{title} — {where}{facet}", xaxis_title="valid pages", yaxis_title=ytitle,
-                          legend_title=g.line or "", margin={"t": 50, "r": 20}, template="plotly_white")
+            name, st = named.get(line, (str(line), None))
+            fig.add_trace(go.Scatter(x=list(range(len(h))), y=h.tolist(), mode="lines", name=name,
+                                     line=st.plotly_line() if st is not None else None,
+                                     hovertemplate=f"{html.escape(name)}<br>%{{x}} valid pages: %{{y:.4f}}<extra></extra>"))
+        fig.update_layout(title=_where(title, g, at, facet), xaxis_title="valid pages", yaxis_title=ytitle,
+                          legend_title=_axis(g.line), margin={"t": 50, "r": 20}, template="plotly_white")
         figs.append(fig)
     return figs
 
@@ -238,16 +484,19 @@ def _series_figure(con: Any, g: _Group, facet: str, fd: Any) -> Any:
         # Tasks that differ only in their arrivals have the same WA in every window: one each.
         sel = sel.drop_duplicates(subset=[g.line]) if g.line else sel.head(1)
     fig = go.Figure()
+    named = _names(g, fd)
     for _, row in sel.sort_values(g.line or "key").iterrows():
         s = con.execute("SELECT window_index, wa FROM series WHERE key = ? ORDER BY window_index", [row["key"]]).fetchall()
         if s:
-            name = str(row[g.line]) if g.line else "wa"
+            name, st = named.get(row[g.line], (str(row[g.line]), None)) if g.line else ("WA", None)
             # Markers too: a run of one window is one point, which a line alone does not draw.
             fig.add_trace(go.Scatter(x=[r[0] for r in s], y=[r[1] for r in s], mode="lines" if len(s) > 1 else "markers",
-                                     name=name, hovertemplate=f"{name}<br>window %{{x}}: WA %{{y:.4f}}<extra></extra>"))
-    where = f"{g.x} = {at}, " if g.x else ""
-    fig.update_layout(title=f"WA per window of the measured phase — {where}{facet}, seed {int(sel['seed'].min()) if len(sel) else ''}",
-                      xaxis_title="window (user writes / window size)", yaxis_title="WA in the window", legend_title=g.line or "",
+                                     name=name, line=st.plotly_line() if st is not None else None,
+                                     marker=st.plotly_marker() if st is not None else None,
+                                     hovertemplate=f"{html.escape(name)}<br>window %{{x}}: WA %{{y:.4f}}<extra></extra>"))
+    seed = f"seed {int(sel['seed'].min())}" if len(sel) else ""
+    fig.update_layout(title=_where("WA per window of the measured phase", g, at, ", ".join(x for x in (facet, seed) if x)),
+                      xaxis_title="window (user writes / window size)", yaxis_title="WA in the window", legend_title=_axis(g.line),
                       margin={"t": 50, "r": 20}, template="plotly_white")
     return fig
 
@@ -455,33 +704,6 @@ def _trace_section(g: _Group) -> tuple[str, Any | None]:
     return "".join(out), fig
 
 
-def _figure_files(g: _Group, facet: str, points: list[dict[str, Any]], folder: Path, index: int) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for line in sorted({p["line"] for p in points}):
-        ps = [p for p in points if p["line"] == line]
-        xs, ys = [p["x"] for p in ps], [p["mean"] for p in ps]
-        lo, hi = [p["mean"] - p["min"] for p in ps], [p["max"] - p["mean"] for p in ps]
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=2, label=line)
-    ax.set(xlabel=g.x or "", ylabel="write amplification (WA)", title=f"{g.name}: {facet}")
-    ax.grid(alpha=0.3)
-    if g.line:
-        ax.legend(title=g.line, fontsize=8)
-    fig.tight_layout()
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in f"{g.name}-{index:02d}")
-    out = []
-    for ext in ("png", "svg", "pdf"):
-        p = folder / f"wa-{safe}.{ext}"
-        fig.savefig(p, dpi=150)
-        out.append(p)
-    plt.close(fig)
-    return out
-
-
 def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sweep: str | None = None) -> ReportSummary:
     """Writes the report of ``db`` to ``out`` (and the paper figures into ``figures``).
 
@@ -526,15 +748,19 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
             seeds = g.frame["seed"].nunique()
             axes = ", ".join(f"{c} ({g.frame[c].astype(str).nunique()})" for c in g.varying) or "none"
             body.append(f"<p class=meta>{len(g.frame):,} tasks; varying: {html.escape(axes)}; {seeds} seed(s) each.</p>")
-            for i, (facet, fig, points) in enumerate(_wa_figures(g)):
-                body.append(f"<h3>{html.escape(facet)}</h3>")
-                place(fig)
-                fd = g.frame if not g.facets else g.frame[g.frame.apply(_label, axis=1, args=(g.facets,)) == facet]
-                for h in _histogram_figures(con, g, facet, fd):
+            for i, f in enumerate(_facets(g)):
+                if f.label:
+                    body.append(f"<h3>{html.escape(f.label)}</h3>")
+                body.append(_intervals_note(f))
+                place(_plotly_wa(f))
+                if f.relative:
+                    place(_plotly_wa(f, relative=True))
+                fd = g.frame if not g.facets else g.frame[g.frame.apply(_label, axis=1, args=(g.facets,)) == f.label]
+                for h in _histogram_figures(con, g, f.label, fd):
                     place(h)
-                place(_series_figure(con, g, facet, fd))
+                place(_series_figure(con, g, f.label, fd))
                 if folder is not None:
-                    summary.figure_files += _figure_files(g, facet, points, folder, i)
+                    summary.figure_files += _figure_files(g, f, folder, i)
             if g.timed:
                 body.append("<h3>Latency under load</h3><p class=meta>Latencies from arrival to completion on the device's "
                             "clock (HdrHistogram, three significant digits); past the knee an open queue has no steady state "
@@ -565,7 +791,7 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
 </head><body>
 <h1>reclaim report</h1>
 <p class=meta>{html.escape(str(db))}: {summary.tasks:,} tasks in {summary.sweeps} sweep(s); engine {html.escape(", ".join(engines))};
-written {now}. Points are means over seeds; bars span the seeds' range.</p>
+written {now}. Points are means over seeds; bars span the seeds' range (each figure says how wide it is); wide pale lines are models.</p>
 {"".join(body)}
 <script>{"".join(scripts)}{SORT_JS}</script>
 </body></html>
