@@ -1,6 +1,7 @@
 """reclaim: a workbench for space reclamation in log-structured storage.
 
-The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`; the subpackages
+The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`, and
+:class:`VictimPolicy` and :class:`Placement` to write schemes in Python (``reclaim.outside``); the subpackages
 (``reclaim.experiments``, ``reclaim.traces``, ``reclaim.models``, ``reclaim.report``,
 ``reclaim.layout``, ``reclaim.reproduce``, ``reclaim.schemes``, ``reclaim.volumes``) load on first use, so ``import reclaim`` stays quick.
 
@@ -15,8 +16,19 @@ from typing import Any
 
 from reclaim._core import __version__
 from reclaim.api import SimConfig, SimResult, region_layout, simulate
+from reclaim.outside import NOT_CANDIDATE, Param, Placement, VictimPolicy
 
-__all__ = ["SimConfig", "SimResult", "__version__", "region_layout", "simulate"]
+__all__ = [
+    "NOT_CANDIDATE",
+    "Param",
+    "Placement",
+    "SimConfig",
+    "SimResult",
+    "VictimPolicy",
+    "__version__",
+    "region_layout",
+    "simulate",
+]
 
 _SUBPACKAGES = ("experiments", "traces", "models", "report", "layout", "reproduce", "schemes", "volumes")
 

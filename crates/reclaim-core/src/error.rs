@@ -103,6 +103,15 @@ pub enum Error {
         /// Free segments at the time.
         free: usize,
     },
+    /// A scheme written outside the engine (in Python) failed: it raised, or returned what it
+    /// may not (a segment that is not a candidate, a class out of range).
+    #[error("the scheme `{scheme}` failed: {message}")]
+    Outside {
+        /// The scheme's spec.
+        scheme: String,
+        /// What went wrong: the host's traceback, or the value returned and what was expected.
+        message: String,
+    },
     /// The cleaner was triggered but no sealed segment exists.
     #[error("the cleaner found no sealed segment to clean ({free} free, {open} open segments)")]
     NoVictim {

@@ -19,6 +19,7 @@ pub mod limits;
 pub mod memory;
 pub mod method;
 pub mod metrics;
+pub mod outside;
 pub mod placement;
 pub mod policy;
 pub mod rng;

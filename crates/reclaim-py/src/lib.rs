@@ -13,6 +13,8 @@ use reclaim_core::{Error, SimConfig, Simulator};
 use serde_json::Value;
 use std::sync::Mutex;
 
+mod outside;
+
 fn map_err(e: Error) -> PyErr {
     if let Some(raised) = RAISED.lock().expect("not poisoned").take() {
         return raised;
@@ -157,9 +159,13 @@ impl PySimulator {
         })
     }
 
-    /// Performs up to `budget` user writes without the GIL; returns whether writes remain.
+    /// Performs up to `budget` user writes, without the GIL unless a scheme is written in
+    /// Python; returns whether writes remain.
     fn step(&mut self, py: Python<'_>, budget: u64) -> PyResult<bool> {
         let inner = &mut self.inner;
+        if inner.config().has_outside() {
+            return inner.step(budget).map_err(map_err);
+        }
         py.allow_threads(|| inner.step(budget)).map_err(map_err)
     }
 
@@ -470,6 +476,10 @@ fn request_sizes(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Every trace the engine reads, a run's included, stops on Ctrl-C and SIGTERM.
     reclaim_core::trace::set_default_stop(signal_stop);
+    // Specs `MODULE:CLASS[:…]` name schemes written in Python.
+    reclaim_core::outside::install(outside::resolve);
+    m.add_class::<outside::View>()?;
+    m.add_class::<outside::Generator>()?;
     m.add_class::<PySimulator>()?;
     m.add_class::<PyTraceConverter>()?;
     m.add_function(wrap_pyfunction!(write_page_trace, m)?)?;

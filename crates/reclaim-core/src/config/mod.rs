@@ -445,6 +445,13 @@ impl SimConfig {
         }
     }
 
+    /// Whether the policy or the placement is written outside the engine (in Python), which the
+    /// run then calls.
+    pub fn has_outside(&self) -> bool {
+        matches!(self.policy, PolicySpec::Outside(_))
+            || matches!(self.placement, Some(PlacementSpec::Outside(_)))
+    }
+
     /// The placement in force: `placement`, or else the `frontier` alias.
     pub fn placement(&self) -> PlacementSpec {
         self.placement

@@ -13,7 +13,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::grammar::{string_serde, usages, Args, Info, Need};
+use crate::config::grammar::{string_serde, usages, Args, Family, Info, Need};
 use crate::error::{Error, Result};
 use crate::policy::mdc::FreqSource;
 use crate::policy::{Policy, PolicySpec, VictimPolicy};
@@ -636,11 +636,14 @@ pub trait Declare: Scheme + Sized {
 macro_rules! registry {
     ($($v:ident($m:ident::$t:ident),)*) => {
         $(pub mod $m;)*
+        pub mod outside;
 
         /// Placement scheme (`--placement`): a registered placement and its parameters.
         #[derive(Clone, Debug, PartialEq)]
         pub enum PlacementSpec {
             $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(<$m::$t as Declare>::Params),)*
+            /// A placement written outside the engine, named `MODULE:CLASS[:…]` ([`crate::outside`]).
+            Outside(crate::outside::OutsideSpec),
         }
 
         /// Every scheme, dispatched statically; each boxed, so that the placement stays a few
@@ -648,6 +651,8 @@ macro_rules! registry {
         #[derive(Clone, Debug)]
         pub enum Schemes {
             $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(Box<$m::$t>),)*
+            /// See [`outside::OutsideScheme`].
+            Outside(Box<outside::OutsideScheme>),
         }
 
         /// Every placement's declaration, in registration order.
@@ -667,6 +672,7 @@ macro_rules! registry {
             pub fn info(&self) -> &'static Info {
                 match self {
                     $(PlacementSpec::$v(_) => &<$m::$t as Declare>::INFO,)*
+                    PlacementSpec::Outside(_) => &outside::INFO,
                 }
             }
 
@@ -674,6 +680,7 @@ macro_rules! registry {
             pub fn streams(&self, classes: u32) -> u32 {
                 match self {
                     $(PlacementSpec::$v(p) => <$m::$t as Declare>::streams(p, classes),)*
+                    PlacementSpec::Outside(o) => outside::streams(o.factory.shape()),
                 }
             }
 
@@ -681,6 +688,7 @@ macro_rules! registry {
             pub fn reserve(&self, classes: u32) -> (u64, u64) {
                 match self {
                     $(PlacementSpec::$v(p) => <$m::$t as Declare>::reserve(p, classes),)*
+                    PlacementSpec::Outside(o) => (u64::from(o.factory.shape().gc_streams.max(1) - 1), 1),
                 }
             }
 
@@ -688,6 +696,7 @@ macro_rules! registry {
             pub fn admits_sizes(&self) -> bool {
                 match self {
                     $(PlacementSpec::$v(_) => <$m::$t as Declare>::SIZES,)*
+                    PlacementSpec::Outside(_) => false,
                 }
             }
 
@@ -695,6 +704,7 @@ macro_rules! registry {
             pub fn page_bytes(&self) -> u64 {
                 match self {
                     $(PlacementSpec::$v(p) => <$m::$t as Declare>::page_bytes(p),)*
+                    PlacementSpec::Outside(_) => 0,
                 }
             }
 
@@ -702,6 +712,7 @@ macro_rules! registry {
             pub fn freq(&self) -> Option<FreqSource> {
                 match self {
                     $(PlacementSpec::$v(p) => <$m::$t as Declare>::freq(p),)*
+                    PlacementSpec::Outside(_) => None,
                 }
             }
         }
@@ -709,6 +720,9 @@ macro_rules! registry {
         impl FromStr for PlacementSpec {
             type Err = Error;
             fn from_str(s: &str) -> Result<Self> {
+                if crate::outside::names_outside(s, |n| PLACEMENTS.iter().any(|i| i.answers(n))) {
+                    return Ok(PlacementSpec::Outside(crate::outside::resolve(Family::Placement, s)?));
+                }
                 let args = Args::parse("placement", s)?;
                 $(
                     if <$m::$t as Declare>::INFO.answers(args.name) {
@@ -724,6 +738,7 @@ macro_rules! registry {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     $(PlacementSpec::$v(p) => <$m::$t as Declare>::show(p, f),)*
+                    PlacementSpec::Outside(o) => f.write_str(&o.text),
                 }
             }
         }
@@ -757,6 +772,19 @@ macro_rules! registry {
                         };
                         (Schemes::$v(Box::new(built.scheme)), rest)
                     })*
+                    PlacementSpec::Outside(o) => {
+                        let built = outside::build(o, &b)?;
+                        let rest = Built {
+                            scheme: (),
+                            streams: built.streams,
+                            regions: built.regions,
+                            buffer: built.buffer,
+                            policies: built.policies,
+                            groups: built.groups,
+                            kept: built.kept,
+                        };
+                        (Schemes::Outside(Box::new(built.scheme)), rest)
+                    }
                 };
                 let placement = Placement {
                     ages: scheme.info().needs(Need::Ages),
@@ -780,6 +808,7 @@ macro_rules! registry {
             pub fn info(&self) -> &'static Info {
                 match self {
                     $(Schemes::$v(_) => &<$m::$t as Declare>::INFO,)*
+                    Schemes::Outside(_) => &outside::INFO,
                 }
             }
         }
@@ -789,17 +818,20 @@ macro_rules! registry {
             fn user_stream(&mut self, write: &Write, age: u64, rng: &mut SimRng) -> usize {
                 match self {
                     $(Schemes::$v(s) => s.user_stream(write, age, rng),)*
+                    Schemes::Outside(s) => s.user_stream(write, age, rng),
                 }
             }
             fn one_user_stream(&self) -> Option<usize> {
                 match self {
                     $(Schemes::$v(s) => s.one_user_stream(),)*
+                    Schemes::Outside(s) => s.one_user_stream(),
                 }
             }
             #[inline]
             fn gc_stream(&mut self, r: Relocation<'_>) -> usize {
                 match self {
                     $(Schemes::$v(s) => s.gc_stream(r),)*
+                    Schemes::Outside(s) => s.gc_stream(r),
                 }
             }
             #[inline]
@@ -813,52 +845,61 @@ macro_rules! registry {
             ) -> bool {
                 match self {
                     $(Schemes::$v(s) => s.gc_streams(victim, age, pages, out, rng),)*
+                    Schemes::Outside(s) => s.gc_streams(victim, age, pages, out, rng),
                 }
             }
             #[inline]
             fn victim_stream(&self, victim: &Victim) -> Option<usize> {
                 match self {
                     $(Schemes::$v(s) => s.victim_stream(victim),)*
+                    Schemes::Outside(s) => s.victim_stream(victim),
                 }
             }
             #[inline]
             fn sealed(&mut self, stream: usize, seg: u32) {
                 match self {
                     $(Schemes::$v(s) => s.sealed(stream, seg),)*
+                    Schemes::Outside(s) => s.sealed(stream, seg),
                 }
             }
             #[inline]
             fn sealed_pages(&mut self, seg: u32, store: &Store) {
                 match self {
                     $(Schemes::$v(s) => s.sealed_pages(seg, store),)*
+                    Schemes::Outside(s) => s.sealed_pages(seg, store),
                 }
             }
             #[inline]
             fn collected(&mut self, victim: &Victim) {
                 match self {
                     $(Schemes::$v(s) => s.collected(victim),)*
+                    Schemes::Outside(s) => s.collected(victim),
                 }
             }
             #[inline]
             fn request(&mut self, request: &Request) {
                 match self {
                     $(Schemes::$v(s) => s.request(request),)*
+                    Schemes::Outside(s) => s.request(request),
                 }
             }
             #[inline]
             fn prefetch_page(&self, page: u32) {
                 match self {
                     $(Schemes::$v(s) => s.prefetch_page(page),)*
+                    Schemes::Outside(s) => s.prefetch_page(page),
                 }
             }
             fn prefetches_pages(&self) -> bool {
                 match self {
                     $(Schemes::$v(s) => s.prefetches_pages(),)*
+                    Schemes::Outside(s) => s.prefetches_pages(),
                 }
             }
             fn age_clock(&self) -> AgeClock {
                 match self {
                     $(Schemes::$v(s) => s.age_clock(),)*
+                    Schemes::Outside(s) => s.age_clock(),
                 }
             }
             #[inline]
@@ -871,25 +912,56 @@ macro_rules! registry {
             ) {
                 match self {
                     $(Schemes::$v(s) => s.arrange(batch, streams, pps, rng),)*
+                    Schemes::Outside(s) => s.arrange(batch, streams, pps, rng),
                 }
             }
             fn segment_to_clean(&mut self, groups: &Groups<'_>) -> Option<u32> {
                 match self {
                     $(Schemes::$v(s) => s.segment_to_clean(groups),)*
+                    Schemes::Outside(s) => s.segment_to_clean(groups),
                 }
             }
             fn group_to_clean(&mut self, groups: &Groups<'_>) -> usize {
                 match self {
                     $(Schemes::$v(s) => s.group_to_clean(groups),)*
+                    Schemes::Outside(s) => s.group_to_clean(groups),
                 }
             }
             fn log(&self) -> Vec<crate::metrics::SchemeRow> {
                 match self {
                     $(Schemes::$v(s) => s.log(),)*
+                    Schemes::Outside(s) => s.log(),
                 }
             }
         }
     };
+}
+
+impl Schemes {
+    /// For a placement written outside the engine, the user writes it classifies at once where
+    /// the run loop draws them ahead ([`outside::OutsideScheme::classify_ahead`]).
+    pub fn batch(&self) -> Option<usize> {
+        match self {
+            Schemes::Outside(s) => Some(s.batch()),
+            _ => None,
+        }
+    }
+
+    /// Classifies the user writes of `pages`, drawn ahead (a placement written outside the
+    /// engine; nothing for the others).
+    pub fn classify_ahead(&mut self, pages: &[u32], rng: &mut SimRng) {
+        if let Schemes::Outside(s) = self {
+            s.classify_ahead(pages, rng);
+        }
+    }
+
+    /// What a placement written outside the engine raised or returned wrongly, taken once.
+    pub fn take_failure(&mut self) -> Option<Error> {
+        match self {
+            Schemes::Outside(s) => s.take_failure(),
+            _ => None,
+        }
+    }
 }
 
 impl PlacementSpec {

@@ -8,7 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::clocks::Clocks;
-use crate::config::grammar::{string_serde, usages, Args, Info, Need};
+use crate::config::grammar::{string_serde, usages, Args, Family, Info, Need};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::rng::SimRng;
@@ -101,17 +101,22 @@ pub trait Declare: VictimPolicy + Sized {
 macro_rules! registry {
     ($($v:ident($m:ident::$t:ident),)*) => {
         $(pub mod $m;)*
+        pub mod outside;
 
         /// Victim policy (`--policy`): a registered policy and its parameters.
         #[derive(Clone, Debug, PartialEq)]
         pub enum PolicySpec {
             $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v(<$m::$t as Declare>::Params),)*
+            /// A policy written outside the engine, named `MODULE:CLASS[:…]` ([`crate::outside`]).
+            Outside(crate::outside::OutsideSpec),
         }
 
         /// Every policy, dispatched statically.
         #[derive(Clone, Debug)]
         pub enum Policy {
             $(#[doc = concat!("See [`", stringify!($m::$t), "`].")] $v($m::$t),)*
+            /// See [`outside::Outside`].
+            Outside(outside::Outside),
         }
 
         /// Every policy's declaration, in registration order.
@@ -122,6 +127,7 @@ macro_rules! registry {
             pub fn info(&self) -> &'static Info {
                 match self {
                     $(PolicySpec::$v(_) => &<$m::$t as Declare>::INFO,)*
+                    PolicySpec::Outside(_) => &outside::INFO,
                 }
             }
 
@@ -129,6 +135,8 @@ macro_rules! registry {
             pub fn draws_at_random(&self) -> bool {
                 match self {
                     $(PolicySpec::$v(_) => <$m::$t as Declare>::DRAWS_AT_RANDOM,)*
+                    // Whatever it does, it may miss the segments with room.
+                    PolicySpec::Outside(_) => true,
                 }
             }
 
@@ -136,6 +144,7 @@ macro_rules! registry {
             pub fn freq(&self) -> Option<mdc::FreqSource> {
                 match self {
                     $(PolicySpec::$v(p) => <$m::$t as Declare>::freq(p),)*
+                    PolicySpec::Outside(_) => None,
                 }
             }
 
@@ -143,6 +152,7 @@ macro_rules! registry {
             pub fn needs(&self, need: crate::config::grammar::Need) -> bool {
                 match self {
                     $(PolicySpec::$v(p) => <$m::$t as Declare>::needs(p, need),)*
+                    PolicySpec::Outside(o) => o.factory.needs(need),
                 }
             }
         }
@@ -150,6 +160,9 @@ macro_rules! registry {
         impl FromStr for PolicySpec {
             type Err = Error;
             fn from_str(s: &str) -> Result<Self> {
+                if crate::outside::names_outside(s, |n| POLICIES.iter().any(|i| i.answers(n))) {
+                    return Ok(PolicySpec::Outside(crate::outside::resolve(Family::Policy, s)?));
+                }
                 let args = Args::parse("policy", s)?;
                 $(
                     if <$m::$t as Declare>::INFO.answers(args.name) {
@@ -165,6 +178,7 @@ macro_rules! registry {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     $(PolicySpec::$v(p) => <$m::$t as Declare>::show(p, f),)*
+                    PolicySpec::Outside(o) => f.write_str(&o.text),
                 }
             }
         }
@@ -174,6 +188,7 @@ macro_rules! registry {
             pub fn new(spec: &PolicySpec, geometry: &Geometry) -> Self {
                 match spec {
                     $(PolicySpec::$v(p) => Policy::$v(<$m::$t as Declare>::build(p, geometry)),)*
+                    PolicySpec::Outside(o) => Policy::Outside(outside::Outside::new(o.clone(), geometry)),
                 }
             }
         }
@@ -183,12 +198,14 @@ macro_rules! registry {
             fn on_destage(&mut self, now: u64, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.on_destage(now, store),)*
+                    Policy::Outside(p) => p.on_destage(now, store),
                 }
             }
             #[inline]
             fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.on_seal(seg, user, store),)*
+                    Policy::Outside(p) => p.on_seal(seg, user, store),
                 }
             }
             // Always inlined, as are the policies' own: the user write's hot path calls it, and a
@@ -199,24 +216,28 @@ macro_rules! registry {
             fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.on_invalidate(seg, slot, store),)*
+                    Policy::Outside(p) => p.on_invalidate(seg, slot, store),
                 }
             }
             #[inline]
             fn on_remove(&mut self, seg: u32, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.on_remove(seg, store),)*
+                    Policy::Outside(p) => p.on_remove(seg, store),
                 }
             }
             #[inline]
             fn on_user_write(&mut self, page: u32, now: u64, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.on_user_write(page, now, store),)*
+                    Policy::Outside(p) => p.on_user_write(page, now, store),
                 }
             }
             #[inline]
             fn prefetch(&self, seg: u32, page: u32) {
                 match self {
                     $(Policy::$v(p) => p.prefetch(seg, page),)*
+                    Policy::Outside(p) => p.prefetch(seg, page),
                 }
             }
             // Always inlined, as `on_invalidate`: the user write's loop calls it once per write,
@@ -226,28 +247,33 @@ macro_rules! registry {
             fn prefetch_entry(&self, seg: u32, store: &Store) {
                 match self {
                     $(Policy::$v(p) => p.prefetch_entry(seg, store),)*
+                    Policy::Outside(p) => p.prefetch_entry(seg, store),
                 }
             }
             #[inline]
             fn likely_victim(&self, store: &Store, rng: &SimRng) -> Option<u32> {
                 match self {
                     $(Policy::$v(p) => p.likely_victim(store, rng),)*
+                    Policy::Outside(p) => p.likely_victim(store, rng),
                 }
             }
             #[inline]
             fn select(&mut self, store: &Store, clocks: &Clocks, rng: &mut SimRng) -> Option<u32> {
                 match self {
                     $(Policy::$v(p) => p.select(store, clocks, rng),)*
+                    Policy::Outside(p) => p.select(store, clocks, rng),
                 }
             }
             fn next_valid(&self, store: &Store) -> Option<u32> {
                 match self {
                     $(Policy::$v(p) => p.next_valid(store),)*
+                    Policy::Outside(p) => p.next_valid(store),
                 }
             }
             fn with_valid(&self, valid: u32) -> Option<&[u32]> {
                 match self {
                     $(Policy::$v(p) => p.with_valid(valid),)*
+                    Policy::Outside(p) => p.with_valid(valid),
                 }
             }
         }
@@ -257,13 +283,13 @@ macro_rules! registry {
 impl PolicySpec {
     /// Whether the policy reads segments' destage sequence numbers.
     pub fn needs_destage_numbers(&self) -> bool {
-        self.info().needs(Need::DestageNumbers)
+        self.needs(Need::DestageNumbers)
     }
 
     /// Whether the policy draws from or scans the set of sealed segments (else the store keeps
     /// only their number).
     pub fn reads_sealed_set(&self) -> bool {
-        self.info().needs(Need::SealedSet)
+        self.needs(Need::SealedSet)
     }
 }
 
@@ -274,6 +300,17 @@ impl Default for PolicySpec {
 }
 
 string_serde!(PolicySpec);
+
+impl Policy {
+    /// What a policy written outside the engine raised or returned wrongly, taken once: the
+    /// cleaner asks when the policy chose no victim.
+    pub fn take_failure(&mut self) -> Option<Error> {
+        match self {
+            Policy::Outside(p) => p.take_failure(),
+            _ => None,
+        }
+    }
+}
 
 // The registry: one line per policy.
 registry! {

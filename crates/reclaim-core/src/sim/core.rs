@@ -298,6 +298,9 @@ impl Engine {
                     .map(|seg| (seg, r))
             };
             let Some((victim, r)) = chosen else {
+                if let Some(e) = self.dev.outside_failure() {
+                    return Err(e);
+                }
                 if partial && i > 0 {
                     break;
                 }

@@ -64,6 +64,15 @@ impl Device {
         Some((seg, g))
     }
 
+    /// What a scheme written outside the engine raised or returned wrongly, if one did: its
+    /// policy's or its placement's, taken once.
+    #[cold]
+    pub(super) fn outside_failure(&mut self) -> Option<Error> {
+        (self.policies.iter_mut())
+            .find_map(Policy::take_failure)
+            .or_else(|| self.placement.scheme.take_failure())
+    }
+
     /// Free segments of region `r`.
     #[inline]
     pub(super) fn free(&self, r: usize) -> usize {

@@ -579,6 +579,9 @@ impl Simulator {
                     }
                 }
             }
+            if let Some(e) = self.engine.dev.outside_failure() {
+                return Err(e);
+            }
             budget -= self.plan.done(work, logical, &mut self.engine.dev.metrics);
         }
         Ok(self.plan.phase != Phase::Done)
@@ -611,6 +614,13 @@ impl Simulator {
     /// `n` workload writes, drawn ahead so that their page-map entries, their old copies'
     /// entries and the policy's index entries are prefetched in three stages.
     pub(super) fn workload_writes(&mut self, n: u64) -> Result<()> {
+        if let (None, Some(batch), NOT_DRAWN) = (
+            &self.engine.cache,
+            self.engine.dev.placement.scheme.batch(),
+            self.source.ahead_at,
+        ) {
+            return self.batched_writes(n, batch);
+        }
         if self.engine.cache.is_some() {
             self.workload_writes_cached(n)
         } else {
@@ -663,6 +673,45 @@ impl Simulator {
             self.engine.dev.placement.scheme.prefetch_page(half);
         }
         w
+    }
+
+    /// [`Self::workload_writes`] for a placement written outside the engine that classifies
+    /// user writes in batches: up to `batch` writes drawn, classified at once, then written one
+    /// by one (the trace's clock ticking with each as it is written). The draws are those of
+    /// the other loops, in the same order, without their prefetching.
+    #[cold]
+    #[inline(never)]
+    fn batched_writes(&mut self, n: u64, batch: usize) -> Result<()> {
+        let mut writes = Vec::with_capacity(batch);
+        let mut pages = Vec::with_capacity(batch);
+        let mut left = n;
+        while left > 0 {
+            let k = usize::try_from(left).unwrap_or(batch).min(batch);
+            writes.clear();
+            writes.extend((0..k).map(|_| self.source.workload.next(&mut self.source.workload_rng)));
+            pages.clear();
+            pages.extend(writes.iter().map(|w: &Write| w.page));
+            self.engine
+                .dev
+                .placement
+                .scheme
+                .classify_ahead(&pages, &mut self.engine.rng);
+            for &w in &writes {
+                if let Some(c) = &mut self.source.clock {
+                    let starts = c.starts();
+                    self.engine.dev.clocks.trace_time = c.tick();
+                    if let Some(pages) = starts {
+                        self.engine.request(w.page, pages);
+                    }
+                }
+                self.engine.user_write(w)?;
+            }
+            if let Some(e) = self.engine.dev.placement.scheme.take_failure() {
+                return Err(e);
+            }
+            left -= k as u64;
+        }
+        Ok(())
     }
 
     /// [`Self::workload_writes`] through a write cache. The pages that reach the store are the
