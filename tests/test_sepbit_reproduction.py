@@ -42,5 +42,7 @@ def test_sfr_is_sepgc_under_greedy(rows: dict[str, dict]) -> None:
 
 
 def test_the_volumes_cdf_is_drawn(rows: dict[str, dict], tmp_path: Path) -> None:
-    (path,) = figures(list(rows.values()), tmp_path)
-    assert path.stat().st_size > 10_000
+    # The overall-WA bars and the per-volume CDF, each at two widths in three formats, and their data.
+    paths = figures(list(rows.values()), tmp_path)
+    assert {p.name for p in paths if p.suffix == ".csv"} == {"sepbit-overall-wa.csv", "sepbit-volumes-cdf.csv"}
+    assert len(paths) == 2 * 7 and all(p.stat().st_size > 1_000 for p in paths)

@@ -10,6 +10,7 @@ random tie-breaking as §3.1 specifies (``gra:d=1``), and the trigger of §2.1 (
 from __future__ import annotations
 
 from reclaim.api import SimConfig
+from reclaim.figures import papers
 from reclaim.reproduce.common import Context, Reproduction, Row, published, rel
 
 #: The f vectors of Fig. 6(b), as ``published("li_numbers.csv")`` names their settings.
@@ -57,4 +58,5 @@ GREEDY = Reproduction(
     source="paper: model value of Fig. 6(b); reclaim: exact GREEDY simulation; rel = (ours − paper) / paper",
     compute=compute,
     columns=[("f", "f", "s"), ("paper", "paper (model)", ".4g"), ("ours", "reclaim", ".4g"), ("rel", "rel", "+.2%")],
+    figures=papers.li_greedy,
 )

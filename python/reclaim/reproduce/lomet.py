@@ -9,6 +9,7 @@ eq. 4 gives 0.371); the table shows both, and the simulation is held to eq. 4.
 from __future__ import annotations
 
 from reclaim.api import SimConfig
+from reclaim.figures import papers
 from reclaim.models.lomet import emptiness
 from reclaim.reproduce.common import Context, Reproduction, Row, published
 
@@ -74,4 +75,5 @@ TABLE1 = Reproduction(
         ("printed_vs_eq4", "printed − eq. 4", "+.4f"),
         ("wamp", "Wamp", ".3f"),
     ],
+    figures=papers.lomet_table1,
 )

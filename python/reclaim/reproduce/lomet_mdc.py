@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -251,46 +252,45 @@ def render(rows: list[Row]) -> list[Table]:
 
 
 def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
-    """Figures 3, 4 and 5 (one panel per workload) as PNG files in ``out_dir``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Figures 3 (Wamp per skew, a bar per variant) and 4 (Wamp against the sort buffer), and
+    Table 1's MDC-opt column and Figure 5 in the style of every reclaim figure, with the published
+    values and eq. 4 (:func:`reclaim.figures.papers.lomet_mdc`); each with its data as CSV."""
+    from reclaim import style
+    from reclaim.figures import papers
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
     f3 = [r for r in rows if r["table"] == "figure3"]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.16
-    for i, n in enumerate(VARIANTS):
-        ax.bar([j + (i - 2) * width for j in range(len(f3))], [r[n] for r in f3], width, label=n)
-    ax.set_xticks(range(len(f3)), [r["skew"] for r in f3])
-    ax.set(xlabel="hot/cold skew", ylabel="Wamp", title="Lomet & Luo Figure 3 (reclaim), F = 0.8")
-    ax.legend(fontsize=7)
-    written.append(out_dir / "lomet_figure3.png")
-    fig.savefig(written[-1], dpi=120, bbox_inches="tight")
-    plt.close(fig)
+
+    def figure3(width: float) -> Any:
+        fig, axes = style.figure(width, aspect=0.55, legend_rows=2)
+        ax = axes[0][0]
+        names = [n for n in FIG3_RUNS if f3 and n in f3[0]]
+        st = style.series([papers.LOMET_SCHEMES.get(n, n) for n in names])
+        w = 0.8 / max(len(names), 1)
+        for i, (n, s) in enumerate(zip(names, st, strict=True)):
+            ax.bar([j + (i - (len(names) - 1) / 2) * w for j in range(len(f3))], [r[n] for r in f3], w, label=n, color=s.color)
+        ax.set_xticks(range(len(f3)), [r["skew"] for r in f3])
+        ax.set(xlabel="hot/cold skew (share of updates − share of data)", ylabel="Wamp", title="F = 0.8")
+        ax.grid(axis="x", visible=False)
+        style.legend_outside(fig, ax)
+        return fig
+
     f4 = [r for r in rows if r["table"] == "figure4"]
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    ax.plot([r["buffer"] for r in f4], [r["wamp"] for r in f4], marker="o")
-    ax.set_xscale("log", base=2)
-    ax.set(xlabel="sort buffer [segments]", ylabel="Wamp", title="Lomet & Luo Figure 4 (reclaim), Zipf 0.99")
-    written.append(out_dir / "lomet_figure4.png")
-    fig.savefig(written[-1], dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    f5 = [r for r in rows if r["table"] == "figure5"]
-    fig, axes = plt.subplots(1, len(WORKLOADS), figsize=(12, 3.8))
-    for ax, w in zip(axes, WORKLOADS):
-        pts = [r for r in f5 if r["workload"] == w]
-        for a in (a for a in ALGORITHMS if a in pts[0]):
-            ax.plot([r["fill"] for r in pts], [r[a] for r in pts], marker="o", label=a)
-        ax.set(xlabel="fill factor", ylabel="Wamp", title=w, yscale="log")
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Lomet & Luo Figure 5 (reclaim)")
-    written.append(out_dir / "lomet_figure5.png")
-    fig.savefig(written[-1], dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return written
+
+    def figure4(width: float) -> Any:
+        fig, axes = style.figure(width, legend_rows=0)
+        ax = axes[0][0]
+        ax.plot([r["buffer"] for r in f4], [r["wamp"] for r in f4], **style.series(["mdc"])[0].mpl())
+        ax.set_xscale("log", base=2)
+        ax.set(xlabel="sort buffer [segments]", ylabel="Wamp", title="MDC, Zipf 0.99, F = 0.8")
+        return fig
+
+    written = []
+    if f3:
+        written += style.save(figure3, out_dir, "lomet-figure3-wamp-by-skew", [{k: v for k, v in r.items() if k != "table"} for r in f3])
+    if f4:
+        written += style.save(figure4, out_dir, "lomet-figure4-sort-buffer", [{k: v for k, v in r.items() if k != "table"} for r in f4])
+    return written + papers.lomet_mdc(rows, WORKLOADS, list(ALGORITHMS), out_dir)
 
 
 LOMET = Reproduction(
@@ -299,4 +299,5 @@ LOMET = Reproduction(
     compute=compute,
     columns=[],
     render=render,
+    figures=figures,
 )

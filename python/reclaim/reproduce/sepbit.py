@@ -286,29 +286,12 @@ def render(rows: list[Row]) -> list[Table]:
 
 
 def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
-    """The per-volume WA of each scheme as a CDF (the paper's per-volume figures), one panel per
-    selection."""
-    import matplotlib
+    """The paper's overall-WA figure (a bar per scheme, a group per selection) and its per-volume
+    figure (each scheme's per-volume WA as a CDF, a panel per selection), with their data as CSV
+    (:func:`reclaim.figures.papers.sepbit`)."""
+    from reclaim.figures import papers
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fig, axes = plt.subplots(1, len(SELECTIONS), figsize=(11, 4))
-    colours = [plt.get_cmap("tab20")(i / 19) for i in range(20)]
-    for ax, (_, selection) in zip(axes, SELECTIONS):
-        for i, r in enumerate(x for x in rows if not x.get("missing")):
-            was = np.sort(np.array(list(r[f"{selection} volumes"].values())))
-            ax.step(was, np.arange(1, len(was) + 1) / len(was), where="post", label=r["scheme"],
-                    color=colours[i % len(colours)], linestyle="--" if r["scheme"] == "FK" else "-")
-        ax.set(title=selection, xlabel="WA of a volume", ylabel="share of volumes")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = out_dir / "sepbit_volumes_cdf.png"
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return [path]
+    return papers.sepbit(rows, SELECTIONS, out_dir)
 
 
 SEPBIT = Reproduction(
@@ -317,4 +300,5 @@ SEPBIT = Reproduction(
     compute=compute,
     columns=[],
     render=render,
+    figures=figures,
 )

@@ -10,6 +10,7 @@ multiple of the logical capacity in one long run per row.
 from __future__ import annotations
 
 from reclaim.api import SimConfig
+from reclaim.figures import papers
 from reclaim.reproduce.common import Context, Reproduction, Row, published, rel
 
 #: (warm-up, measured writes) for the full-length and the quick (CI) runs.
@@ -86,6 +87,7 @@ TABLE1 = Reproduction(
     source="WA: paper's simulation column vs reclaim; rel = (ours − paper) / paper",
     compute=compute_table1,
     columns=[*_SETTING_COLUMNS, ("paper", "paper sim", ".4f"), ("ours", "reclaim", ".4f"), ("rel", "rel", "+.3%")],
+    figures=papers.vanhoudt_table1,
 )
 
 TABLE2 = Reproduction(
@@ -101,4 +103,5 @@ TABLE2 = Reproduction(
         ("ours_oldest", "reclaim OLDEST", ".4f"),
         ("rel_oldest", "rel", "+.3%"),
     ],
+    figures=papers.vanhoudt_table2,
 )

@@ -1,0 +1,153 @@
+"""The reproductions' figures in their papers' layouts (reclaim.figures.papers): each holds the
+published series, the model's and reclaim's, on the axes its paper uses, with no path or nan in a
+title. Rows are the published tables themselves with reclaim's column set from them, so that the
+figures are checked without the simulations (those are the reproductions' own tests)."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from pathlib import Path
+
+import matplotlib
+import pytest
+from reclaim.figures import papers
+from reclaim.reproduce.common import published
+
+matplotlib.use("Agg")
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def _texts(fig) -> list[str]:
+    out = [fig.get_suptitle()]
+    for ax in fig.axes:
+        out += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+    return [t for t in out if t]
+
+
+def _clean(fig) -> None:
+    for t in _texts(fig):
+        assert not re.search(r"/tmp|/home|\bnan\b|:tie=|hotcold:", t), t
+
+
+def _legend(fig) -> list[str]:
+    return [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+
+
+def _vanhoudt_rows(n: int) -> list[dict]:
+    rows = []
+    for row in published("vanhoudt_table1.csv")[:n]:
+        paper = float(row["wa_sim"])
+        ours = paper * 1.0003
+        rows.append({"b": int(row["b"]), "spare": float(row["spare"]), "d": int(row["d"]), "r": float(row["r"]), "f": float(row["f"]),
+                     "ode": float(row["wa_ode"]), "paper": paper, "ours": ours, "rel": (ours - paper) / paper})
+    return rows
+
+
+def test_vanhoudt_table1_against_d_and_spare_with_the_mean_field(tmp_path):
+    rows = _vanhoudt_rows(2)
+    paths = papers.vanhoudt_table1(rows, tmp_path)
+    assert len(paths) == 2 * 7
+    data = _csv(tmp_path / "vanhoudt-table1-wa-against-d.csv")
+    assert {r["series"] for r in data} == {"mean-field model", "published simulation", "reclaim"}
+    # The model's curve passes through the published ODE value at the row's d (Table 1, row 1:
+    # d = 16, 4.5925).
+    at = [r for r in data if r["series"] == "mean-field model" and r["b"] == "16" and r["spare"] == "0.1" and r["x"] == "16.0"]
+    assert len(at) == 1 and float(at[0]["wa"]) == pytest.approx(4.5925, abs=1e-4)
+    fig = papers.draw_vanhoudt(rows, 7.0, "d", 1)
+    assert _legend(fig) == ["mean-field model", "published simulation", "reclaim"]
+    # One panel per row, d on a linear axis; the difference is written in each panel.
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 2 and all(ax.get_xscale() == "linear" for ax in visible)
+    assert any("reclaim +0.030%" == t.get_text() for t in visible[0].texts)
+    _clean(fig)
+    spare = _csv(tmp_path / "vanhoudt-table1-wa-against-spare.csv")
+    # Against the spare factor, WA falls along the model's curve (more spare, less cleaning).
+    curve = [float(r["wa"]) for r in spare if r["series"] == "mean-field model" and r["b"] == "16" and r["spare"] == "0.1"]
+    assert len(curve) >= 5 and curve == sorted(curve, reverse=True)
+
+
+def test_lomet_table1_draws_eq4_the_printed_column_and_reclaim(tmp_path):
+    from reclaim.models.lomet import emptiness
+
+    rows = [{"fill": float(r["F"]), "paper_e": float(r["E"]), "ours": emptiness(float(r["F"])), "diff": 0.0}
+            for r in published("lomet_table1.csv")]
+    papers.lomet_table1(rows, tmp_path)
+    data = _csv(tmp_path / "lomet-table1-emptiness.csv")
+    assert {r["series"] for r in data} == {"eq. 4", "published (Table 1)", "reclaim, FIFO"}
+    # F = 0.80: Table 1 prints .375 (eq. 4 gives .3714).
+    assert [float(r["emptiness"]) for r in data if r["series"] == "published (Table 1)" and r["fill"] == "0.8"] == [0.375]
+    fig = papers.draw_lomet_table1(rows, 3.5)
+    assert _legend(fig) == ["eq. 4: E = 1 − exp(−E/F)", "published (Table 1)", "reclaim, FIFO"]
+    assert fig.get_figwidth() == 3.5
+    _clean(fig)
+
+
+def test_li_greedy_bars_the_published_model_beside_reclaim(tmp_path):
+    # Fig. 6(b)'s model values (li_numbers.csv); reclaim's set 5% below.
+    rows = [{"f": "0.2/0.8", "paper": 2.314e6, "ours": 2.314e6 * 0.95, "rel": -0.05},
+            {"f": "0.8/0.2", "paper": 1.063e6, "ours": 1.063e6 * 0.95, "rel": -0.05}]
+    papers.li_greedy(rows, tmp_path)
+    data = _csv(tmp_path / "li-greedy-cleaning-cost.csv")
+    assert [(r["f"], r["series"]) for r in data] == [("0.2/0.8", "model (published)"), ("0.2/0.8", "reclaim"),
+                                                     ("0.8/0.2", "model (published)"), ("0.8/0.2", "reclaim")]
+    fig = papers.draw_li_greedy(rows, 7.0)
+    ax = fig.axes[0]
+    # A categorical axis: bars at the two f vectors, not a line joining them.
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["f = (0.2, 0.8)", "f = (0.8, 0.2)"] and not ax.lines
+    assert {t.get_text() for t in ax.texts} == {"-5.0%"}
+    _clean(fig)
+
+
+def _sepbit_rows() -> list[dict]:
+    rows = []
+    for i, (scheme, placement) in enumerate((("NoSep", "single"), ("DAC", "dac"), ("SFR", "sfr"), ("ETI", "eti"), ("SepBIT", "sepbit"))):
+        per = {f"vol{v}": 2.0 + 0.1 * i + 0.01 * v for v in range(5)}
+        rows.append({"scheme": scheme, "placement": placement, "Greedy": 2.0 + 0.1 * i, "Cost-Benefit": 1.9 + 0.1 * i,
+                     "Greedy volumes": per, "Cost-Benefit volumes": {k: v - 0.1 for k, v in per.items()}})
+    rows.append({"scheme": "UW", "missing": True})
+    return rows
+
+
+def test_sepbit_overall_bars_and_per_volume_cdf(tmp_path):
+    from reclaim.reproduce.sepbit import SELECTIONS
+
+    rows = _sepbit_rows()
+    papers.sepbit(rows, SELECTIONS, tmp_path)
+    overall = _csv(tmp_path / "sepbit-overall-wa.csv")
+    assert len(overall) == 5 * 2 and {r["selection"] for r in overall} == {"Greedy", "Cost-Benefit"}
+    assert len(_csv(tmp_path / "sepbit-volumes-cdf.csv")) == 5 * 2 * 5
+    fig = papers.draw_sepbit_overall(rows, SELECTIONS, 7.0)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["NoSep", "DAC", "SFR", "ETI", "SepBIT"]
+    assert _legend(fig) == ["Greedy", "Cost-benefit (form = sepbit)"]
+    cdf = papers.draw_sepbit_cdf(rows, SELECTIONS, 7.0)
+    # The legend is the figure's, outside both panels; DAC and SFR in different colours.
+    assert all(ax.get_legend() is None for ax in cdf.axes) and _legend(cdf) == ["NoSep", "DAC", "SFR", "ETI", "SepBIT"]
+    colour = {ln.get_label(): ln.get_color() for ln in cdf.axes[0].lines}
+    assert colour["DAC"] != colour["SFR"] and colour["ETI"] != colour["NoSep"]
+    _clean(cdf)
+
+
+def test_lomet_figure5_on_a_log_axis_with_the_age_based_model_under_uniform(tmp_path):
+    from reclaim.models.lomet import age_based
+
+    algorithms = ["age", "greedy", "MDC"]
+    rows = [{"table": "figure5", "workload": w, "fill": f, **{a: age_based(f).wamp * (1 - 0.1 * k) for k, a in enumerate(algorithms)}}
+            for w in ("uniform", "zipf:theta=0.99") for f in (0.7, 0.9)]
+    rows += [{"table": "table1", "fill": 0.8, "paper": 0.4, "analysis": 0.3714, "ours": 0.41, "diff": 0.01}]
+    paths = papers.lomet_mdc(rows, ("uniform", "zipf:theta=0.99"), algorithms, tmp_path)
+    assert {p.name for p in paths if p.suffix == ".csv"} == {"lomet-table1-mdc-opt.csv", "lomet-figure5-wamp.csv"}
+    fig = papers.draw_lomet_figure5(rows, ("uniform", "zipf:theta=0.99"), algorithms, 7.0)
+    assert [ax.get_title() for ax in fig.axes] == ["Uniform", "Zipf (theta = 0.99)"]
+    assert all(ax.get_yscale() == "log" for ax in fig.axes)
+    # The model only where it applies: the uniform panel.
+    assert [ln.get_label() for ln in fig.axes[0].lines][-1] == "eq. 4, age-based (uniform)"
+    assert all(not ln.get_label().startswith("eq. 4") for ln in fig.axes[1].lines)
+    ys = fig.axes[0].lines[-1].get_ydata()
+    assert all(math.isfinite(y) for y in ys)
+    _clean(fig)
