@@ -174,7 +174,8 @@ def _shown(col: str, value: Any) -> str:
         return style.display(value)
     if isinstance(value, float):
         return f"{value:g}"
-    return Path(str(value)).name if "/" in str(value) else str(value)
+    # A path (a trace's, a temporary folder's) by its file name.
+    return Path(str(value)).name if str(value).startswith("/") else str(value)
 
 
 def _missing(v: Any) -> bool:
@@ -268,6 +269,16 @@ def _facets(g: _Group) -> list[_Facet]:
     if g.x is None:
         df["_one"] = ""
     categorical = g.x is None or CONFIG_COLUMNS.get(g.x) not in ("BIGINT", "DOUBLE")
+    by = ["_facet", g.line] if g.line else ["_facet"]
+    if g.facets and g.x and df.groupby(by)[g.x].nunique().max() <= 1:
+        # Every facet would be a figure of one point per line (a reproduction's table, each row
+        # its own setting): one figure instead, a point per setting on a categorical axis.
+        df["_setting"] = df.apply(lambda r: _label(r, [c for c in g.varying if c in (g.x, *g.facets) and c not in CLOCK_ONLY]), axis=1)
+        df["_facet"] = ""
+        # A line per value of the line's parameter only where settings share them.
+        line = g.line if g.line and df.groupby("_setting")[g.line].nunique().max() > 1 else None
+        g = _Group(g.name, df, g.varying, "_setting", line, [], g.timed)
+        xcol, categorical = "_setting", True
     out = []
     for facet, fd in df.groupby("_facet", sort=True):
         keys = sorted(fd[g.line].unique().tolist(), key=str) if g.line else ["wa"]
@@ -347,9 +358,12 @@ def _plotly_wa(f: _Facet, relative: bool = False) -> Any:
 
 def _intervals_note(f: _Facet) -> str:
     """What the bars are, and why they may not show."""
-    text = (f"Points: mean over {f.seeds} seed(s); bars: the seeds' range (min to max), the widest {f.spread:.2%} of its mean"
-            + (", smaller than a marker here" if f.spread < 0.02 else "") + "; hover: standard deviation and the 95% confidence "
-            "interval of the mean (Student's t over seeds).")
+    if f.seeds < 2:
+        text = "Points: one seed each, so no interval: a sweep with replications > 1 draws the seeds' range and a 95% CI."
+    else:
+        text = (f"Points: mean over {f.seeds} seeds; bars: the seeds' range (min to max), the widest {f.spread:.2%} of its mean"
+                + (", smaller than a marker here" if f.spread < 0.02 else "") + "; hover: standard deviation and the 95% confidence "
+                "interval of the mean (Student's t over seeds).")
     models = sorted({ln.model_name for ln in f.lines if ln.model_name})
     if models:
         text += (f" Wide pale lines: the model's WA where one applies to the line's configuration ({', '.join(models)}; "
@@ -390,11 +404,18 @@ def _mpl_wa(f: _Facet, width: float, relative: bool = False) -> Any:
                     solid_capstyle="round", label=f"{ln.label}: model", zorder=2)
             order.append(f"{ln.label}: model")
     if f.categorical:
-        ax.set_xticks(range(len(cats)), [_shown(f.x or "", c) for c in cats])
+        ticks = [_shown(f.x or "", c) for c in cats]
+        if max(map(len, ticks), default=0) > 16:
+            # Settings too long for a tick: numbered in the CSV's order of x.
+            ticks = [str(i + 1) for i in range(len(cats))]
+            ax.set_xlabel(f"{AXES.get(f.x or '', f.x or '')} (numbered as the CSV's x, sorted)")
+        ax.set_xticks(range(len(cats)), ticks)
     ys = [p["mean"] for ln in lines for p in ln.points]
     if ys and min(ys) > 0 and max(ys) / min(ys) > 10:
         ax.set_yscale("log")
-    ax.set(xlabel=AXES.get(f.x or "", f.x or ""), ylabel=f"WA / {f.baseline}'s" if relative else "WA", title=f.label)
+    if not ax.get_xlabel():
+        ax.set_xlabel(AXES.get(f.x or "", f.x or ""))
+    ax.set(ylabel=f"WA / {f.baseline}'s" if relative else "WA", title=f.label)
     style.legend_outside(fig, ax, ncol=per_row, order=order)
     return fig
 
@@ -748,6 +769,10 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
             seeds = g.frame["seed"].nunique()
             axes = ", ".join(f"{c} ({g.frame[c].astype(str).nunique()})" for c in g.varying) or "none"
             body.append(f"<p class=meta>{len(g.frame):,} tasks; varying: {html.escape(axes)}; {seeds} seed(s) each.</p>")
+            repro = g.name.split(":")[1] if g.name.startswith("reproduce:") and g.name.count(":") >= 1 else None
+            if repro:
+                body.append(f"<p class=meta>These are the runs of a reproduction: <code>reclaim reproduce {html.escape(repro)} "
+                            "--figures DIR</code> draws them in the paper's layout, with the published values and the model.</p>")
             for i, f in enumerate(_facets(g)):
                 if f.label:
                     body.append(f"<h3>{html.escape(f.label)}</h3>")
@@ -755,7 +780,7 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
                 place(_plotly_wa(f))
                 if f.relative:
                     place(_plotly_wa(f, relative=True))
-                fd = g.frame if not g.facets else g.frame[g.frame.apply(_label, axis=1, args=(g.facets,)) == f.label]
+                fd = g.frame if not g.facets or not f.label else g.frame[g.frame.apply(_label, axis=1, args=(g.facets,)) == f.label]
                 for h in _histogram_figures(con, g, f.label, fd):
                     place(h)
                 place(_series_figure(con, g, f.label, fd))

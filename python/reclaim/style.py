@@ -74,7 +74,7 @@ AXES: dict[str, str] = {
     "spare": "spare factor", "fill": "fill factor", "pages_per_segment": "pages per segment", "segments": "segments",
     "logical_pages": "logical pages", "cache": "write cache [pages]", "window": "window [user writes]",
     "policy": "victim policy", "placement": "placement", "frontier": "frontier", "gc": "cleaner trigger",
-    "workload": "workload", "wa": "write amplification (WA)", "wamp": "Wamp", "seed": "seed",
+    "workload": "workload", "wa": "write amplification (WA)", "wamp": "Wamp", "seed": "seed", "_setting": "setting",
 }
 
 

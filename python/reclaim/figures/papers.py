@@ -43,12 +43,13 @@ def _published(ax: Any, xs: Sequence[float], ys: Sequence[float], label: str = "
 
 def _ours(ax: Any, xs: Sequence[float], ys: Sequence[float], scheme: str, label: str = "reclaim", **kw: Any) -> None:
     st = style.series([scheme])[0]
-    ax.plot(xs, ys, label=label, color=st.color, marker=st.marker, linestyle="none", markersize=4, zorder=3,
-            markerfacecolor="none", markeredgewidth=1.1, **kw)
+    # Open and larger than the published cross, so that both show where they coincide.
+    ax.plot(xs, ys, label=label, color=st.color, marker=st.marker, linestyle="none", markersize=6.5, zorder=3,
+            markerfacecolor="none", markeredgewidth=1.3, **kw)
 
 
 def _panel_title(r: Row) -> str:
-    return f"b = {r['b']}, $S_f$ = {r['spare']:.2f}, r = {r['r']:.2f}, f = {r['f']:.2f}"
+    return f"b = {r['b']}, $S_f$ = {r['spare']:.2f}, d = {r['d']}\nr = {r['r']:.2f}, f = {r['f']:.2f}"
 
 
 def _grid(n: int, width: float) -> tuple[int, int]:
@@ -96,7 +97,7 @@ def draw_vanhoudt(rows: Sequence[Row], width: float, against: str = "d", table: 
                     markersize=4, markerfacecolor="none", zorder=3)
             note = f"reclaim RND {r['rel_rnd']:+.3%}\nOLDEST {r['rel_oldest']:+.3%}"
         ax.text(0.97, 0.95, note, transform=ax.transAxes, ha="right", va="top", fontsize=6)
-        ax.set_title(_panel_title(r) + (f", d = {r['d']}" if against == "spare" else ""), fontsize=6)
+        ax.set_title(_panel_title(r), fontsize=6)
         if i // cols == nrows - 1 or i + cols >= len(rows):
             ax.set_xlabel("d" if against == "d" else "spare factor $S_f$")
         if i % cols == 0:
