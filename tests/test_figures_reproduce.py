@@ -151,3 +151,35 @@ def test_lomet_figure5_on_a_log_axis_with_the_age_based_model_under_uniform(tmp_
     ys = fig.axes[0].lines[-1].get_ydata()
     assert all(math.isfinite(y) for y in ys)
     _clean(fig)
+
+
+def test_stockmeyer_grids_as_heat_maps_published_reclaim_and_difference(tmp_path):
+    # A 5 × 5 grid per cache; reclaim's cells set 10% above the published ones.
+    rows = [{"table": "figure5", "cache": c, "variant": "fifo", "dtg": d, "fsc": f, "gcu": 0.5 * 1.1 + 0.01 * (d + f),
+             "paper_gcu": 0.5 + 0.01 * (d + f) / 1.1} for c in (1, 320) for d in range(5) for f in range(5)]
+    for r in rows:
+        r["gcu"] = r["paper_gcu"] * 1.1
+    paths = papers.stockmeyer_grids(rows, [(7, 5, "fifo", "gcu", "GCU, fitness-fifo")], (1, 320), list(range(5)), tmp_path)
+    assert {p.name for p in paths if p.suffix == ".csv"} == {"stockmeyer-figure7-heatmap.csv"}
+    assert len(_csv(tmp_path / "stockmeyer-figure7-heatmap.csv")) == 2 * 25
+    fig = papers.draw_stockmeyer_grid(rows, 5, "fifo", "gcu", "Figure 7: GCU, fitness-fifo", (1, 320), list(range(5)), 7.0)
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == [f"{w}, cache = {c}" for c in (1, 320) for w in ("published", "reclaim", "reclaim vs published")]
+    # Every cell of the difference reads +10%.
+    assert {t.get_text() for t in panels[2].texts} == {"+10%"}
+    _clean(fig)
+
+
+def test_dyal_draughn_throughput_against_load_holds_mva_and_the_measurements(tmp_path):
+    from reclaim.reproduce import dyal_draughn
+
+    paths = dyal_draughn.figures(tmp_path)
+    assert (tmp_path / "dyal-draughn-throughput-against-load-7in.pdf") in paths
+    data = _csv(tmp_path / "dyal-draughn-throughput-against-load.csv")
+    assert {r["series"] for r in data} == {"MVA", "published"}
+    assert len({r["configuration"] for r in data}) == 4
+    # Table 2, one disk, old allocation, 1 workstation: 5 transactions/min measured (the shipped table).
+    one = [r for r in data if r["series"] == "published" and r["configuration"] == "one disk, old allocation" and r["workstations"] == "1"]
+    assert [float(r["trans_per_min"]) for r in one] == [5.0]
+    # The model reaches the largest load measured (Table 3: 70 workstations).
+    assert max(int(r["workstations"]) for r in data if r["series"] == "MVA") == 70

@@ -348,12 +348,18 @@ def _plotly_wa(f: _Facet, relative: bool = False) -> Any:
                 hovertemplate=f"{html.escape(ln.label)}, {html.escape(ln.model_name or '')}<br>%{{x}}: %{{y:.4f}}<extra></extra>"))
     ys = [p["mean"] for ln in lines for p in ln.points]
     log = bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 10
-    fig.update_layout(title=_wa_title(f, relative), xaxis_title=AXES.get(f.x or "", f.x or ""),
+    fig.update_layout(title=_wa_title(f, relative), xaxis_title=AXES.get(f.x or "", f.x or ""), xaxis_type="log" if _log_x(f) else None,
                       yaxis_title=f"WA / {f.baseline}'s WA" if relative else "write amplification (WA)",
                       yaxis_type="log" if log else "linear", scattermode="group" if f.categorical else "overlay",
                       legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
                       margin={"t": 50, "r": 20, "b": 40}, template="plotly_white")
     return fig
+
+
+def _log_x(f: _Facet) -> bool:
+    """Whether the x axis spans decades (a cache or a window from 10 to 10,000): then logarithmic."""
+    xs = [float(p["x"]) for ln in f.lines for p in ln.points] if not f.categorical else []
+    return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 100
 
 
 def _intervals_note(f: _Facet) -> str:
@@ -413,6 +419,8 @@ def _mpl_wa(f: _Facet, width: float, relative: bool = False) -> Any:
     ys = [p["mean"] for ln in lines for p in ln.points]
     if ys and min(ys) > 0 and max(ys) / min(ys) > 10:
         ax.set_yscale("log")
+    if _log_x(f):
+        ax.set_xscale("log")
     if not ax.get_xlabel():
         ax.set_xlabel(AXES.get(f.x or "", f.x or ""))
     ax.set(ylabel=f"WA / {f.baseline}'s" if relative else "WA", title=f.label)

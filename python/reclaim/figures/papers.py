@@ -304,3 +304,69 @@ def lomet_mdc(rows: Sequence[Row], workloads: Sequence[str], algorithms: Sequenc
     if f5:
         out += style.save(lambda w: draw_lomet_figure5(rows, workloads, algorithms, w), folder, "lomet-figure5-wamp", f5)
     return out
+
+
+def _cell_value(cells: dict[tuple[int, int], Row], d: int, f: int, key: str) -> float:
+    v = cells.get((d, f), {}).get(key)
+    return float("nan") if v is None else float(v)
+
+
+def draw_stockmeyer_grid(rows: Sequence[Row], grid: int, variant: str, key: str, label: str, caches: Sequence[int],
+                         exps: Sequence[int], width: float) -> Any:
+    """One of Stockmeyer's grids (a metric over DtgSortExp × FscSortExp) as heat maps: the
+    report's published values, reclaim's on the same colour scale (cividis, readable under
+    colour-vision deficiencies and in grey), and reclaim's relative difference (a diverging scale
+    centred on 0), a row per cache size; each cell's value written in it."""
+    import numpy as np
+
+    fig, axes = style.figure(width, aspect=0.85, ncols=3, nrows=len(caches), legend_rows=0)
+    for i, cache in enumerate(caches):
+        cells = {(r["dtg"], r["fsc"]): r for r in rows if r["table"] == f"figure{grid}" and r["cache"] == cache and r["variant"] == variant}
+        ours = np.array([[_cell_value(cells, d, f, key) for f in exps] for d in exps])
+        paper = np.array([[_cell_value(cells, d, f, "paper_" + key) for f in exps] for d in exps])
+        both = np.concatenate([ours[np.isfinite(ours)], paper[np.isfinite(paper)]])
+        lo, hi = (float(both.min()), float(both.max())) if both.size else (0.0, 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diff = (ours - paper) / paper
+        span = float(np.nanmax(np.abs(diff))) if np.isfinite(diff).any() else 1.0
+        for j, (data, what, cmap, vmin, vmax, fmt) in enumerate(((paper, "published", "cividis", lo, hi, "{:.3g}"),
+                                                                  (ours, "reclaim", "cividis", lo, hi, "{:.3g}"),
+                                                                  (diff, "reclaim vs published", "RdBu_r", -span, span, "{:+.0%}"))):
+            ax = axes[i][j]
+            im = ax.imshow(data, origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+            for (d, f), v in np.ndenumerate(data):
+                if np.isfinite(v):
+                    dark = v < (vmin + vmax) / 2 if cmap == "cividis" else abs(v) > 0.6 * vmax
+                    ax.text(f, d, fmt.format(v), ha="center", va="center", fontsize=4.5, color="white" if dark else "black")
+            ax.set_xticks(range(len(exps)), [str(e) for e in exps])
+            ax.set_yticks(range(len(exps)), [str(e) for e in exps])
+            ax.grid(visible=False)
+            ax.set_title(f"{what}, cache = {cache}", fontsize=6)
+            if i == len(caches) - 1:
+                ax.set_xlabel("FscSortExp")
+            if j == 0:
+                ax.set_ylabel("DtgSortExp")
+            if j != 0:
+                fig.colorbar(im, ax=ax, shrink=0.8).ax.tick_params(labelsize=5)
+    fig.suptitle(label)
+    return fig
+
+
+def stockmeyer_grids(rows: Sequence[Row], plots: Sequence[tuple[int, int, str, str, str]], caches: Sequence[int],
+                     exps: Sequence[int], folder: Path) -> list[Path]:
+    """Each of Stockmeyer's grid figures ``(figure, grid table, variant, metric, label)`` as heat
+    maps (:func:`draw_stockmeyer_grid`), written with its cells as CSV."""
+    out: list[Path] = []
+    for num, grid, variant, key, label in plots:
+        cells = [{"cache": r["cache"], "dtg": r["dtg"], "fsc": r["fsc"], "published": r.get("paper_" + key), "reclaim": r.get(key)}
+                 for r in rows if r["table"] == f"figure{grid}" and r["variant"] == variant]
+        if not cells:
+            continue
+        out += style.save(functools.partial(_draw_grid_at, rows, grid, variant, key, f"Figure {num}: {label}", caches, exps), folder,
+                          f"stockmeyer-figure{num}-heatmap", cells)
+    return out
+
+
+def _draw_grid_at(rows: Sequence[Row], grid: int, variant: str, key: str, label: str, caches: Sequence[int], exps: Sequence[int],
+                  width: float) -> Any:
+    return draw_stockmeyer_grid(rows, grid, variant, key, label, caches, exps, width)

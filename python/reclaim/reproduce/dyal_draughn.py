@@ -223,7 +223,46 @@ def figures(out_dir: Path) -> list[Path]:
     p2 = out_dir / "dyal_draughn_fig4.png"
     fig.savefig(p2, dpi=100)
     plt.close(fig)
-    return [p1, p2]
+    return [p1, p2, *_load_figure(out_dir)]
+
+
+def _load_figure(out_dir: Path) -> list[Path]:
+    """Throughput and response time against the load (workstations), one disk (Table 2) and two
+    (Table 3), old and new allocation: exact MVA (§2.4) as lines, the published measurements as
+    crosses, for print (:func:`reclaim.style.save`)."""
+    from reclaim import style
+
+    cases = [(table, case, f"{'one disk' if table == '2' else 'two disks'}, {'old' if case == 'A' else 'new'} allocation")
+             for table in ("2", "3") for case in ("A", "B")]
+    measured = {(t, c): [r for r in published("dyal_draughn_tables.csv") if r["table"] == t and r["case"] == c] for t, c, _ in cases}
+    # The model as far as the measurements go (Table 3 runs to 70 workstations).
+    n_max = max(int(r["workstations"]) for rs in measured.values() for r in rs)
+    solved = {(t, c): queueing.mva([queueing.CPU, *_demands(t, c)], queueing.THINK, n_max) for t, c, _ in cases}
+    data = []
+    for t, c, label in cases:
+        s = solved[t, c]
+        data += [{"configuration": label, "series": "MVA", "workstations": int(n), "trans_per_min": float(x), "response_s": float(rs)}
+                 for n, x, rs in zip(s.workstations, s.throughput_per_minute, s.response_seconds, strict=True)]
+        data += [{"configuration": label, "series": "published", "workstations": int(r["workstations"]),
+                  "trans_per_min": float(r["trans_per_min"]), "response_s": float(r["response_ms"]) / 1000} for r in measured[t, c]]
+
+    def draw(width: float) -> Any:
+        fig, axes = style.figure(width, ncols=2, legend_rows=3)
+        styles = style.series([label for _, _, label in cases])
+        for (t, c, label), st in zip(cases, styles, strict=True):
+            s = solved[t, c]
+            for ax, col, key in ((axes[0][0], s.throughput_per_minute, "trans_per_min"), (axes[0][1], s.response_seconds, "response_ms")):
+                ax.plot(s.workstations, col, color=st.color, linestyle=st.dash, label=f"MVA, {label}")
+                pts = measured[t, c]
+                scale = 1000.0 if key == "response_ms" else 1.0
+                ax.plot([float(r["workstations"]) for r in pts], [float(r[key]) / scale for r in pts], color=st.color, marker="x",
+                        linestyle="none", label=f"published, {label}")
+        axes[0][0].set(xlabel="workstations (load)", ylabel="throughput [transactions/min]")
+        axes[0][1].set(xlabel="workstations (load)", ylabel="central-site response [s]")
+        style.legend_outside(fig, [axes[0][0], axes[0][1]], ncol=2)
+        return fig
+
+    return style.save(draw, out_dir, "dyal-draughn-throughput-against-load", data)
 
 
 def _knees() -> list[Row]:

@@ -517,7 +517,8 @@ def render(rows: list[Row]) -> list[Table]:
 
 def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
     """Figures 7–9, 11, 12, 15, 16, 18, 19 (GCU and WorkRdLive over the (DtgSortExp, FscSortExp)
-    grid, ours beside the paper's) and Figure 4 (WorkRdLive by pass, with the goals)."""
+    grid, ours beside the paper's) and Figure 4 (WorkRdLive by pass, with the goals) as PNG; the
+    grids also as heat maps for print (:func:`reclaim.figures.papers.stockmeyer_grids`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -562,7 +563,10 @@ def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
     fig.savefig(path, dpi=90)
     plt.close(fig)
     written.append(path)
-    return written
+    # The grids again as heat maps, published beside reclaim's and their difference, for print.
+    from reclaim.figures import papers
+
+    return written + papers.stockmeyer_grids(rows, plots, CACHES, list(EXPS), out_dir)
 
 
 STOCKMEYER = Reproduction(
