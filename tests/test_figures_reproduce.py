@@ -94,13 +94,20 @@ def test_li_greedy_bars_the_published_model_beside_reclaim(tmp_path):
             {"f": "0.8/0.2", "paper": 1.063e6, "ours": 1.063e6 * 0.95, "rel": -0.05}]
     papers.li_greedy(rows, tmp_path)
     data = _csv(tmp_path / "li-greedy-cleaning-cost.csv")
-    assert [(r["f"], r["series"]) for r in data] == [("0.2/0.8", "model (published)"), ("0.2/0.8", "reclaim"),
-                                                     ("0.8/0.2", "model (published)"), ("0.8/0.2", "reclaim")]
+    assert [(r["f"], r["series"]) for r in data[:4]] == [("0.2/0.8", "model (published)"), ("0.2/0.8", "reclaim"),
+                                                         ("0.8/0.2", "model (published)"), ("0.8/0.2", "reclaim")]
+    # The model's curve against S passes through Fig. 6(b)'s published value at S = 0.1 (2.314e6).
+    at = [float(r["cleaning_cost"]) for r in data if r["series"] == "model (Theorems 1-4)" and r["f"] == "0.2/0.8" and r["spare"] == "0.1"]
+    assert at == [pytest.approx(2.314e6, rel=1e-3)]
     fig = papers.draw_li_greedy(rows, 7.0)
     ax = fig.axes[0]
     # A categorical axis: bars at the two f vectors, not a line joining them.
     assert [t.get_text() for t in ax.get_xticklabels()] == ["f = (0.2, 0.8)", "f = (0.8, 0.2)"] and not ax.lines
     assert {t.get_text() for t in ax.texts} == {"-5.0%"}
+    # Against S: the model for each f on a log axis (two decades), the published and reclaim's points.
+    curve = fig.axes[1]
+    assert curve.get_yscale() == "log"
+    assert [ln.get_label() for ln in curve.lines if ln.get_label().startswith("model")] == ["model, f = (0.2, 0.8)", "model, f = (0.8, 0.2)"]
     _clean(fig)
 
 

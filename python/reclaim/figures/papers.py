@@ -178,10 +178,27 @@ def lomet_table1(rows: Sequence[Row], folder: Path) -> list[Path]:
     return style.save(lambda w: draw_lomet_table1(rows, w), folder, "lomet-table1-emptiness", data)
 
 
+#: Li et al. §5.1's setting: pages per block k, writes L, active share f_a, the classes' write shares r.
+LI_K, LI_WRITES, LI_FA, LI_R = 64, 5_000_000, 0.1, (0.8, 0.2)
+#: The spare factors of the model's curve (Li et al. Fig. 5 draws S from 0.05 to 0.3).
+LI_SPARES = tuple(round(0.04 + 0.01 * i, 2) for i in range(27))
+
+
+def li_curve(f: str) -> list[tuple[float, float]]:
+    """GREEDY's cleaning cost over L writes against the spare factor S, Theorems 1–4 (eq. 2 with
+    the C̄ of Theorem 2), at §5.1's setting with page shares ``f`` (``"0.2/0.8"``)."""
+    from reclaim.models.li import Workload, cleaning_cost, cost_per_gc
+
+    w = Workload(LI_FA, LI_R, tuple(float(x) for x in f.split("/")))
+    return [(sp, cleaning_cost(LI_WRITES, cost_per_gc(LI_K, sp, w), LI_K)) for sp in LI_SPARES]
+
+
 def draw_li_greedy(rows: Sequence[Row], width: float) -> Any:
-    """Li et al. §5.1 / Fig. 6(b): GREEDY's cleaning cost per page-share vector f, the model's value
-    they publish beside reclaim's simulation, as grouped bars with the difference above them."""
-    fig, axes = style.figure(width, aspect=0.6)
+    """Li et al. §5.1 / Fig. 6(b): GREEDY's cleaning cost per page-share vector f, the model's
+    value they publish beside reclaim's simulation as grouped bars (the difference above them);
+    and, in their Fig. 5's layout, the model's cost against the spare factor (Theorems 1–4) with
+    the published value and reclaim's at S = 0.1, on a log axis (it spans two decades)."""
+    fig, axes = style.figure(width, aspect=0.75, ncols=2, legend_rows=2)
     ax = axes[0][0]
     xs = range(len(rows))
     st = style.series(["greedy"])[0]
@@ -191,15 +208,25 @@ def draw_li_greedy(rows: Sequence[Row], width: float) -> Any:
     for x, r in zip(xs, rows, strict=True):
         ax.text(x + 0.18, r["ours"] / 1e6, f"{r['rel']:+.1%}", ha="center", va="bottom", fontsize=6)
     ax.set_xticks(list(xs), [f"f = ({r['f'].replace('/', ', ')})" for r in rows])
-    ax.set(ylabel="cleaning cost [10⁶ pages]", xlabel="page shares of the two classes")
+    ax.set(ylabel="cleaning cost [10⁶ pages]", xlabel="page shares of the two classes", title="S = 0.1")
     ax.grid(axis="x", visible=False)
-    style.legend_outside(fig, ax, ncol=1)
+    ax = axes[0][1]
+    for r, dash in zip(rows, ("-", "--"), strict=False):
+        curve = li_curve(r["f"])
+        ax.plot([c[0] for c in curve], [c[1] / 1e6 for c in curve], color="#000000", linestyle=dash, linewidth=1.0,
+                label=f"model, f = ({r['f'].replace('/', ', ')})")
+        _published(ax, [0.1], [r["paper"] / 1e6], "published (Fig. 6(b))")
+        _ours(ax, [0.1], [r["ours"] / 1e6], "greedy", "reclaim, Greedy (S = 0.1)")
+    ax.set(xlabel="spare factor S", ylabel="cleaning cost [10⁶ pages]", yscale="log", title="against S")
+    style.legend_outside(fig, [axes[0][0], ax], ncol=2)
     return fig
 
 
 def li_greedy(rows: Sequence[Row], folder: Path) -> list[Path]:
     """:func:`draw_li_greedy`, written."""
-    data = [{"f": r["f"], "series": s, "cleaning_cost": r[k]} for r in rows for k, s in (("paper", "model (published)"), ("ours", "reclaim"))]
+    data: list[Row] = [{"f": r["f"], "series": s, "spare": 0.1, "cleaning_cost": r[k]} for r in rows
+                       for k, s in (("paper", "model (published)"), ("ours", "reclaim"))]
+    data += [{"f": r["f"], "series": "model (Theorems 1-4)", "spare": sp, "cleaning_cost": c} for r in rows for sp, c in li_curve(r["f"])]
     return style.save(lambda w: draw_li_greedy(rows, w), folder, "li-greedy-cleaning-cost", data)
 
 
