@@ -190,3 +190,22 @@ def test_dyal_draughn_throughput_against_load_holds_mva_and_the_measurements(tmp
     assert [float(r["trans_per_min"]) for r in one] == [5.0]
     # The model reaches the largest load measured (Table 3: 70 workstations).
     assert max(int(r["workstations"]) for r in data if r["series"] == "MVA") == 70
+
+
+def test_latency_against_load_on_log_axes_with_each_schemes_bound(tmp_path):
+    # Two schemes and the device without cleaning at two spares, seven rates each (made up: the
+    # figure's content, not the device's, is checked here; tests/test_reproduce_latency.py runs it).
+    rows = []
+    for spare in (0.14, 0.28):
+        for scheme, bound in (("greedy", 4000.0), ("fifo", 3500.0), ("no cleaning", 16000.0)):
+            pts = [{"offered": o, "read_p99": 200 + o / 10, "read_p999": 400 + o / 5} for o in (125, 250, 500, 1000, 2000, 4000, 8000)]
+            rows.append({"scheme": scheme, "spare": spare, "wa": 2.0, "bound": bound, "points": pts})
+    papers.latency(rows, "no cleaning", tmp_path)
+    assert len(_csv(tmp_path / "latency-read-tail-against-load.csv")) == 6 * 7
+    fig = papers.draw_latency(rows, "no cleaning", 7.0)
+    assert len(fig.axes) == 4 and all(ax.get_xscale() == ax.get_yscale() == "log" for ax in fig.axes)
+    assert _legend(fig) == ["Greedy", "FIFO", "no cleaning"]  # as the rows come
+    # Each scheme's die-time bound a vertical line at its rate (x data constant).
+    verticals = [ln for ln in fig.axes[0].lines if len(set(ln.get_xdata())) == 1]
+    assert sorted(float(ln.get_xdata()[0]) for ln in verticals) == [3500.0, 4000.0]
+    _clean(fig)

@@ -119,7 +119,10 @@ def test_the_light_load_tail_is_one_victims_stall_for_greedy(rows: list[dict]) -
 
 def test_outputs_table_csv_markdown_and_figure(rows: list[dict], tmp_path: Path) -> None:
     paths = latency.figures(rows, tmp_path)
-    assert [p.name for p in paths] == ["latency.png", "latency.csv", "latency.md"]
+    assert [p.name for p in paths][:3] == ["latency.png", "latency.csv", "latency.md"]
+    # Then the figure for print: its CSV and two widths in three formats.
+    assert [p.name for p in paths][3:] == ["latency-read-tail-against-load.csv"] + [
+        f"latency-read-tail-against-load-{w}in.{e}" for w in ("3.5", "7") for e in ("pdf", "svg", "png")]
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with paths[1].open() as f:
         table = list(csv.DictReader(f))

@@ -397,3 +397,48 @@ def stockmeyer_grids(rows: Sequence[Row], plots: Sequence[tuple[int, int, str, s
 def _draw_grid_at(rows: Sequence[Row], grid: int, variant: str, key: str, label: str, caches: Sequence[int], exps: Sequence[int],
                   width: float) -> Any:
     return draw_stockmeyer_grid(rows, grid, variant, key, label, caches, exps, width)
+
+
+def draw_latency(rows: Sequence[Row], baseline: str, width: float) -> Any:
+    """Read tail latency against the offered write load (ttFlash's Fig. 1 axes), a column per
+    spare factor and a row per percentile (p99, p99.9), on log axes; each scheme in its colour
+    with its die-time bound a dotted vertical line, the device without cleaning in black."""
+    from matplotlib.ticker import NullFormatter
+
+    spares = sorted({r["spare"] for r in rows})
+    schemes = sorted({r["scheme"] for r in rows if r["scheme"] != baseline})
+    styles = dict(zip(schemes, style.series(schemes), strict=True))
+    fig, axes = style.figure(width, aspect=0.8, ncols=len(spares), nrows=2, legend_rows=2, sharex=True, sharey="row")
+    for col, spare in enumerate(spares):
+        for row_i, (key, label) in enumerate((("read_p99", "read p99"), ("read_p999", "read p99.9"))):
+            ax = axes[row_i][col]
+            for r in (x for x in rows if x["spare"] == spare):
+                pts = r["points"]
+                if r["scheme"] == baseline:
+                    kw: dict[str, Any] = {"color": "#000000", "linestyle": "--", "marker": None}
+                    name = baseline
+                else:
+                    st = styles[r["scheme"]]
+                    kw = {"color": st.color, "linestyle": st.dash, "marker": st.marker, "markersize": 2.5}
+                    name = style.display(r["scheme"])
+                ax.plot([p["offered"] for p in pts], [p[key] / 1e3 for p in pts], label=name, **kw)
+                if r["scheme"] != baseline:
+                    ax.axvline(r["bound"], color=kw["color"], linestyle=":", linewidth=0.8)
+            ax.set(xscale="log", yscale="log")
+            # Decades only: the minor ticks' labels (2×10², 3×10², …) run into each other at print size.
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            if row_i == 0:
+                ax.set_title(f"spare factor {spare:g}")
+            if row_i == 1:
+                ax.set_xlabel("offered writes / s")
+            if col == 0:
+                ax.set_ylabel(f"{label} [ms]")
+    style.legend_outside(fig, [a for r_ in axes for a in r_], title="dotted: each scheme's die-time bound")
+    return fig
+
+
+def latency(rows: Sequence[Row], baseline: str, folder: Path) -> list[Path]:
+    """:func:`draw_latency`, written, with every point as CSV."""
+    data = [{"scheme": r["scheme"], "spare": r["spare"], "wa": r.get("wa"), "bound": r.get("bound"), "offered": p["offered"],
+             "read_p99_us": p["read_p99"], "read_p999_us": p["read_p999"]} for r in rows for p in r["points"]]
+    return style.save(lambda w: draw_latency(rows, baseline, w), folder, "latency-read-tail-against-load", data)

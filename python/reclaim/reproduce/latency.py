@@ -289,7 +289,8 @@ CSV_COLUMNS = ("scheme", "policy", "placement", "spare", "wa", "bound", "offered
 def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
     """Read p99 and p99.9 against the offered write rate, one panel per spare, each scheme's
     die-time bound a dotted line in its colour (``latency.png``); every point as CSV
-    (``latency.csv``) and the summary as markdown (``latency.md``)."""
+    (``latency.csv``) and the summary as markdown (``latency.md``); then the figure for print
+    (:func:`reclaim.figures.papers.latency`: 3.5 and 7 in, PDF, SVG, PNG, its CSV)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -329,7 +330,10 @@ def figures(rows: Sequence[Row], out_dir: Path) -> list[Path]:
                             p["offered"], *(f"{p[k]:.6g}" for k in TIME_KEYS)])
     md = out_dir / "latency.md"
     md.write_text(markdown(rows))
-    return [png, table, md]
+    # The same figure for print, in the style of every reclaim figure.
+    from reclaim.figures import papers
+
+    return [png, table, md, *papers.latency(rows, BASELINE, out_dir)]
 
 
 LATENCY = Reproduction(
