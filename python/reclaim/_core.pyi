@@ -2,6 +2,9 @@
 
 from typing import Any, Self, final
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = [
     "Simulator",
     "TraceConverter",
@@ -18,6 +21,8 @@ __all__ = [
     "class_shares",
     "__version__",
     "ENGINE_ID",
+    "View",
+    "Generator",
 ]
 
 __version__: str
@@ -141,3 +146,38 @@ class Simulator:
         """Checks the store's and the placement's invariants; raises RuntimeError on the first violation."""
     def result(self) -> dict[str, Any]:
         """The measured phase's metrics; arrays as numpy arrays."""
+
+@final
+class View:
+    """What a scheme written in Python sees at a call; open only during the call."""
+
+    @property
+    def now(self) -> int: ...
+    @property
+    def destage(self) -> int: ...
+    @property
+    def trace_time(self) -> int: ...
+    @property
+    def candidates(self) -> int: ...
+    @property
+    def segments(self) -> int: ...
+    @property
+    def pages_per_segment(self) -> int: ...
+    @property
+    def valid(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def stamp(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def sealed_at(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def erase_count(self) -> npt.NDArray[np.uint32]: ...
+    def fact(self, name: str) -> npt.NDArray[Any]: ...
+    @property
+    def rng(self) -> Generator: ...
+
+@final
+class Generator:
+    """The run's generator, valid during a call only."""
+
+    def random(self) -> float: ...
+    def below(self, n: int) -> int: ...

@@ -346,23 +346,26 @@ impl View {
     }
     /// The run's generator (xoshiro256++, seeded from the run's seed).
     #[getter]
-    fn rng(&self) -> PyResult<Generator> {
-        self.check_open()?;
-        Ok(Generator { rng: self.rng })
+    fn rng(slf: &Bound<'_, Self>) -> PyResult<Generator> {
+        slf.borrow().check_open()?;
+        Ok(Generator {
+            view: slf.clone().unbind(),
+        })
     }
 }
 
-/// The run's generator as a scheme's call sees it (`view.rng`), valid during the call only.
+/// The run's generator as a scheme's call sees it (`view.rng`), valid during the call only:
+/// it reads the generator through its view, which holds it only while the call lasts.
 #[pyclass(module = "reclaim._core", name = "Generator", unsendable)]
 pub(crate) struct Generator {
-    rng: Option<*mut SimRng>,
+    view: Py<View>,
 }
 
 impl Generator {
-    fn get(&mut self) -> PyResult<&mut SimRng> {
-        match self.rng {
-            // SAFETY: set only during a call, while the engine holds the generator for it.
-            Some(p) => Ok(unsafe { &mut *p }),
+    fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&mut SimRng) -> T) -> PyResult<T> {
+        match self.view.bind(py).borrow().rng {
+            // SAFETY: set only during a call, while the engine lends the generator to it.
+            Some(p) => Ok(f(unsafe { &mut *p })),
             None => Err(PyRuntimeError::new_err(
                 "the run's generator is available only during a call",
             )),
@@ -373,17 +376,17 @@ impl Generator {
 #[pymethods]
 impl Generator {
     /// A float uniform in [0, 1).
-    fn random(&mut self) -> PyResult<f64> {
-        Ok(self.get()?.random::<f64>())
+    fn random(&self, py: Python<'_>) -> PyResult<f64> {
+        self.with(py, |r| r.random::<f64>())
     }
     /// An integer uniform in [0, n).
-    fn below(&mut self, n: u64) -> PyResult<u64> {
+    fn below(&self, py: Python<'_>, n: u64) -> PyResult<u64> {
         if n == 0 {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "invalid value for `n`: 0 (expected an integer of at least 1)",
             ));
         }
-        Ok(self.get()?.random_range(0..n))
+        self.with(py, |r| r.random_range(0..n))
     }
 }
 
