@@ -471,6 +471,60 @@ def measure_share(runs: int, writes: str, row: str = FITNESS_TREE) -> dict[str, 
     return {"row": row, "pairs": runs, "median": statistics.median(ratios), "low": min(ratios), "high": max(ratios)}
 
 
+#: The schemes written in Python that `reclaim bench --python` times, each beside the engine's
+#: scheme it reimplements (name, Python spec, engine spec, which of policy or placement, workload).
+PYTHON_ROWS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("greedy (uniform)", "greedy.py:Greedy", "greedy", "policy", "uniform"),
+    ("greedy (hot/cold 90/10)", "greedy.py:Greedy", "greedy", "policy", "hotcold:r=0.9,f=0.1"),
+    ("sepbit-uw, batches of 4,096 (hot/cold 90/10)", "sepbit.py:SepBITUser", "sepbit:separate=user", "placement",
+     "hotcold:r=0.9,f=0.1"),
+    ("sepbit, batches of 4,096 (hot/cold 90/10)", "sepbit.py:SepBIT", "sepbit", "placement", "hotcold:r=0.9,f=0.1"),
+)
+
+
+def measure_python(runs: int = 5, writes: str = "10x", show: bool = True) -> dict[str, Any]:
+    """The schemes of ``examples/python_schemes`` on the speed geometry, each run right after the
+    engine's own scheme it reimplements with the same seed: medians of page writes/s (policies)
+    and user writes/s (placements), the median of the pairs' ratios, and each Python call's cost
+    in microseconds (the extra time per victim choice or per batch over the engine's run)."""
+    _check_runs(runs)
+    folder = Path(__file__).resolve().parents[2] / "examples" / "python_schemes"
+    if not folder.is_dir():
+        raise RuntimeError(f"`--python` times the examples of a checkout's examples/python_schemes; {folder} is not there")
+    rows: dict[str, Any] = {}
+    for name, py, rust, kind, workload in PYTHON_ROWS:
+        pairs = []
+        for seed in range(1, runs + 1):
+            base = replace(speed_config("greedy", writes, seed), workload=workload)
+            spec = f"{folder}/{py}"
+            a = simulate(replace(base, policy=rust) if kind == "policy" else replace(base, placement=rust))
+            b = simulate(replace(base, policy=spec) if kind == "policy" else replace(base, placement=spec))
+            pairs.append((a, b))
+        key = "page_writes_per_second" if kind == "policy" else "user_writes_per_second"
+        r = statistics.median(getattr(a, key) for a, _ in pairs)
+        p = statistics.median(getattr(b, key) for _, b in pairs)
+        # Calls: one per victim (erases) for a policy; a batch per 4,096 user writes and one per
+        # victim for a placement.
+        extra = statistics.median(b.seconds - a.seconds for a, b in pairs)
+        a0, b0 = pairs[0]
+        calls = b0.erases if kind == "policy" else b0.user_writes / 4096 + b0.erases
+        rows[name] = {"python": py, "engine": rust, "metric": key, "engine_median": r, "python_median": p,
+                      "ratio": statistics.median(getattr(b, key) / getattr(a, key) for a, b in pairs),
+                      "wa_engine": statistics.median(a.wa for a, _ in pairs), "wa_python": statistics.median(b.wa for _, b in pairs),
+                      "us_per_call": extra / calls * 1e6}
+    report = {"runs": runs, "writes": writes, "rows": rows}
+    if show:
+        t = Table(title=f"schemes written in Python beside the engine's, 10,000 x 64, spare 0.10, median of {runs} interleaved pairs")
+        for col in ("row", "engine", "Python", "ratio", "per call", "WA engine", "WA Python"):
+            t.add_column(col, justify="left" if col == "row" else "right")
+        for name, r in rows.items():
+            unit = "M page w/s" if r["metric"] == "page_writes_per_second" else "M user w/s"
+            t.add_row(name, f"{r['engine_median'] / 1e6:.1f} {unit}", f"{r['python_median'] / 1e6:.2f}", f"{r['ratio']:.3f}",
+                      f"{r['us_per_call']:.2f} µs", f"{r['wa_engine']:.4f}", f"{r['wa_python']:.4f}")
+        plain_console().print(t)
+    return report
+
+
 def _repository() -> Path:
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=Path(__file__).resolve().parent,

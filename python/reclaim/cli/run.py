@@ -275,6 +275,10 @@ def schemes_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the declarations as JSON.")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the README's table of schemes.")] = False,
     stub: Annotated[bool, typer.Option("--stub", help="Print the docstring of `schemes` in the engine's type stubs.")] = False,
+    imports: Annotated[
+        list[str] | None,
+        typer.Option("--import", help="Also list the schemes written in Python that this module (or .py file) defines; repeatable."),
+    ] = None,
 ) -> None:
     """Every policy, placement, trigger, workload, size distribution, trace-driven method, device preset and arrival
     process: its spec, paper and section (or the simulator and file it comes from), parameters and defaults, as its own
@@ -289,7 +293,16 @@ def schemes_cmd(
     if stub:
         typer.echo(stub_doc())
         return
-    chosen = schemes(family)
+    from reclaim.outside import imported
+
+    written: list[dict[str, Any]] = []
+    for module in imports or []:
+        try:
+            written += imported(module)
+        except (ValueError, ImportError, SyntaxError) as e:
+            fail(f"invalid value for `--import`: {module} (expected {e})")
+    engine = {"policies": "policy", "placements": "placement"}
+    chosen = schemes(family) + [w for w in written if family is None or engine.get(family) == w["family"]]
     if as_json:
         print_json(chosen)
         return
@@ -299,7 +312,7 @@ def schemes_cmd(
         t.add_column("spec", overflow="fold", max_width=40)
         t.add_column("what it does")
         t.add_column("source", max_width=28)
-        for s in schemes(name):
+        for s in schemes(name) + [w for w in written if engine.get(name) == w["family"]]:
             what = Text(s["summary"])
             for p in s["params"]:
                 what.append("\n  ")
@@ -349,13 +362,17 @@ def bench(
         ),
     ] = False,
     segments: Annotated[str | None, typer.Option(help="With --sizes: the segment counts, comma-separated.")] = None,
+    python: Annotated[
+        bool,
+        typer.Option("--python", help="Only time the schemes written in Python of examples/python_schemes beside the engine's own, interleaved."),
+    ] = False,
     instructions: Annotated[
         bool,
         typer.Option("--instructions", help="With --compare: count the instructions of one run of each under valgrind's cachegrind instead of timing them (unmoved by the machine's load)."),
     ] = False,
 ) -> None:
     """Engine speed (median page writes per second), peak memory of a 1 TB geometry, model solve times."""
-    from reclaim.bench import SCALING_POLICIES, compare_instructions, compare_revisions, measure_scaling, run_bench
+    from reclaim.bench import SCALING_POLICIES, compare_instructions, compare_revisions, measure_python, measure_scaling, run_bench
 
     chosen = None if policies is None else [p.strip() for p in policies.split(",") if p.strip()]
     if segments is not None and not sizes:
@@ -368,7 +385,12 @@ def bench(
                 SimConfig(policy=p).validated()
             except ValueError as e:
                 fail(str(e))
-    if sizes:
+    if python:
+        try:
+            report = measure_python(runs=runs, writes=writes or "10x", show=not as_json)
+        except RuntimeError as e:
+            fail(str(e))
+    elif sizes:
         try:
             report = measure_scaling(runs=runs, segments=segments, policies=chosen or list(SCALING_POLICIES), compare=compare, show=not as_json)
         except ValueError as e:
