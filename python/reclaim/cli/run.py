@@ -432,6 +432,10 @@ def reproduce(
     ] = None,
     db: Annotated[Path, typer.Option("--db", dir_okay=False, help="The results database its simulations are kept in; a rerun reads them back.")] = DEFAULT_DB,
     workers: Annotated[int | None, typer.Option(min=1, max=1024, help="Parallel simulations (default: one per core).")] = None,
+    scheme: Annotated[
+        list[str] | None,
+        typer.Option("--scheme", metavar="SPEC", help="sepbit: also run this placement (built-in, or written in Python as MODULE:CLASS) on every log, a row of its own; repeatable."),
+    ] = None,
     choose: Annotated[
         list[str] | None,
         typer.Option("--set", metavar="KEY=VALUE", help="A reading the paper leaves open, e.g. stockmeyer's `split=median` (`reclaim reproduce NAME --set help=` lists them)."),
@@ -449,6 +453,8 @@ def reproduce(
         fail(f"`--trace` is for `stockmeyer` and `sepbit` only; `{name}` runs on its paper's workloads")
     if trace is not None and name == "stockmeyer" and trace.is_dir():
         fail(f"invalid value for `--trace`: {trace} (a folder; `stockmeyer` replays one converted trace, a folder of volumes is for `sepbit`)")
+    if scheme and name != "sepbit":
+        fail(f"`--scheme` is for `sepbit` only; `{name}` runs its paper's schemes")
     names = list(REPRODUCTIONS) if name == "all" else [name]
     options: dict[str, str] = {}
     for item in choose or []:
@@ -471,7 +477,8 @@ def reproduce(
         mine = {k: v for k, v in options.items() if k in repro.choices}
         with progress_bar(enabled=sys.stderr.isatty()) as p:
             try:
-                rows, setting = repro.run_with_setting(quick=quick, progress=p, db=db, workers=workers, trace=trace, options=mine)
+                rows, setting = repro.run_with_setting(quick=quick, progress=p, db=db, workers=workers, trace=trace, options=mine,
+                                                       extra=scheme or ())
             except ValueError as e:
                 fail(str(e))
         results[n] = rows

@@ -56,6 +56,9 @@ class Context:
     options: dict[str, str] = field(default_factory=dict)
     #: Every configuration simulated so far, in order (what :func:`setting` describes).
     configs: list[SimConfig] = field(default_factory=list)
+    #: Schemes run beside the paper's, for reproductions that take them (``sepbit``'s
+    #: ``--scheme``: placements, built-in or written in Python).
+    extra: tuple[str, ...] = ()
 
     def simulate(self, configs: Sequence[SimConfig], series: bool = False) -> list[Any]:
         """The metrics of each configuration (attributes named as in ``SimResult``), in order:
@@ -157,19 +160,20 @@ class Reproduction:
     figures: Callable[[list[Row], Path], list[Path]] | None = None
 
     def run(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None, workers: int | None = None,
-            trace: str | Path | None = None, options: Mapping[str, str] | None = None) -> list[Row]:
+            trace: str | Path | None = None, options: Mapping[str, str] | None = None, extra: Sequence[str] = ()) -> list[Row]:
         """Computes every row; ``quick`` is the reduced length CI runs. With ``db``, the
         simulations are tasks in that results database: only the missing ones run. ``trace``:
-        the trace of a reproduction that takes one; ``options``: values of its ``choices``.
+        the trace of a reproduction that takes one; ``options``: values of its ``choices``;
+        ``extra``: schemes to run beside the paper's, where it takes them.
 
         Raises:
             ValueError: an option it does not have, or a value outside its choice.
         """
-        return self.run_with_setting(quick, progress, db, workers, trace, options)[0]
+        return self.run_with_setting(quick, progress, db, workers, trace, options, extra)[0]
 
     def run_with_setting(self, quick: bool = False, progress: Progress | None = None, db: str | Path | None = None,
                          workers: int | None = None, trace: str | Path | None = None,
-                         options: Mapping[str, str] | None = None) -> tuple[list[Row], str]:
+                         options: Mapping[str, str] | None = None, extra: Sequence[str] = ()) -> tuple[list[Row], str]:
         """:meth:`run`'s rows and the :func:`setting` of their simulations (empty for a
         reproduction that simulates nothing).
 
@@ -177,7 +181,7 @@ class Reproduction:
             ValueError: an option it does not have, or a value outside its choice.
         """
         ctx = Context(self.name, quick, progress, Path(db) if db is not None else None, workers,
-                      Path(trace) if trace is not None else None, self.options(options or {}))
+                      Path(trace) if trace is not None else None, self.options(options or {}), extra=tuple(extra))
         rows = self.compute(ctx)
         return rows, setting(ctx.configs)
 

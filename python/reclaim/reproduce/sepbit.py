@@ -65,6 +65,20 @@ def registered() -> list[tuple[str, str]]:
     return [(p, n) for p, n in PLACEMENTS if p.split(":")[0] in names]
 
 
+def display_name(spec: str) -> str:
+    """The name of a placement given with ``--scheme``: a scheme written in Python by its
+    ``display`` (its class name when it has none), a built-in by its spec."""
+    from reclaim.outside import resolve
+
+    if ":" in spec and spec.split(":", 1)[1][:1].isupper():
+        try:
+            _, factory = resolve("placement", spec)
+        except ValueError:
+            return spec
+        return factory.cls.display or factory.cls.__name__
+    return spec
+
+
 def synthetic_pages(shape: str, hot: float | str, share: float, pages: int, writes: int, seed: int) -> Any:
     """A volume of the synthetic set: ``pages`` written once in order, then ``writes`` single-page
     writes of the shape."""
@@ -219,7 +233,7 @@ def compute(ctx: Context) -> list[Row]:
     else:
         logs, idle = [(name, path, None) for name, path in trace_set(ctx.quick)], []
     sizes = {int(_header(path).get("page_size") or 1) for path in dict.fromkeys(p for _, p, _ in logs)}
-    schemes = registered()
+    schemes = registered() + [(spec, display_name(spec)) for spec in ctx.extra]
     configs, keys = [], []
     for placement, name in schemes:
         for policy, selection in SELECTIONS:
