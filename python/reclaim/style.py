@@ -134,12 +134,43 @@ def display(spec: Any, keep: Iterable[str] | None = None) -> str:
     name, params = parse(spec)
     if name == "trace":
         return f"Trace {Path(spec.partition(':')[2]).name}"
+    written = _written_in_python(spec)
+    if written is not None:
+        return written
     if name not in NAMES:
         return spec
     defaults = _defaults(name)
     shown = [k for k in params if (k in keep if keep is not None else params[k] != defaults.get(k))]
     inside = ", ".join(f"{k} = {_value(params[k])}" if params[k] else k for k in shown)
     return NAMES[name] + (f" ({inside})" if inside else "")
+
+
+def _written_in_python(spec: str) -> str | None:
+    """The name of a scheme written in Python, ``MODULE:CLASS[:key=value,…]``: its class's
+    ``display`` where the module imports here, else its class name, with its parameters.
+
+    >>> _written_in_python("mymodule:Greedy:tie=oldest"), _written_in_python("greedy:tie=oldest")
+    ('Greedy (tie = oldest)', None)
+    """
+    module, _, rest = spec.partition(":")
+    cls, _, params = rest.partition(":")
+    if module in NAMES or not cls.isidentifier() or not all(p.isidentifier() for p in module.removesuffix(".py").replace("/", ".").split(".") if p):
+        return None
+    name = cls
+    try:
+        from reclaim.outside import resolve
+
+        for family in ("policy", "placement"):
+            try:
+                _, factory = resolve(family, f"{module}:{cls}")
+                name = factory.cls.display or cls
+                break
+            except ValueError:
+                continue
+    except ImportError:  # pragma: no cover - reclaim.outside is part of the package
+        pass
+    shown = [item.replace("=", " = ") for item in params.split(",") if item]
+    return name + (f" ({', '.join(shown)})" if shown else "")
 
 
 def labels(specs: Sequence[Any]) -> list[str]:
