@@ -136,3 +136,23 @@ def test_a_sweeps_paper_figures_hold_the_model_and_registry_names(sweep_db, tmp_
     assert "WA against spare factor \\u2014 Uniform" in titles  # JSON escapes the dash
     text = html.unescape(page)
     assert "bars: the seeds' range (min to max)" in text and "95% confidence interval of the mean" in text
+
+
+def test_a_table_of_settings_is_one_figure_not_one_per_setting(tmp_path):
+    from reclaim.experiments import load, run
+    from reclaim.report import build
+
+    # Three rows of a table, each its own (pages per segment, spare, d), as a reproduction's
+    # database holds them: without merging, three figures of one point each.
+    f = tmp_path / "t.toml"
+    f.write_text('name = "table"\n[base]\nsegments = 64\nwarmup = "fill+2x"\nwrites = "2x"\n'
+                 '[[zip]]\npages_per_segment = [8, 16, 32]\nspare = [0.1, 0.15, 0.2]\npolicy = ["d-choices:d=2", "d-choices:d=3", "d-choices:d=4"]\n')
+    db = tmp_path / "t.duckdb"
+    assert run([load(f)], db, workers=2).ran == 3
+    out = build(db, tmp_path / "r.html", figures=tmp_path / "figs")
+    rows = _csv(tmp_path / "figs" / "wa-table-00.csv")
+    # One figure (no other facet), one series, a point per setting on a categorical axis.
+    assert not (tmp_path / "figs" / "wa-table-01.csv").exists() and {r["line"] for r in rows} == {"WA"}
+    assert [r["x"] for r in rows] == ["pages per segment = 8, spare factor = 0.1", "pages per segment = 16, spare factor = 0.15",
+                                      "pages per segment = 32, spare factor = 0.2"]
+    assert out.figures == 1 + 2 + 1  # WA, the two valid-page distributions, the series

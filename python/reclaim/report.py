@@ -232,10 +232,12 @@ class _Facet:
     seeds: int
     #: The widest seeds' range relative to its mean.
     spread: float
+    #: The categories' order on a categorical x axis, where not by value (a table's settings).
+    order: list[Any] | None = None
 
 
 def _stats(frame: Any, xcol: str, col: str, name: str, spec: Any) -> list[dict[str, Any]]:
-    stats = frame.groupby(xcol, sort=True)[col].agg(["mean", "min", "max", "std", "count"]).reset_index()
+    stats = frame.groupby(xcol, sort=True, observed=True)[col].agg(["mean", "min", "max", "std", "count"]).reset_index()
     return [{"line": name, "spec": str(spec), "x": r[xcol], "mean": float(r["mean"]), "min": float(r["min"]),
              "max": float(r["max"]), "std": 0.0 if _missing(r["std"]) else float(r["std"]), "n": int(r["count"]),
              "ci95": _ci95(0.0 if _missing(r["std"]) else float(r["std"]), int(r["count"]))} for _, r in stats.iterrows()]
@@ -248,7 +250,7 @@ def _model_curve(ld: Any, xcol: str) -> tuple[list[tuple[Any, float]], str | Non
     if xcol not in ("spare", "fill"):
         return [], None
     out, name = [], None
-    for x, xd in ld.groupby(xcol, sort=True):
+    for x, xd in ld.groupby(xcol, sort=True, observed=True):
         row = xd.iloc[0]
         p = predict({c: (None if _missing(row[c]) else row[c]) for c in (*MODEL_INPUTS, "workload") if c in row})
         if p is not None:
@@ -261,6 +263,8 @@ def _facets(g: _Group) -> list[_Facet]:
     """The sweep's WA figures' content, one per facet (a combination of the other varying
     parameters): per line the mean, range, standard deviation and 95% CI over seeds at each x,
     the model's curve where one applies, and the relative view when greedy is one of the lines."""
+    import pandas as pd
+
     from reclaim import style
 
     df = g.frame.copy()
@@ -273,7 +277,11 @@ def _facets(g: _Group) -> list[_Facet]:
     if g.facets and g.x and df.groupby(by)[g.x].nunique().max() <= 1:
         # Every facet would be a figure of one point per line (a reproduction's table, each row
         # its own setting): one figure instead, a point per setting on a categorical axis.
-        df["_setting"] = df.apply(lambda r: _label(r, [c for c in g.varying if c in (g.x, *g.facets) and c not in CLOCK_ONLY]), axis=1)
+        cols = [c for c in g.varying if c in (g.x, *g.facets) and c not in CLOCK_ONLY]
+        df["_setting"] = df.apply(lambda r: _label(r, cols), axis=1)
+        # In the order of the settings' values (8 before 16), not of their labels.
+        order = df.sort_values(cols)["_setting"].drop_duplicates().tolist()
+        df["_setting"] = pd.Categorical(df["_setting"], categories=order, ordered=True)
         df["_facet"] = ""
         # A line per value of the line's parameter only where settings share them.
         line = g.line if g.line and df.groupby("_setting")[g.line].nunique().max() > 1 else None
@@ -308,8 +316,9 @@ def _facets(g: _Group) -> list[_Facet]:
                 model = [(x, wa / base_model[x]) for x, wa in ln.model if x in base_model]
                 relative.append(_Line(key, ln.label, ln.style, _stats(paired, xcol, "_rel", ln.label, key), model, ln.model_name))
         spread = max(((p["max"] - p["min"]) / p["mean"] for ln in lines for p in ln.points if p["mean"]), default=0.0)
+        order = list(fd[xcol].cat.categories) if xcol == "_setting" else None
         out.append(_Facet(str(facet), g.x, categorical, lines, relative, _shown(g.line or "", base) if base is not None else None,
-                          int(fd["seed"].nunique()), spread))
+                          int(fd["seed"].nunique()), spread, order))
     return out
 
 
@@ -353,7 +362,16 @@ def _plotly_wa(f: _Facet, relative: bool = False) -> Any:
                       yaxis_type="log" if log else "linear", scattermode="group" if f.categorical else "overlay",
                       legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
                       margin={"t": 50, "r": 20, "b": 40}, template="plotly_white")
+    if f.order:
+        fig.update_xaxes(categoryorder="array", categoryarray=[_shown(f.x or "", c) for c in f.order])
     return fig
+
+
+def _rank(f: _Facet, v: Any) -> tuple[Any, ...]:
+    """A category's place on the x axis: the facet's order where it has one, else by value."""
+    if f.order is not None and v in f.order:
+        return (0, f.order.index(v))
+    return (1, isinstance(v, str), v)
 
 
 def _log_x(f: _Facet) -> bool:
@@ -390,7 +408,8 @@ def _mpl_wa(f: _Facet, width: float, relative: bool = False) -> Any:
     per_row = max(1, int(width // 1.7))
     fig, axes = style.figure(width, legend_rows=-(-n // per_row))
     ax = axes[0][0]
-    cats = sorted({p["x"] for ln in lines for p in ln.points}, key=lambda v: (isinstance(v, str), v)) if f.categorical else []
+    # A table's settings in the order of their values (8 before 16), other categories by value.
+    cats = sorted({p["x"] for ln in lines for p in ln.points}, key=lambda v: _rank(f, v)) if f.categorical else []
     order: list[str] = []
     for i, ln in enumerate(lines):
         order.append(ln.label)
