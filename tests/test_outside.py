@@ -234,3 +234,16 @@ def test_reproduce_sepbit_runs_a_python_placement_on_a_trace_beside_the_papers(t
     assert "SepBIT-UW (Python)" in by
     for selection in ("Greedy", "Cost-Benefit"):
         assert by["SepBIT-UW (Python)"][selection] == by["UW"][selection] > 1.0
+
+
+def test_the_readme_example_runs() -> None:
+    # README.md's Python scheme, as a user pastes it: a class of __main__ named by module path.
+    import re
+    import subprocess
+    import sys
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "reclaim.VictimPolicy" in b)
+    res = subprocess.run([sys.executable, "-c", code + "\nassert r.wa > 1 and r.config.policy == '__main__:Greedy'\n"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
