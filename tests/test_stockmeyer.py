@@ -196,8 +196,12 @@ def test_observations_are_stated_on_ours_and_figures_written(run):
     assert [o["item"] for o in obs] == ["3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "4.1", "4.2", "4.3"]
     assert all(isinstance(o["holds"], bool) and o["detail"] for o in obs)
     names = sorted(p.name for p in (tmp / "fig").iterdir())
-    assert names == sorted(f"stockmeyer_figure{n}.png" for n in (4, 7, 8, 9, 11, 12, 15, 16, 18, 19))
-    assert all((tmp / "fig" / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in names)
+    pngs = [n for n in names if n.startswith("stockmeyer_")]
+    assert pngs == sorted(f"stockmeyer_figure{n}.png" for n in (4, 7, 8, 9, 11, 12, 15, 16, 18, 19))
+    assert all((tmp / "fig" / n).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for n in pngs)
+    # The grids also as heat maps for print: each its CSV, and two widths in three formats.
+    assert sorted(set(names) - set(pngs)) == sorted(f"stockmeyer-figure{n}-heatmap{end}" for n in (7, 8, 9, 11, 12, 15, 16, 18, 19)
+                                                    for end in [".csv"] + [f"-{w}in.{e}" for w in ("3.5", "7") for e in ("pdf", "svg", "png")])
 
 
 def test_trace_must_be_converted_with_renamed_tracks(tmp_path):
