@@ -146,10 +146,12 @@ def vanhoudt_table2(rows: Sequence[Row], folder: Path) -> list[Path]:
     return vanhoudt(rows, folder, 2)
 
 
-def _eq4_curve() -> list[tuple[float, float]]:
+def _eq4_curve(lo: float = 0.4) -> list[tuple[float, float]]:
+    """Eq. 4's E from fill factor ``lo`` (or 0.4, whichever is lower) to 0.98, in steps of 0.01."""
     from reclaim.models.lomet import emptiness
 
-    fills = [0.40 + 0.01 * k for k in range(59)]
+    start = min(round(lo, 2), 0.4)
+    fills = [round(start + 0.01 * k, 2) for k in range(int(round((0.98 - start) / 0.01)) + 1)]
     return [(f, emptiness(f)) for f in fills]
 
 
@@ -261,8 +263,9 @@ def draw_sepbit_cdf(rows: Sequence[Row], selections: Sequence[tuple[str, str]], 
     for ax, (policy, name) in zip(axes[0], selections, strict=True):
         for r, st in zip(live, styles, strict=True):
             was = np.sort(np.array(list(r[f"{name} volumes"].values()), dtype=float))
+            # A marker at each volume too: with 14 schemes, colours repeat and dashes alone blur.
             ax.step(was, np.arange(1, len(was) + 1) / len(was), where="post", label=r["scheme"], color=st.color, linestyle=st.dash,
-                    linewidth=1.0)
+                    linewidth=1.0, marker=st.marker, markersize=2.5)
         ax.set(title=style.display(policy), xlabel="WA of a volume")
     axes[0][0].set_ylabel("share of volumes")
     style.legend_outside(fig, list(axes[0]))
@@ -285,7 +288,7 @@ def draw_lomet_mdc_table1(rows: Sequence[Row], width: float) -> Any:
     t1 = [r for r in rows if r["table"] == "table1"]
     fig, axes = style.figure(width)
     ax = axes[0][0]
-    curve = _eq4_curve()
+    curve = _eq4_curve(min((r["fill"] for r in t1), default=0.4))
     ax.plot([c[0] for c in curve], [c[1] for c in curve], label="eq. 4 (age-based)", **style.MODEL)
     _published(ax, [r["fill"] for r in t1], [r["paper"] for r in t1], "published MDC-opt")
     _ours(ax, [r["fill"] for r in t1], [r["ours"] for r in t1], "mdc", "reclaim, MDC-opt")
