@@ -217,8 +217,8 @@ def test_runs_are_reproducible_from_the_seed(tmp_path: Path) -> None:
 
 def test_reproduce_sepbit_runs_a_python_placement_on_a_trace_beside_the_papers(tmp_path: Path) -> None:
     # A small hot/cold trace (8,192 pages written once, then 40,000 writes, 90% to a tenth of
-    # them). The `log` method asks a placement write by write, so the Python UW is the engine's
-    # UW exactly, under both selections.
+    # them). With batches of one write, the Python UW is the engine's UW exactly, under both
+    # selections (the `log` method draws batches as the other loops do).
     from reclaim import traces
     from reclaim.reproduce import REPRODUCTIONS
 
@@ -228,8 +228,16 @@ def test_reproduce_sepbit_runs_a_python_placement_on_a_trace_beside_the_papers(t
     drawn = np.where(rng.random(count) < 0.9, hot[rng.integers(0, hot.size, count)], rng.integers(0, n, count))
     trace = tmp_path / "hot-cold.rtr"
     traces.write_pages(np.concatenate([np.arange(n), drawn]).astype(np.uint32), trace)
+    (tmp_path / "uw.py").write_text(textwrap.dedent(f"""
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("sepbit_example", {SEPBIT!r})
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        class SepBITUser(m.SepBITUser):
+            batch = 1
+    """))
     rows = REPRODUCTIONS["sepbit"].run(db=tmp_path / "r.duckdb", workers=1, trace=trace,
-                                       extra=[f"{SEPBIT}:SepBITUser"])
+                                       extra=[f"{tmp_path}/uw.py:SepBITUser"])
     by = {r["scheme"]: r for r in rows}
     assert "SepBIT-UW (Python)" in by
     for selection in ("Greedy", "Cost-Benefit"):

@@ -7,8 +7,10 @@ Run them as any policy, named by module and class::
 
 ``Greedy`` with ``tie=oldest`` and ``CostBenefit`` choose exactly as the engine's
 ``greedy:tie=oldest`` and ``cost-benefit`` do, victim for victim (``tests/test_outside.py``
-checks it on the golden configurations); ``tie=lowest`` (the default) is one ``numpy.argmin``,
-the fastest form, whose ties go to the lowest segment number.
+checks it on the golden configurations); ``tie=lowest`` (the default) is one ``argmin``, the
+fastest form, whose ties go to the lowest segment number. (The array's own ``valid.argmin()``
+costs a third of ``numpy.argmin(valid)``, which dispatches through Python first: 0.5 against
+1.8 µs on 10,000 segments here, most of a victim choice.)
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class Greedy(reclaim.VictimPolicy):
     def select(self, view: Any) -> int:
         valid = view.valid
         if self.tie == "lowest":
-            return int(np.argmin(valid))
+            return int(valid.argmin())
         tied = np.flatnonzero(valid == valid.min())
         return int(tied[np.argmin(view.sealed_at[tied])])
 

@@ -117,8 +117,13 @@ impl Factory for PyFactory {
                 scheme: self.text.clone(),
                 message: e.to_string(),
             })?;
+            // The bound method, looked up once: a victim choice is a call and little else.
+            let select = obj.bind(py).getattr("select").map_err(|e| Error::Outside {
+                scheme: self.text.clone(),
+                message: e.to_string(),
+            })?;
             Ok(Box::new(PyPolicy {
-                obj,
+                select: select.unbind(),
                 view,
                 text: self.text.clone(),
             }) as Box<dyn OutsidePolicy>)
@@ -390,9 +395,9 @@ impl Generator {
     }
 }
 
-/// A victim policy's instance.
+/// A victim policy's instance, by its `select` method.
 struct PyPolicy {
-    obj: PyObject,
+    select: PyObject,
     view: Py<View>,
     text: String,
 }
@@ -419,7 +424,7 @@ impl OutsidePolicy for PyPolicy {
                 w.candidates = v.candidates;
                 w.rng = Some(std::ptr::from_mut(rng));
             }
-            let r = self.obj.bind(py).call_method1("select", (view,));
+            let r = self.select.bind(py).call1((view,));
             let closed = View::close(view);
             let seg = r.map_err(|e| raised(py, &e, &self.text, "select"))?;
             closed?;

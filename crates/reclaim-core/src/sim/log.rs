@@ -96,6 +96,12 @@ impl Simulator {
     /// `n` trace writes under `log`: as [`Self::workload_writes`], with the trigger after each
     /// write request.
     pub(super) fn log_writes(&mut self, n: u64) -> Result<()> {
+        if let (Some(batch), super::plan::NOT_DRAWN) = (
+            self.engine.dev.placement.scheme.batch(),
+            self.source.ahead_at,
+        ) {
+            return self.log_writes_batched(n, batch);
+        }
         self.source.prime(&self.engine.dev.store.page_map);
         let prefetch_pages = self.engine.dev.placement.prefetch_pages;
         for _ in 0..n {
@@ -107,6 +113,49 @@ impl Simulator {
             if log.page_done() {
                 self.engine.log_request_done()?;
             }
+        }
+        Ok(())
+    }
+}
+
+impl Simulator {
+    /// [`Self::log_writes`] for a placement written outside the engine that classifies user
+    /// writes in batches (see `Simulator::batched_writes`): up to `batch` writes drawn and
+    /// classified at once, then written one by one, the trace's clock ticking and the trigger
+    /// running after each request as they are.
+    #[cold]
+    #[inline(never)]
+    fn log_writes_batched(&mut self, n: u64, batch: usize) -> Result<()> {
+        let mut writes = Vec::with_capacity(batch);
+        let mut pages = Vec::with_capacity(batch);
+        let mut left = n;
+        while left > 0 {
+            let k = usize::try_from(left).unwrap_or(batch).min(batch);
+            writes.clear();
+            writes.extend((0..k).map(|_| self.source.workload.next(&mut self.source.workload_rng)));
+            pages.clear();
+            pages.extend(writes.iter().map(|w: &crate::workload::Write| w.page));
+            (self.engine.dev.placement.scheme).classify_ahead(&pages, &mut self.engine.rng);
+            for &w in &writes {
+                if let Some(c) = &mut self.source.clock {
+                    let starts = c.starts();
+                    self.engine.dev.clocks.trace_time = c.tick();
+                    if let Some(pages) = starts {
+                        self.engine.request(w.page, pages);
+                    }
+                }
+                let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
+                self.engine.user_write(w)?;
+                let log = self.engine.cleaning.log.as_mut().expect("the log method");
+                log.live += u64::from(new);
+                if log.page_done() {
+                    self.engine.log_request_done()?;
+                }
+            }
+            if let Some(e) = self.engine.dev.placement.scheme.take_failure() {
+                return Err(e);
+            }
+            left -= k as u64;
         }
         Ok(())
     }
