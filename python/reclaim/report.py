@@ -25,6 +25,11 @@ archive, years later. Per sweep it shows:
   the working set (``reclaim trace stats``; a trace file not found where the report is built is
   said so).
 
+For a reproduction's sweep (``reproduce:NAME[:quick]``) it also rebuilds the reproduction's rows
+from the database alone, running nothing, and embeds its figures in the paper's layout as
+``reclaim reproduce NAME --figures`` draws them (images inside the page, their data as CSV to
+download, the printed table beside them); where a run is missing it says so instead.
+
 Zoom, hover and series toggles are plotly's. ``--figures DIR`` writes the WA figures with
 matplotlib as PNG, SVG and PDF.
 """
@@ -76,6 +81,8 @@ h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } 
 table { border-collapse: collapse; font-size: 12px; } th, td { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: right; }
 th { cursor: pointer; background: #f4f4f4; position: sticky; top: 0; } td.t, th.t { text-align: left; }
 .tablewrap { max-height: 480px; overflow: auto; border: 1px solid #ddd; } .fail { color: #a00; }
+figure.paper { margin: 1em 0; } figure.paper img { width: 100%; max-width: 960px; height: auto; } figcaption { color: #555; font-size: 12px; }
+pre { font-size: 11px; overflow: auto; }
 """
 SORT_JS = """
 document.querySelectorAll('table.sortable').forEach(function (t) {
@@ -104,6 +111,8 @@ class ReportSummary:
     tasks: int = 0
     figures: int = 0
     figure_files: list[Path] = field(default_factory=list)
+    #: The reproductions' paper figures embedded (:func:`_reproduction`).
+    paper_figures: int = 0
 
 
 @dataclass
@@ -752,6 +761,88 @@ def _trace_section(g: _Group) -> tuple[str, Any | None]:
     return "".join(out), fig
 
 
+def _drawing(name: str) -> Any:
+    """What draws reproduction ``name``'s paper figures into a folder (``reclaim reproduce NAME
+    --figures``'s code), or ``None`` where it draws none."""
+    from reclaim.reproduce import REPRODUCTIONS, stockmeyer
+
+    if name == "stockmeyer":
+        return stockmeyer.figures
+    r = REPRODUCTIONS.get(name)
+    return None if r is None else r.figures
+
+
+def _data_uri(path: Path, kind: str) -> str:
+    import base64
+
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode()}"
+
+
+def _embedded(written: list[Path]) -> list[tuple[str, str, Path | None]]:
+    """The figures among ``written`` as the page shows them, in the order drawn: ``(name, image
+    data URI, its CSV)``: a figure saved for print (:func:`reclaim.style.save`) by its 7 in SVG
+    and its data, one written as a PNG alone by that PNG."""
+    out = []
+    names = {p.name for p in written}
+    for p in written:
+        if p.name.endswith("-7in.svg"):
+            stem = p.name[: -len("-7in.svg")]
+            csv = p.with_name(f"{stem}.csv")
+            out.append((stem, _data_uri(p, "image/svg+xml"), csv if csv.name in names else None))
+        elif p.suffix == ".png" and not p.name.endswith(("-3.5in.png", "-7in.png")):
+            out.append((p.stem, _data_uri(p, "image/png"), None))
+    return out
+
+
+def _reproduction(db: str | Path, sweep: str, folder: Path | None, summary: ReportSummary) -> str:
+    """The section of a reproduction's sweep (``reproduce:NAME[:quick]``): its rows rebuilt from
+    the database alone (:meth:`reclaim.reproduce.Reproduction.read`, nothing run) and drawn in
+    its paper's layout as ``reclaim reproduce NAME --figures`` draws them, embedded as images
+    with their data as CSV to download; the printed table beside them. Where the rows cannot be
+    rebuilt (runs with other choices, on a trace, or not all there), a line says why."""
+    import io
+    import tempfile
+
+    from rich.console import Console
+
+    from reclaim.reproduce import REPRODUCTIONS
+
+    _, name, *rest = sweep.split(":")
+    quick = rest == ["quick"]
+    command = f"reclaim reproduce {name}{' --quick' if quick else ''} --figures DIR"
+    draw = _drawing(name)
+    if name not in REPRODUCTIONS or draw is None:
+        return (f"<p class=meta>These are the runs of a reproduction: <code>{html.escape(command)}</code> prints its table "
+                "beside the published values.</p>")
+    repro = REPRODUCTIONS[name]
+    try:
+        rows, setting = repro.read(db, quick)
+    except (LookupError, ValueError, RuntimeError, OSError) as e:
+        return (f"<p class=meta>These are the runs of a reproduction, but its paper figures are not rebuilt here: {html.escape(str(e))}. "
+                f"<code>{html.escape(command)}</code> draws them in the paper's layout, with the published values and the "
+                "model.</p>")
+    with tempfile.TemporaryDirectory(prefix="reclaim-report-") as tmp:
+        written = draw(rows, folder if folder is not None else Path(tmp))
+        shown = _embedded(written)
+        parts = [f"<h3>{html.escape(repro.title)}: the paper's figures</h3>",
+                 f"<p class=meta>Rebuilt from these runs, nothing simulated again, and drawn as <code>{html.escape(command)}</code> "
+                 "draws them: the published numbers (the reproduction's own tables) as their own marked series, the "
+                 "model's curves where the paper has one, reclaim's in the scheme's colour.</p>"]
+        for stem, uri, csv in shown:
+            link = (f' <a download="{html.escape(csv.name)}" href="{_data_uri(csv, "text/csv")}">data: {html.escape(csv.name)}</a>'
+                    if csv is not None else "")
+            parts.append(f'<figure class="paper"><img src="{uri}" alt="{html.escape(stem)}">'
+                         f"<figcaption>{html.escape(stem)}{link}</figcaption></figure>")
+    summary.paper_figures += len(shown)
+    if folder is not None:
+        summary.figure_files += written
+    text = io.StringIO()
+    Console(file=text, width=150, color_system=None, soft_wrap=False).print(repro.table(rows, setting))
+    parts.append(f"<details><summary>The table, as <code>{html.escape(command.replace(' --figures DIR', ''))}</code> prints it"
+                 f"</summary><pre>{html.escape(text.getvalue())}</pre></details>")
+    return "".join(parts)
+
+
 def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sweep: str | None = None) -> ReportSummary:
     """Writes the report of ``db`` to ``out`` (and the paper figures into ``figures``).
 
@@ -796,10 +887,8 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
             seeds = g.frame["seed"].nunique()
             axes = ", ".join(f"{c} ({g.frame[c].astype(str).nunique()})" for c in g.varying) or "none"
             body.append(f"<p class=meta>{len(g.frame):,} tasks; varying: {html.escape(axes)}; {seeds} seed(s) each.</p>")
-            repro = g.name.split(":")[1] if g.name.startswith("reproduce:") and g.name.count(":") >= 1 else None
-            if repro:
-                body.append(f"<p class=meta>These are the runs of a reproduction: <code>reclaim reproduce {html.escape(repro)} "
-                            "--figures DIR</code> draws them in the paper's layout, with the published values and the model.</p>")
+            if g.name.startswith("reproduce:"):
+                body.append(_reproduction(db, g.name, folder, summary))
             for i, f in enumerate(_facets(g)):
                 if f.label:
                     body.append(f"<h3>{html.escape(f.label)}</h3>")

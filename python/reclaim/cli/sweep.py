@@ -255,13 +255,16 @@ def results_migrate(
 def report_cmd(
     db: Annotated[Path, typer.Argument(dir_okay=False, help="The results database.")],
     output: Annotated[Path, typer.Option("-o", "--output", dir_okay=False, help="The HTML file to write.")] = Path("report.html"),
-    figures: Annotated[Path | None, typer.Option(file_okay=False, help="Also write the WA figures (PNG, SVG, PDF) into this folder.")] = None,
+    figures: Annotated[Path | None, typer.Option(file_okay=False, help="Also write the WA figures (PNG, SVG, PDF) into this folder, "
+                                                 "and the paper figures of its reproductions.")] = None,
     sweep: Annotated[str | None, typer.Option(help="Only this sweep (default: every sweep in the database).")] = None,
 ) -> None:
     """A results database as one self-contained HTML page (no network fetch), and paper figures."""
     from reclaim.report import build
 
     s = build(db, output, figures=figures, sweep=sweep)
-    console.print(f"{output}: {s.tasks:,} tasks in {s.sweeps} sweep(s), {s.figures} figures", soft_wrap=True, markup=False, highlight=False)
+    papers = f", {s.paper_figures} paper figure(s) of reproductions" if s.paper_figures else ""
+    console.print(f"{output}: {s.tasks:,} tasks in {s.sweeps} sweep(s), {s.figures} figures{papers}", soft_wrap=True, markup=False,
+                  highlight=False)
     for f in s.figure_files:
         console.print(f"figure: {f}", soft_wrap=True, markup=False, highlight=False)

@@ -10,6 +10,7 @@ and every result is read back from the database, so a second run only prints.
 
 from __future__ import annotations
 
+import json
 import types
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -108,4 +109,69 @@ def results(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db:
     return [Metrics(**rows[t.key], series={n: [w[n] for w in windows.get(t.key, [])] for n in SERIES}) for t in tasks]
 
 
-__all__ = ["Metrics", "results"]
+class MissingResults(LookupError):
+    """A read-only reading (:func:`stored`) found a configuration the database does not hold."""
+
+
+def _matched(point: Mapping[str, Any]) -> str:
+    """A task's point as :func:`stored` compares it: its JSON as the store records it, keys in
+    order, a replayed trace by its file name (the same trace, reached from another folder)."""
+    p = json.loads(json.dumps(dict(point), default=str))
+    w = p.get("workload")
+    if isinstance(w, str) and w.startswith("trace:"):
+        p["workload"] = "trace:" + Path(w[len("trace:"):]).name
+    return json.dumps(p, sort_keys=True)
+
+
+def stored(configs: Sequence[SimConfig | Mapping[str, Any]], *, sweep: str, db: str | Path, series: bool = False) -> list[Metrics]:
+    """The metrics of each configuration as :func:`results` gives them, read from ``db`` without
+    running anything: each is the task of ``sweep`` recorded with the same parameters (by any
+    engine build; where several builds ran it, the latest run). Neither the engine nor a
+    replayed trace is consulted, so a report reads a database made elsewhere or before a rebuild.
+
+    Args:
+        configs: Simulation configurations.
+        sweep: The sweep they were recorded under (``reproduce:li-greedy:quick``).
+        db: The results database (opened read-only).
+        series: Also give each row its time series, as :func:`results` does.
+
+    Raises:
+        MissingResults: a configuration has no finished task in the sweep (the message says how
+            many and names the first as a ``reclaim simulate`` command).
+        FileNotFoundError: ``db`` does not exist.
+    """
+    from reclaim.experiments.store import _connect
+
+    params = [c.to_dict() if isinstance(c, SimConfig) else {k: v for k, v in c.items() if v is not None} for c in configs]
+    con = _connect(db, read_only=True)
+    try:
+        have = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
+        # The latest run of each point last, so that it wins (a database older than the column: by key).
+        order = "t.started NULLS FIRST, t.key" if "started" in have else "t.key"
+        found = con.execute(f"SELECT s.point, t.key FROM sweep_tasks s JOIN tasks t USING (key) WHERE s.sweep = $1 ORDER BY {order}",
+                            [sweep]).fetchall()
+        by_point = {_matched(json.loads(p)): k for p, k in found}
+        keys = [by_point.get(_matched(p)) for p in params]
+        missing = [p for p, k in zip(params, keys, strict=True) if k is None]
+        if missing:
+            options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in missing[0].items())
+            raise MissingResults(f"{db}: {len(missing)} of the {len(params)} runs of {sweep} are not in the database, "
+                                 f"e.g. reclaim simulate {options}")
+        listed = ", ".join(f"'{k}'" for k in dict.fromkeys(keys))
+        cur = con.execute(f"SELECT * EXCLUDE (config) FROM tasks WHERE key IN ({listed})")
+        cols = [d[0] for d in cur.description or []]
+        rows = {r[0]: dict(zip(cols, r, strict=True)) for r in cur.fetchall()}
+        windows: dict[str, list[dict[str, Any]]] = {}
+        if series:
+            cur = con.execute(f"SELECT * FROM series WHERE key IN ({listed}) ORDER BY key, window_index")
+            scols = [d[0] for d in cur.description or []]
+            for w in cur.fetchall():
+                windows.setdefault(w[0], []).append(dict(zip(scols, w, strict=True)))
+    finally:
+        con.close()
+    if not series:
+        return [Metrics(**rows[k]) for k in keys if k is not None]
+    return [Metrics(**rows[k], series={n: [w[n] for w in windows.get(k, [])] for n in SERIES}) for k in keys if k is not None]
+
+
+__all__ = ["Metrics", "MissingResults", "results", "stored"]

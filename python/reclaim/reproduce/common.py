@@ -59,14 +59,30 @@ class Context:
     #: Schemes run beside the paper's, for reproductions that take them (``sepbit``'s
     #: ``--scheme``: placements, built-in or written in Python).
     extra: tuple[str, ...] = ()
+    #: Read every simulation from ``db`` and run none (:func:`reclaim.experiments.batch.stored`):
+    #: a report rebuilding the rows of a database it was given.
+    read_only: bool = False
+
+    @property
+    def sweep(self) -> str:
+        """The sweep its simulations are recorded under: ``reproduce:NAME[:quick]``."""
+        return f"reproduce:{self.name}" + (":quick" if self.quick else "")
 
     def simulate(self, configs: Sequence[SimConfig], series: bool = False) -> list[Any]:
         """The metrics of each configuration (attributes named as in ``SimResult``), in order:
         run in parallel as tasks of the sweep ``reproduce:NAME[:quick]``, or read from the
-        database when they are there. ``series``: each also carries its time series."""
-        from reclaim.experiments.batch import results
+        database when they are there. ``series``: each also carries its time series.
+
+        Raises:
+            reclaim.experiments.batch.MissingResults: ``read_only`` and one is not in ``db``.
+        """
+        from reclaim.experiments.batch import results, stored
 
         self.configs.extend(configs)
+        if self.read_only:
+            if self.db is None:
+                raise ValueError("invalid value for `db`: None (reading a reproduction's runs back needs its results database)")
+            return stored(configs, sweep=self.sweep, db=self.db, series=series)
 
         bar = self.progress.add_task(self.name, total=len(configs)) if self.progress is not None else None
 
@@ -74,8 +90,7 @@ class Context:
             if self.progress is not None and bar is not None:
                 self.progress.update(bar, completed=done, total=total)
 
-        sweep = f"reproduce:{self.name}" + (":quick" if self.quick else "")
-        return results(configs, sweep=sweep, db=self.db, workers=self.workers, on_progress=advance, series=series)
+        return results(configs, sweep=self.sweep, db=self.db, workers=self.workers, on_progress=advance, series=series)
 
 
 #: What a reproduction's setting names, in this order: the geometry, the cleaner, the placement,
@@ -182,6 +197,19 @@ class Reproduction:
         """
         ctx = Context(self.name, quick, progress, Path(db) if db is not None else None, workers,
                       Path(trace) if trace is not None else None, self.options(options or {}), extra=tuple(extra))
+        rows = self.compute(ctx)
+        return rows, setting(ctx.configs)
+
+    def read(self, db: str | Path, quick: bool = False) -> tuple[list[Row], str]:
+        """The rows and :func:`setting` of the runs already in ``db`` (the sweep
+        ``reproduce:NAME[:quick]``, run with the default choices and the paper's workloads),
+        running nothing.
+
+        Raises:
+            reclaim.experiments.batch.MissingResults: a run of the reproduction is not in ``db``
+                (it was run with other choices, on a trace, or not to the end).
+        """
+        ctx = Context(self.name, quick, db=Path(db), options=self.options({}), read_only=True)
         rows = self.compute(ctx)
         return rows, setting(ctx.configs)
 

@@ -87,10 +87,11 @@ class Setting:
         return self.tracks / SNAKE_TRACKS
 
 
-def setting(trace: Path | None, quick: bool, cache_dir: Path | None, model: str = "files") -> Setting:
+def setting(trace: Path | None, quick: bool, cache_dir: Path | None, model: str = "files", generate: bool = True) -> Setting:
     """The trace: ``trace`` (a converted trace with renamed tracks), or the stand-in for the
     snake of ``model`` (``files`` or ``stack``, see :func:`reclaim.traces.stand_in`), generated
-    once into ``cache_dir`` (a fifth of its writes with ``quick``).
+    once into ``cache_dir`` (a fifth of its writes with ``quick``; not with ``generate`` false,
+    where only its name is wanted, to read its runs back).
 
     Raises:
         ValueError: ``trace`` is not a converted trace with renamed ids, or holds several volumes.
@@ -101,13 +102,13 @@ def setting(trace: Path | None, quick: bool, cache_dir: Path | None, model: str 
     if trace is None:
         tracks, writes = SNAKE_TRACKS, round(SNAKE_WRITES * (QUICK_WRITES if quick else 1.0))
         folder = cache_dir if cache_dir is not None else Path(".")
-        folder.mkdir(parents=True, exist_ok=True)
         # The file's name carries the model and its parameters, so that a recalibration or the
         # other model never reads a stale trace.
         params = traces.files_model() if model == "files" else traces.SNAKE
         tag = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:8]
         path = folder / f"stand-in-snake-{model}-{tag}-{tracks}-{writes}-seed1.rtr"
-        if not path.is_file():
+        if generate and not path.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             traces.stand_in(tmp, seed=1, model=model, tracks=tracks, writes=writes)
             tmp.replace(path)
@@ -396,7 +397,8 @@ def _ten_pass_rows(res: Results) -> list[Row]:
 
 
 def compute(ctx: Context) -> list[Row]:
-    s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "files"))
+    s = setting(ctx.trace, ctx.quick, ctx.db.parent if ctx.db is not None else None, ctx.options.get("stand-in", "files"),
+                generate=not ctx.read_only)
     named = cases(s, ctx.options.get("split", "mean"), {k: ctx.options[k] for k in CONVENTIONS if k in ctx.options})
     names = list(named)
     runs = ctx.simulate([named[n].config(s) for n in names], series=True)
