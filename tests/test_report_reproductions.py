@@ -157,3 +157,17 @@ def test_the_report_of_a_reproduction_opens_in_chromium(ran, tmp_path, chromium)
     assert loaded and width > 600
     assert links == 1 and plotly
     assert SCREENSHOT.stat().st_size > 20_000
+
+
+def test_a_reproduction_that_draws_nothing_keeps_its_pointer(ran, tmp_path):
+    # MiDAS's reproduction draws no figure (reclaim reproduce refuses --figures for it): the
+    # runs, renamed into its sweep, get the line that names the command, and no figure.
+    db = _copy(ran[0], tmp_path)
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE sweep_tasks SET sweep = 'reproduce:midas:quick'")
+    out = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(db), "-o", str(out)])
+    assert res.exit_code == 0 and "paper figure" not in res.output, res.output
+    page = out.read_text()
+    assert "<code>reclaim reproduce midas --quick</code> prints its table beside the published values" in page
+    assert '<figure class="paper">' not in page

@@ -812,8 +812,8 @@ def _reproduction(db: str | Path, sweep: str, folder: Path | None, summary: Repo
     command = f"reclaim reproduce {name}{' --quick' if quick else ''} --figures DIR"
     draw = _drawing(name)
     if name not in REPRODUCTIONS or draw is None:
-        return (f"<p class=meta>These are the runs of a reproduction: <code>{html.escape(command)}</code> prints its table "
-                "beside the published values.</p>")
+        return (f"<p class=meta>These are the runs of a reproduction: <code>{html.escape(command.replace(' --figures DIR', ''))}</code> "
+                "prints its table beside the published values.</p>")
     repro = REPRODUCTIONS[name]
     try:
         rows, setting = repro.read(db, quick)
