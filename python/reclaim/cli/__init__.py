@@ -1,6 +1,6 @@
 """The ``reclaim`` command line: a thin layer over the Python API, one module per group of
 sub-commands (``run``: simulate, schemes, demo, bench, reproduce, validate; ``sweep``: sweep,
-results, report; ``trace``; ``layout``; ``model``), all on one application (``common``).
+results, report; ``trace``; ``layout``; ``model``; ``advise``), all on one application (``common``).
 
 Every error reaches the user through one path (:class:`~reclaim.cli.common._OneErrorPath`): a bad
 value exits with status 2 and a message naming the parameter, the value and what was expected;
@@ -15,13 +15,13 @@ import signal
 import sys
 
 from reclaim import parallel
-from reclaim.cli import layout, model, run, sweep, trace
+from reclaim.cli import advise, layout, model, run, sweep, trace
 from reclaim.cli.common import CliError, app, fail, number, print_json
 from reclaim.progress import console
 
 __all__ = ["CliError", "app", "fail", "main", "number", "print_json"]
 # The sub-command modules register their commands on `app` when imported.
-_COMMANDS = (run, sweep, trace, layout, model)
+_COMMANDS = (run, sweep, trace, layout, model, advise)
 
 
 def main() -> None:
