@@ -168,10 +168,6 @@ def check_schemes(schemes: Sequence[str]) -> list[dict[str, str]]:
     out = []
     for s in schemes:
         params = parse_scheme(s)
-        try:
-            SimConfig(placement=params["placement"], policy=params["policy"]).validated()
-        except ValueError as e:
-            raise ValueError(f"invalid value for `schemes`: `{s}` ({e})") from None
         for family, key in (("placement", "placement"), ("policy", "policy")):
             name = params[key].split(":")[0]
             decl = next((d for d in REGISTRY if d["family"] == family and (d["name"] == name or name in d["aliases"])), None)
@@ -183,6 +179,10 @@ def check_schemes(schemes: Sequence[str]) -> list[dict[str, str]]:
             if decl and decl["name"] == "fk":
                 raise ValueError(f"invalid value for `schemes`: `{s}` (FK knows the future of a trace replayed once in "
                                  "order, the `log` method, which has no spare factor; expected a scheme that needs no oracle)")
+        try:
+            SimConfig(placement=params["placement"], policy=params["policy"]).validated()
+        except ValueError as e:
+            raise ValueError(f"invalid value for `schemes`: `{s}` ({e})") from None
         out.append(params)
     return out
 
