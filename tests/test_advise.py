@@ -8,12 +8,11 @@ import math
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
 from reclaim import traces
 from reclaim.advise import _spare_for, advise, page_hash, sample_pages
 from reclaim.cli import app
 from reclaim.experiments.store import query
+from typer.testing import CliRunner
 
 
 def hotcold(pages: int, writes: int, seed: int) -> np.ndarray:
