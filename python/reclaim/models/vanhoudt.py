@@ -13,8 +13,9 @@ residual ‖f(m)‖₁ is below ``tol`` (the paper stops Euler's method when ‖
 For the double frontier the invariant vector π of the WFI's chain K(m) is computed by the
 recursion of eq. 13–15, never by building K: its hypergeometric sums by thinning one page at a
 time, and its convolutions over hot counts at each frequency of a transform of length b + 1, which
-no product in eq. 11 or 15 outgrows; an iteration is then O(b² log b) where the sums written out
-take O(b⁴) (b = 64: 0.23–0.55 s a solve, was 3.7–10.4 s).
+no product in eq. 11 or 15 outgrows; an iteration is then O(b³) (π's recursion: about b³/4
+complex products) where the sums written out take O(b⁴) (b = 64: 0.23–0.55 s a solve, was
+3.7–10.4 s).
 
 Write amplification is eq. 4, WA = b / Σ_k k·p_{b−k}, at the fixed point (for the double
 frontier, eq. 5 deconditioned on j*, which reduces to eq. 4 since π_{j*} = 1/b).
@@ -158,8 +159,8 @@ def _wfi_spectrum(p: np.ndarray, b: int, s_sum: np.ndarray) -> np.ndarray:
     Column j* of π holds hot counts i* ≤ j* and column j' of p counts i ≤ j', so each product
     in eq. 15's first sum has degree at most j* in i*: a cyclic transform of length b + 1 makes
     that sum, a convolution over i*, a product at each frequency without wrapping round. The
-    recursion over j* (eq. 14, then 15) is then b steps of O(b²) on vectors, where the sums written
-    out take O(b⁴).
+    recursion over j* (eq. 14, then 15) is then b steps, step j* a sum of j* − 1 products of
+    vectors of ⌊(b + 1)/2⌋ + 1 frequencies: O(b³) in all, where the sums written out take O(b⁴).
 
     Returns:
         Π̂[k, j*] = Σ_{i*} π[i*, j*]·e^{−2πi·k·i*/(b + 1)} for k = 0 … ⌊(b + 1)/2⌋ (numpy's rfft).
@@ -196,7 +197,7 @@ def wfi_distribution(p: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray]:
     """
     s_sum, g = _moved_hot(p, b)
     pi = np.fft.irfft(_wfi_spectrum(p, b, s_sum), n=b + 1, axis=0)
-    # The transform's rounding leaves ~1e-18 where π is zero (i* > j*).
+    # The transform's rounding leaves values below 1e-18 where π is zero (i* > j*).
     return np.maximum(pi, 0.0), g
 
 
