@@ -141,3 +141,17 @@ def test_cli_json_and_errors(tmp_path) -> None:
     bad = runner.invoke(app, ["advise", str(tmp_path / "t.rtr"), "--rate", "0"])
     assert bad.exit_code == 2
     assert "invalid value for `rate`: 0.0 (expected a sampling rate in (0, 1])" in bad.output
+
+
+def test_report_draws_wa_against_spare_per_scheme(tmp_path) -> None:
+    from reclaim.report import build
+
+    db = tmp_path / "r.duckdb"
+    advise(hotcold(8_000, 80_000, 6), rate=0.5, schemes=["single", "sepbit"], spares=[0.1, 0.2, 0.3], seeds=2, db=db, workers=1)
+    s = build(db, tmp_path / "r.html")
+    # One figure for the one volume, no facet per sampled trace.
+    assert (s.sweeps, s.tasks, s.figures) == (1, 12, 1)
+    page = (tmp_path / "r.html").read_text()
+    assert "Predicted WA against spare factor, volume 0" in page
+    # Each scheme a line of its own, named as its paper prints it (reclaim.style.display).
+    assert page.count('"name": "SepBIT"') == 1 and page.count('"name": "Single frontier"') == 1

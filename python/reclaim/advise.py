@@ -449,5 +449,59 @@ def table_json(df: Any) -> str:
     return json.dumps({"rows": records, **{k: v for k, v in df.attrs.items()}}, allow_nan=False)
 
 
+def sample_volume(workload: str) -> str | None:
+    """The volume index of a miniature's sampled trace (``trace:…/v3-s0-full-….rtr``: ``3``), or
+    None for any other workload (the full runs of ``verify``: ``…-whole-…``)."""
+    name = Path(str(workload)).name
+    parts = name.split("-")
+    if len(parts) < 4 or not parts[0].startswith("v") or parts[2] != "full":
+        return None
+    return parts[0][1:]
+
+
+def report_figures(frame: Any) -> list[Any]:
+    """The report's figures of an ``advise:`` sweep: WA against spare per scheme, one figure per
+    volume of the trace, each point the mean over hash seeds with its 95% interval (Student's
+    t), in each scheme's own colour and marker (:func:`reclaim.style.series`). The half samples
+    of ``correct="extrapolate"`` and the full runs of ``verify`` are not drawn.
+
+    Args:
+        frame: The sweep's tasks (``workload``, ``placement``, ``policy``, ``spare``, ``wa``).
+    """
+    import plotly.graph_objects as go
+
+    from reclaim import style
+
+    df = frame.copy()
+    df["_volume"] = [sample_volume(w) for w in df["workload"]]
+    df = df[df["_volume"].notna()]
+    if df.empty:
+        return []
+    greedy = [q is None or style.parse(q)[0] == "greedy" for q in df["policy"]]
+    df["_scheme"] = [style.display(p) if g else f"{style.display(p)} + {style.display(q)}"
+                     for p, q, g in zip(df["placement"], df["policy"], greedy)]
+    df["_look"] = [p if g else q for p, q, g in zip(df["placement"], df["policy"], greedy)]
+    figures = []
+    for volume, dv in df.groupby("_volume", sort=True):
+        fig = go.Figure()
+        schemes = sorted(dv["_scheme"].unique())
+        looks = style.series([dv.loc[dv["_scheme"] == s, "_look"].iloc[0] for s in schemes])
+        for scheme, look in zip(schemes, looks):
+            pts = [(float(x), *_interval(g["wa"].to_numpy())) for x, g in dv[dv["_scheme"] == scheme].groupby("spare")]
+            fig.add_trace(go.Scatter(
+                x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers", name=scheme,
+                line=look.plotly_line(), marker=look.plotly_marker(),
+                error_y={"type": "data", "symmetric": False, "array": [0 if math.isnan(p[3]) else p[3] - p[1] for p in pts],
+                         "arrayminus": [0 if math.isnan(p[2]) else p[1] - p[2] for p in pts], "thickness": 1.5, "width": 6,
+                         "color": look.color},
+                hovertemplate=f"{scheme}<br>spare %{{x}}<br>WA %{{y:.4f}}<extra></extra>"))
+        fig.update_layout(title=f"Predicted WA against spare factor, volume {volume} (miniature runs, 95% interval over seeds)",
+                          xaxis_title="spare factor", yaxis_title="write amplification (WA)", template="plotly_white",
+                          legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
+                          margin={"t": 50, "r": 20, "b": 40})
+        figures.append(fig)
+    return figures
+
+
 __all__ = ["CLOSE", "SAMPLE_PAGES", "SCHEMES", "SEEDS", "SPARES", "advise", "check_schemes", "page_hash", "parse_scheme",
-           "sample_pages", "volumes_of"]
+           "report_figures", "sample_pages", "sample_volume", "volumes_of"]

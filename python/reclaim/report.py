@@ -889,6 +889,18 @@ def build(db: str | Path, out: str | Path, figures: str | Path | None = None, sw
             body.append(f"<p class=meta>{len(g.frame):,} tasks; varying: {html.escape(axes)}; {seeds} seed(s) each.</p>")
             if g.name.startswith("reproduce:"):
                 body.append(_reproduction(db, g.name, folder, summary))
+            if g.name.startswith("advise:"):
+                # Miniature runs: a sampled trace per seed, drawn by scheme and volume rather than
+                # one facet per sample (reclaim.advise.report_figures).
+                from reclaim.advise import report_figures
+
+                body.append("<p class=meta>Miniature runs of <code>reclaim advise</code> on hashed samples of the trace's "
+                            "pages: WA against spare per scheme, each point the mean over hash seeds with its 95% interval.</p>")
+                for fig in report_figures(g.frame):
+                    place(fig)
+                body.append("<h3>Every task</h3>")
+                body.append(_table(g))
+                continue
             for i, f in enumerate(_facets(g)):
                 if f.label:
                     body.append(f"<h3>{html.escape(f.label)}</h3>")
