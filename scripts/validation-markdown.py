@@ -438,6 +438,13 @@ def sfs_requantize(args: argparse.Namespace) -> str:
     return markdown(["placement", "WA", "vs the artifact's every collection"], rows)
 
 
+def advise_accuracy(args: argparse.Namespace) -> str:
+    """reclaim advise's miniature runs against full runs on three generated traces: the error by
+    sampling rate and segment count, and the bias by scheme (scripts/advise-accuracy.py)."""
+    script = runpy.run_path(str(ROOT / "scripts" / "advise-accuracy.py"))
+    return str(script["accuracy"](pages=1 << (16 if args.quick else 19)))
+
+
 TABLES: dict[str, Callable[[argparse.Namespace], str]] = {
     "sfs-requantize": sfs_requantize,
     "li-mechanisms": li_mechanisms,
@@ -450,6 +457,7 @@ TABLES: dict[str, Callable[[argparse.Namespace], str]] = {
     "stockmeyer-observations": stockmeyer_observations,
     "stockmeyer-conventions": stockmeyer_conventions,
     "sepbit-artifact": sepbit_artifact,
+    "advise-accuracy": advise_accuracy,
 }
 
 
