@@ -403,7 +403,9 @@ def advise(
         full_runs = 0
         if verify:
             full_runs = _verify(df, vols, params, list(schemes), pages_per_segment, folder, name, db, workers)
-        df = df.sort_values(["volume", "spare", "rank"], key=lambda c: c.map(lambda x: (x == "all", x)) if c.name == "volume" else c)
+        # Volumes in the trace's order, the overall last.
+        order = {v.name: i for i, v in enumerate(vols)} | {"all": len(vols)}
+        df = df.sort_values(["volume", "spare", "rank"], key=lambda c: c.map(order) if c.name == "volume" else c, kind="stable")
         df = df.reset_index(drop=True)
         df.attrs.update({"seconds": time.perf_counter() - start, "runs": len(configs), "full_runs": full_runs})
         return df
