@@ -445,6 +445,13 @@ def advise_accuracy(args: argparse.Namespace) -> str:
     return str(script["accuracy"](pages=1 << (16 if args.quick else 19)))
 
 
+def advise_development(args: argparse.Namespace) -> str:
+    """reclaim advise's miniature runs on the development trace (hot/cold 80/20, its own seed),
+    with and without extrapolation: where its defaults were chosen (scripts/advise-accuracy.py --dev)."""
+    script = runpy.run_path(str(ROOT / "scripts" / "advise-accuracy.py"))
+    return str(script["accuracy"](pages=1 << (16 if args.quick else 19), dev=True))
+
+
 TABLES: dict[str, Callable[[argparse.Namespace], str]] = {
     "sfs-requantize": sfs_requantize,
     "li-mechanisms": li_mechanisms,
@@ -458,6 +465,7 @@ TABLES: dict[str, Callable[[argparse.Namespace], str]] = {
     "stockmeyer-conventions": stockmeyer_conventions,
     "sepbit-artifact": sepbit_artifact,
     "advise-accuracy": advise_accuracy,
+    "advise-development": advise_development,
 }
 
 
