@@ -826,8 +826,8 @@ def _reproduction(db: str | Path, sweep: str, folder: Path | None, summary: Repo
         shown = _embedded(written)
         parts = [f"<h3>{html.escape(repro.title)}: the paper's figures</h3>",
                  f"<p class=meta>Rebuilt from these runs, nothing simulated again, and drawn as <code>{html.escape(command)}</code> "
-                 "draws them: the published numbers (the reproduction's own tables) as their own marked series, the "
-                 "model's curves where the paper has one, reclaim's in the scheme's colour.</p>"]
+                 "draws them: the published numbers, where the reproduction's tables hold them, as their own marked series, "
+                 "the model's curves where the paper has one, reclaim's in the scheme's colour.</p>"]
         for stem, uri, csv in shown:
             link = (f' <a download="{html.escape(csv.name)}" href="{_data_uri(csv, "text/csv")}">data: {html.escape(csv.name)}</a>'
                     if csv is not None else "")
