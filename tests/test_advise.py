@@ -155,3 +155,14 @@ def test_report_draws_wa_against_spare_per_scheme(tmp_path) -> None:
     assert "Predicted WA against spare factor, volume 0" in page
     # Each scheme a line of its own, named as its paper prints it (reclaim.style.display).
     assert page.count('"name": "SepBIT"') == 1 and page.count('"name": "Single frontier"') == 1
+
+
+def test_reclaim_advise_is_the_function_and_returns_a_dataframe() -> None:
+    import pandas as pd
+    import reclaim
+    import reclaim.advise  # the module imported by name leaves the package's name to the function
+
+    df = reclaim.advise(hotcold(4_000, 40_000, 7), rate=0.5, schemes=["single"], spares=[0.2, 0.3], seeds=2, workers=1)
+    assert isinstance(df, pd.DataFrame) and len(df) == 2
+    # More spare, less WA (greedy under hot/cold 80/20: monotone in the spare).
+    assert df.set_index("spare")["wa"][0.2] > df.set_index("spare")["wa"][0.3]

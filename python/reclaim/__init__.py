@@ -1,6 +1,7 @@
 """reclaim: a workbench for space reclamation in log-structured storage.
 
-The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`, and
+The public API is :func:`simulate`, :class:`SimConfig` and :class:`SimResult`, :func:`advise`
+(which scheme at which spare for a trace, from miniature runs), and
 :class:`VictimPolicy` and :class:`Placement` to write schemes in Python (``reclaim.outside``); the subpackages
 (``reclaim.experiments``, ``reclaim.traces``, ``reclaim.models``, ``reclaim.report``,
 ``reclaim.layout``, ``reclaim.reproduce``, ``reclaim.schemes``, ``reclaim.volumes``) load on first use, so ``import reclaim`` stays quick.
@@ -15,6 +16,10 @@ import importlib
 from typing import Any
 
 from reclaim._core import __version__
+
+# The function, not its module, is `reclaim.advise` (the module stays importable by name:
+# `from reclaim.advise import sample_pages`).
+from reclaim.advise import advise
 from reclaim.api import SimConfig, SimResult, region_layout, simulate
 from reclaim.outside import NOT_CANDIDATE, Param, Placement, VictimPolicy
 
@@ -26,6 +31,7 @@ __all__ = [
     "SimResult",
     "VictimPolicy",
     "__version__",
+    "advise",
     "region_layout",
     "simulate",
 ]
