@@ -171,3 +171,18 @@ def test_a_reproduction_that_draws_nothing_keeps_its_pointer(ran, tmp_path):
     page = out.read_text()
     assert "<code>reclaim reproduce midas --quick</code> prints its table beside the published values" in page
     assert '<figure class="paper">' not in page
+
+
+def test_which_files_of_a_reproduction_the_page_shows(tmp_path):
+    from reclaim.report import _embedded
+
+    # As latency's figures write them: its PNG and CSV, then a figure saved for print (a CSV, two
+    # widths in three formats); and a PNG alone, as Stockmeyer's line figures.
+    names = ["latency.png", "latency.csv", "tail.csv", *(f"tail-{w}in.{e}" for w in ("3.5", "7") for e in ("pdf", "svg", "png")),
+             "stockmeyer_figure4.png"]
+    written = [tmp_path / n for n in names]
+    for p in written:
+        p.write_bytes(b"x")
+    shown = [(stem, uri.split(";")[0], csv.name if csv else None) for stem, uri, csv in _embedded(written)]
+    assert shown == [("latency", "data:image/png", "latency.csv"), ("tail", "data:image/svg+xml", "tail.csv"),
+                     ("stockmeyer_figure4", "data:image/png", None)]

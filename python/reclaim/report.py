@@ -781,7 +781,7 @@ def _data_uri(path: Path, kind: str) -> str:
 def _embedded(written: list[Path]) -> list[tuple[str, str, Path | None]]:
     """The figures among ``written`` as the page shows them, in the order drawn: ``(name, image
     data URI, its CSV)``: a figure saved for print (:func:`reclaim.style.save`) by its 7 in SVG
-    and its data, one written as a PNG alone by that PNG."""
+    and its data, one written as a PNG alone by that PNG (and its CSV, where one of its name is written)."""
     out = []
     names = {p.name for p in written}
     for p in written:
@@ -790,7 +790,8 @@ def _embedded(written: list[Path]) -> list[tuple[str, str, Path | None]]:
             csv = p.with_name(f"{stem}.csv")
             out.append((stem, _data_uri(p, "image/svg+xml"), csv if csv.name in names else None))
         elif p.suffix == ".png" and not p.name.endswith(("-3.5in.png", "-7in.png")):
-            out.append((p.stem, _data_uri(p, "image/png"), None))
+            csv = p.with_suffix(".csv")
+            out.append((p.stem, _data_uri(p, "image/png"), csv if csv.name in names else None))
     return out
 
 
