@@ -14,8 +14,9 @@ the run's seed, so that runs are reproducible), and to a victim policy its candi
 engine's facts as read-only NumPy arrays without copies, one entry per segment:
 ``view.valid`` (valid pages of each candidate, :data:`NOT_CANDIDATE` for every other segment),
 ``view.stamp``, ``view.sealed_at``, ``view.erase_count``, and the facts it declares in
-``facts`` (``view.fact("seal_time")``, ``"destage_number"``, ``"sealed_by"``). The arrays are the
-engine's memory, valid during the call only: copy what you keep.
+``facts`` (``view.fact("seal_time")``, ``"destage_number"``, ``"sealed_by"``). The arrays are
+live (an array kept past its call shows later values): copy what you keep as it was. The view
+and its generator are open only during the call.
 
 >>> import numpy as np
 >>> class Greedy(VictimPolicy):

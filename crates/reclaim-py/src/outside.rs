@@ -3,10 +3,11 @@
 //! holds their Python side). Conversion only: the candidates, the checks of what a scheme
 //! returns and the batching are the engine's (`reclaim_core::outside`).
 //!
-//! A view's arrays are the engine's own memory, shown to NumPy without a copy and read-only.
-//! They are valid during the call only: after each call the view is closed (its attributes
-//! raise), and an array the scheme kept (a reference, a slice) stops the run with an error
-//! that says to copy it, since it would outlive the memory it shows.
+//! A victim policy's view shows the arrays the engine keeps for it (`reclaim_core::policy::
+//! outside::Mirror`) to NumPy without a copy, read-only, each array keeping that memory alive
+//! (a `Kept` holds it), so that an array a scheme keeps past its call is never dangling: it
+//! shows the values of later calls as the run goes, and the last ones after it. The view object
+//! itself is open only during a call (its attributes raise after), as is its generator.
 
 use std::sync::Arc;
 
@@ -176,6 +177,12 @@ impl Factory for PyFactory {
     }
 }
 
+/// What keeps a view's arrays' memory alive: the base object of each NumPy array made from it.
+#[pyclass(module = "reclaim._core", name = "Kept", frozen)]
+pub(crate) struct Kept {
+    _owner: Arc<dyn std::any::Any + Send + Sync>,
+}
+
 /// One of the engine's arrays as the view shows it: where it is and how long.
 #[derive(Clone, Copy)]
 enum Raw {
@@ -209,8 +216,9 @@ pub(crate) struct View {
     candidates: usize,
     segments: u32,
     pages_per_segment: u32,
-    /// The arrays of the current call, by name, where they are.
+    /// The arrays of the current call, by name, where they are, and what keeps them.
     raw: Vec<(&'static str, Raw)>,
+    owner: Option<Py<Kept>>,
     /// The NumPy arrays made so far, by name (made once; the memory does not move in a run).
     made: Vec<(&'static str, Py<PyAny>)>,
     rng: Option<*mut SimRng>,
@@ -241,11 +249,16 @@ impl View {
                 kept.join(", ")
             )));
         };
+        let container = this
+            .owner
+            .as_ref()
+            .expect("set with raw")
+            .clone_ref(py)
+            .into_bound(py)
+            .into_any();
         drop(this);
-        let container = slf.clone().into_any();
-        // SAFETY: the engine's arrays live, at the same address, as long as the run; the view is
-        // closed after each call and an array kept past it stops the run (`close`), so that
-        // Python reads them only while the engine is paused in the call.
+        // SAFETY: the arrays live, at the same address, as long as `Kept` (the container, which
+        // each array holds) holds their owner; the engine writes them only between calls.
         let a = unsafe {
             match raw {
                 Raw::U16(p, n) => {
@@ -272,20 +285,11 @@ impl View {
         Ok(a)
     }
 
-    /// Closes the view after a call; an array the scheme kept is an error.
-    fn close(slf: &Bound<'_, Self>) -> std::result::Result<(), String> {
-        let py = slf.py();
+    /// Closes the view after a call.
+    fn close(slf: &Bound<'_, Self>) {
         let mut this = slf.borrow_mut();
         this.open = false;
         this.rng = None;
-        for (name, a) in &this.made {
-            if a.get_refcnt(py) > 1 {
-                return Err(format!(
-                    "it kept the view's array `{name}` (or a slice of it) past the call; the arrays are the engine's memory, valid only during the call: copy what you keep (numpy.array(view.{name}))"
-                ));
-            }
-        }
-        Ok(())
     }
 }
 
@@ -410,12 +414,14 @@ impl OutsidePolicy for PyPolicy {
                 let mut w = view.borrow_mut();
                 if w.raw.is_empty() {
                     w.segments = v.valid.len() as u32;
-                    w.pages_per_segment = v.store.pps;
+                    w.pages_per_segment = v.pages_per_segment;
                     for (name, _, _) in reclaim_core::policy::outside::SEGMENT_FACTS {
                         if let Some(a) = v.array(name) {
                             w.raw.push((name, Raw::of(a)));
                         }
                     }
+                    let kept = Kept { _owner: v.owner() };
+                    w.owner = Some(Py::new(py, kept).map_err(|e| e.to_string())?);
                 }
                 w.open = true;
                 w.now = v.clocks.user_writes;
@@ -425,9 +431,8 @@ impl OutsidePolicy for PyPolicy {
                 w.rng = Some(std::ptr::from_mut(rng));
             }
             let r = self.select.bind(py).call1((view,));
-            let closed = View::close(view);
+            View::close(view);
             let seg = r.map_err(|e| raised(py, &e, &self.text, "select"))?;
-            closed?;
             seg.extract::<i64>().map_err(|_| {
                 let shown = seg.repr().map_or_else(|_| "?".into(), |r| r.to_string());
                 format!("select returned {shown}, not a segment number (an int)")
@@ -464,9 +469,8 @@ impl PyPlacement {
             w.rng = Some(std::ptr::from_mut(rng));
         }
         let r = self.obj.bind(py).call_method1(method, args);
-        let closed = View::close(view);
+        View::close(view);
         let r = r.map_err(|e| raised(py, &e, &self.text, method))?;
-        closed?;
         let a: PyReadonlyArray1<'_, i64> = r
             .extract()
             .map_err(|_| format!("{method} returned something that is not an array of classes"))?;

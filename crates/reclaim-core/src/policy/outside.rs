@@ -10,7 +10,9 @@
 //! `destage_number`, `up2`, `sealed_by`) and of the clocks, and with the run's generator; the
 //! segment it returns is checked to be a candidate.
 
+use std::cell::UnsafeCell;
 use std::fmt;
+use std::sync::Arc;
 
 use super::VictimPolicy;
 use crate::clocks::Clocks;
@@ -61,6 +63,53 @@ pub const SEGMENT_FACTS: &[(&str, &str, &str)] = &[
     ("sealed_by", "stream", "the stream that sealed each segment (declare `sealed_by`)"),
 ];
 
+/// The arrays a view shows, one entry per segment: the candidates' valid counts and the facts
+/// the run keeps, copied from the store as each segment is sealed (none of them changes while a
+/// segment is sealed, its valid count aside, which follows every invalidation). They are shared
+/// with the host ([`PolicyView::owner`]), so that an array a scheme keeps past its call stays
+/// valid, whatever becomes of the run: it shows the values of the last call it saw, or later.
+pub struct Mirror {
+    facts: UnsafeCell<Facts>,
+}
+
+// SAFETY: the engine is the only writer, and writes only between the host's calls, on the
+// thread that runs it; the host reads during its calls (or, after the run, a frozen copy).
+unsafe impl Sync for Mirror {}
+// SAFETY: as for `Sync`; the vectors themselves are `Send`.
+unsafe impl Send for Mirror {}
+
+/// The mirrored arrays.
+#[derive(Clone, Default)]
+struct Facts {
+    valid: Vec<u32>,
+    stamp: Vec<u64>,
+    sealed_at: Vec<u64>,
+    erase_count: Vec<u32>,
+    seal_time: Vec<u64>,
+    destage_number: Vec<u64>,
+    up2: Vec<f64>,
+    sealed_by: Vec<u16>,
+}
+
+impl Mirror {
+    fn new(facts: Facts) -> Arc<Self> {
+        Arc::new(Mirror {
+            facts: UnsafeCell::new(facts),
+        })
+    }
+
+    fn get(&self) -> &Facts {
+        // SAFETY: see `Sync`: no write is in progress while the engine reads or lends them.
+        unsafe { &*self.facts.get() }
+    }
+
+    #[allow(clippy::mut_from_ref)] // the single writer, see `Sync`
+    fn get_mut(&self) -> &mut Facts {
+        // SAFETY: see `Sync`: the engine writes only between the host's calls.
+        unsafe { &mut *self.facts.get() }
+    }
+}
+
 /// What a policy written outside the engine sees at a victim choice.
 #[derive(Clone, Copy)]
 pub struct PolicyView<'a> {
@@ -68,29 +117,36 @@ pub struct PolicyView<'a> {
     pub valid: &'a [u32],
     /// Candidates: segments whose `valid` is not [`NOT_CANDIDATE`] (at least one).
     pub candidates: usize,
-    /// The store.
-    pub store: &'a Store,
+    /// Pages per segment.
+    pub pages_per_segment: u32,
     /// The clocks.
     pub clocks: &'a Clocks,
+    mirror: &'a Arc<Mirror>,
 }
 
 impl<'a> PolicyView<'a> {
     /// The per-segment fact `name` ([`SEGMENT_FACTS`]), `None` for a name it does not know or a
     /// fact the run does not keep (not declared).
     pub fn array(&self, name: &str) -> Option<FactArray<'a>> {
-        let s = self.store;
+        let f = self.mirror.get();
         let a = match name {
-            "valid" => FactArray::U32(self.valid),
-            "stamp" => FactArray::U64(&s.stamp),
-            "sealed_at" => FactArray::U64(&s.sealed_at),
-            "erase_count" => FactArray::U32(&s.erase_count),
-            "seal_time" => FactArray::U64(&s.seal_time),
-            "destage_number" => FactArray::U64(&s.dseq),
-            "up2" => FactArray::F64(&s.up2),
-            "sealed_by" => FactArray::U16(&s.sealed_by),
+            "valid" => FactArray::U32(&f.valid),
+            "stamp" => FactArray::U64(&f.stamp),
+            "sealed_at" => FactArray::U64(&f.sealed_at),
+            "erase_count" => FactArray::U32(&f.erase_count),
+            "seal_time" => FactArray::U64(&f.seal_time),
+            "destage_number" => FactArray::U64(&f.destage_number),
+            "up2" => FactArray::F64(&f.up2),
+            "sealed_by" => FactArray::U16(&f.sealed_by),
             _ => return None,
         };
         (a.len() == self.valid.len()).then_some(a)
+    }
+
+    /// What keeps the arrays' memory: a host holds it as long as any array it made from them
+    /// lives.
+    pub fn owner(&self) -> Arc<dyn std::any::Any + Send + Sync> {
+        Arc::clone(self.mirror) as Arc<dyn std::any::Any + Send + Sync>
     }
 }
 
@@ -121,13 +177,15 @@ pub trait OutsidePolicy: Send + Sync {
     fn select(&mut self, view: &PolicyView<'_>, rng: &mut SimRng) -> Result<i64, String>;
 }
 
-/// A policy written outside the engine, with the candidates the engine keeps for it.
+/// A policy written outside the engine, with the candidates and facts the engine keeps for it.
 pub struct Outside {
     spec: OutsideSpec,
     /// Made at the first choice (a host's constructor may fail; the failure then stops the run).
     instance: Option<Box<dyn OutsidePolicy>>,
-    /// Valid pages of each candidate, [`NOT_CANDIDATE`] for the others.
-    valid: Vec<u32>,
+    /// Valid pages of each candidate ([`NOT_CANDIDATE`] for the others) and the facts.
+    mirror: Arc<Mirror>,
+    /// Whether the facts are sized (at the first seal, to those the store keeps).
+    sized: bool,
     candidates: usize,
     failure: Option<Error>,
 }
@@ -138,7 +196,8 @@ impl Clone for Outside {
         Outside {
             spec: self.spec.clone(),
             instance: None,
-            valid: self.valid.clone(),
+            mirror: Mirror::new(self.mirror.get().clone()),
+            sized: self.sized,
             candidates: self.candidates,
             failure: None,
         }
@@ -157,7 +216,11 @@ impl Outside {
         Outside {
             spec,
             instance: None,
-            valid: vec![NOT_CANDIDATE; geometry.segments as usize],
+            mirror: Mirror::new(Facts {
+                valid: vec![NOT_CANDIDATE; geometry.segments as usize],
+                ..Facts::default()
+            }),
+            sized: false,
             candidates: 0,
             failure: None,
         }
@@ -182,17 +245,54 @@ impl Outside {
     fn note(&mut self, seg: u32, store: &Store) {
         let v = store.valid[seg as usize];
         if v <= store.victim_valid_bound {
-            let slot = &mut self.valid[seg as usize];
+            let slot = &mut self.mirror.get_mut().valid[seg as usize];
             if *slot == NOT_CANDIDATE {
                 self.candidates += 1;
             }
             *slot = v;
         }
     }
+
+    /// Copies the facts of `seg`, just sealed, from the store: each the store keeps.
+    fn copy_facts(&mut self, seg: u32, store: &Store) {
+        let f = self.mirror.get_mut();
+        let n = f.valid.len();
+        if !self.sized {
+            let size = |kept: bool| if kept { n } else { 0 };
+            f.stamp = vec![0; size(store.stamp.len() == n)];
+            f.sealed_at = vec![0; size(store.sealed_at.len() == n)];
+            f.erase_count = vec![0; size(store.erase_count.len() == n)];
+            f.seal_time = vec![0; size(store.seal_time.len() == n)];
+            f.destage_number = vec![0; size(store.dseq.len() == n)];
+            f.up2 = vec![0.0; size(store.up2.len() == n)];
+            f.sealed_by = vec![0; size(store.sealed_by.len() == n)];
+            self.sized = true;
+        }
+        let s = seg as usize;
+        let copy = |to: &mut Vec<u64>, from: &[u64]| {
+            if let Some(x) = to.get_mut(s) {
+                *x = from[s];
+            }
+        };
+        copy(&mut f.stamp, &store.stamp);
+        copy(&mut f.sealed_at, &store.sealed_at);
+        copy(&mut f.seal_time, &store.seal_time);
+        copy(&mut f.destage_number, &store.dseq);
+        if let Some(x) = f.erase_count.get_mut(s) {
+            *x = store.erase_count[s];
+        }
+        if let Some(x) = f.up2.get_mut(s) {
+            *x = store.up2[s];
+        }
+        if let Some(x) = f.sealed_by.get_mut(s) {
+            *x = store.sealed_by[s];
+        }
+    }
 }
 
 impl VictimPolicy for Outside {
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
+        self.copy_facts(seg, store);
         self.note(seg, store);
     }
 
@@ -202,7 +302,7 @@ impl VictimPolicy for Outside {
     }
 
     fn on_remove(&mut self, seg: u32, _store: &Store) {
-        let slot = &mut self.valid[seg as usize];
+        let slot = &mut self.mirror.get_mut().valid[seg as usize];
         if *slot != NOT_CANDIDATE {
             *slot = NOT_CANDIDATE;
             self.candidates -= 1;
@@ -220,20 +320,22 @@ impl VictimPolicy for Outside {
             }
         }
         let view = PolicyView {
-            valid: &self.valid,
+            valid: &self.mirror.get().valid,
             candidates: self.candidates,
-            store,
+            pages_per_segment: store.pps,
             clocks,
+            mirror: &self.mirror,
         };
         let chosen = self.instance.as_mut().expect("made above").select(&view, rng);
         let seg = match chosen {
             Err(message) => return self.fail(message),
             Ok(x) => x,
         };
-        let n = self.valid.len();
+        let valid = &mut self.mirror.get_mut().valid;
+        let n = valid.len();
         let ok = usize::try_from(seg)
             .ok()
-            .filter(|&s| s < n && self.valid[s] != NOT_CANDIDATE);
+            .filter(|&s| s < n && valid[s] != NOT_CANDIDATE);
         let Some(s) = ok else {
             let why = match usize::try_from(seg).ok().filter(|&s| s < n) {
                 None => format!("segments are numbered 0 to {}", n - 1),
@@ -243,13 +345,13 @@ impl VictimPolicy for Outside {
                 ),
                 Some(s) => format!("it is {:?}, not sealed", store.state[s]).to_lowercase(),
             };
+            let candidates = self.candidates;
             return self.fail(format!(
                 "select returned segment {seg}, which is not a candidate: {why} \
-                 (a candidate has view.valid[seg] != NOT_CANDIDATE; {} candidates)",
-                self.candidates
+                 (a candidate has view.valid[seg] != NOT_CANDIDATE; {candidates} candidates)"
             ));
         };
-        self.valid[s] = NOT_CANDIDATE;
+        valid[s] = NOT_CANDIDATE;
         self.candidates -= 1;
         Some(s as u32)
     }
@@ -311,7 +413,7 @@ mod tests {
     fn candidates_follow_seals_and_invalidations() {
         let (mut p, mut store) = outside(|| Box::new(Lowest));
         assert_eq!(p.candidates, 3);
-        assert_eq!(&p.valid[..4], &[4, 2, 3, NOT_CANDIDATE]);
+        assert_eq!(&p.mirror.get().valid[..4], &[4, 2, 3, NOT_CANDIDATE]);
         store.valid[0] = 1;
         p.on_invalidate(0, 0, &store);
         let mut rng = <SimRng as rand::SeedableRng>::seed_from_u64(1);
