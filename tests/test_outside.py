@@ -281,3 +281,21 @@ def test_a_sweep_runs_python_schemes_on_local_processes_and_dask_workers(tmp_pat
         engine = [r[1:] for r in rows if r[0] == "greedy:tie=oldest"]
         python = [r[1:] for r in rows if r[0] != "greedy:tie=oldest"]
         assert engine == python and len(engine) == 4
+
+
+def test_a_python_scheme_that_raises_in_a_sweep_leaves_no_result_in_the_database(tmp_path: Path) -> None:
+    from reclaim.experiments import load, query, run
+
+    path = write(tmp_path, """
+        class Broken(reclaim.VictimPolicy):
+            def select(self, view):
+                raise ValueError("not today")
+    """)
+    f = tmp_path / "broken.toml"
+    f.write_text('[base]\nsegments = 64\npages_per_segment = 16\nwarmup = "fill"\nwrites = "3x"\n'
+                 f'[axes]\npolicy = ["greedy", "{path}:Broken"]\n')
+    report = run([load(f)], tmp_path / "r.duckdb", workers=1)
+    assert report.ran == 1 and len(report.failed) == 1
+    task, message = report.failed[0]
+    assert "not today" in message
+    assert query(tmp_path / "r.duckdb", "SELECT policy FROM tasks")[1] == [("greedy:tie=random",)]
