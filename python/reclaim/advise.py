@@ -289,7 +289,8 @@ def advise(
         target_wa: Give each scheme the least spare of the grid (interpolated) that reaches it.
         verify: Also run the full trace for the close calls at each spare (the best scheme and
             those within :data:`CLOSE` of it or whose interval reaches it).
-        db: A results database to keep every run in (a second call only reads them back).
+        db: A results database to keep every run in (a second call only reads them back); the
+            sampled traces the runs replay are kept beside it, in the folder ``DB.advise``.
         workers: Worker processes (one per core by default).
         on_progress: Called as ``(done, total)`` as runs finish.
 
