@@ -121,21 +121,22 @@ def sample_pages(pages: np.ndarray, *, rate: float | None = None, size: int | No
     True
     """
     pages = np.asarray(pages)
-    return pages[pages_below(pages, _cut(pages, rate, size, seed), seed)]
+    return pages[pages_below(pages, _cut(np.unique(pages), rate, size, seed), seed)]
 
 
-def _cut(pages: np.ndarray, rate: float | None, size: int | None, seed: int) -> int:
-    """The hash threshold of a sample: from ``rate``, or the ``size``-th smallest distinct hash."""
+def _cut(distinct: np.ndarray, rate: float | None, size: int | None, seed: int) -> int:
+    """The hash threshold of a sample of the ``distinct`` pages: from ``rate``, or the
+    ``size``-th smallest of their hashes."""
     if (rate is None) == (size is None):
         raise ValueError("invalid value for `rate`: give either a sampling rate or a sample size, not both or neither")
     if rate is not None:
         return threshold(rate)
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise ValueError(f"invalid value for `sample`: {size!r} (expected a whole number of distinct pages ≥ 1)")
-    distinct = page_hash(np.unique(pages), seed)
-    if len(distinct) <= size:
+    hashes = page_hash(distinct, seed)
+    if len(hashes) <= size:
         return 1 << 64
-    return int(np.partition(distinct, size - 1)[size - 1]) + 1
+    return int(np.partition(hashes, size - 1)[size - 1]) + 1
 
 
 def pages_below(pages: np.ndarray, cut: int, seed: int) -> np.ndarray:
@@ -342,17 +343,21 @@ def advise(
     try:
         files: dict[tuple[str, int, str], tuple[Path, int, float]] = {}
         for vi, v in enumerate(vols):
+            # Each volume's distinct pages once: the threshold and the sample's share come from
+            # their hashes, the sample's writes from a mask over the volume's writes.
+            every = np.unique(v.pages)
             for seed in range(seeds):
-                cut = _cut(v.pages, rate, sample, seed)
+                cut = _cut(every, rate, sample, seed)
+                hashes = page_hash(every, seed)
                 cuts = [("full", cut)] + ([("half", cut // 2)] if correct == "extrapolate" else [])
                 for part, c in cuts:
-                    kept = v.pages[pages_below(v.pages, c, seed)]
-                    if not len(kept):
+                    distinct = len(every) if c >= 1 << 64 else int(np.count_nonzero(hashes < np.uint64(c)))
+                    if not distinct:
                         raise ValueError(f"invalid value for `rate`: {rate} gives volume {v.name} an empty sample "
-                                         f"({len(np.unique(v.pages)):,} distinct pages; expected a rate that keeps some)")
-                    distinct = len(np.unique(kept))
+                                         f"({len(every):,} distinct pages; expected a rate that keeps some)")
+                    kept = v.pages[pages_below(v.pages, c, seed)]
                     path = _written(folder, vi, seed, part, kept, write_pages)
-                    files[(v.name, seed, part)] = (path, distinct, distinct / len(np.unique(v.pages)))
+                    files[(v.name, seed, part)] = (path, distinct, distinct / len(every))
         configs: list[dict[str, Any]] = []
         index: list[tuple[str, int, str, float, int]] = []
         for v in vols:
