@@ -109,6 +109,8 @@ def speed(writes: int, volumes: int, seeds: int, full_schemes: int, workers: int
         print(f"advise: {volumes} volumes, {writes:,} writes, {df.attrs['runs']:,} miniature runs "
               f"({len(SCHEMES)} schemes × {len(SPARES)} spares × {seeds} seeds × volumes), "
               f"mean sampling rate {df[df.volume != 'all']['rate'].mean():.4f}: {mini:.1f} s")
+        if not full_schemes:
+            return
         configs = [{**parse_scheme(s), "workload": f"trace:{folder}/v{v}.rtr", "spare": sp, "pages_per_segment": 64,
                     "method": "precondition", "seed": 1} for v in range(volumes) for sp in SPARES for s in SCHEMES[:full_schemes]]
         t = time.perf_counter()
@@ -177,7 +179,7 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--speed", type=int, metavar="WRITES", help="time advise and full runs on a volume set of WRITES writes instead")
     ap.add_argument("--volumes", type=int, default=8, help="with --speed: volumes")
-    ap.add_argument("--full-schemes", type=int, default=2, help="with --speed: schemes run in full (the rest extrapolated)")
+    ap.add_argument("--full-schemes", type=int, default=2, help="with --speed: schemes run in full (the rest extrapolated; 0: none)")
     a = ap.parse_args()
     if a.speed:
         speed(a.speed, a.volumes, a.seeds, a.full_schemes, a.workers)
