@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use crate::geometry::Geometry;
+use crate::ledger::Ledgers;
 use crate::memory::filled;
 
 /// "No page" / "no slot" / "no segment".
@@ -208,19 +209,9 @@ pub struct Store {
     pub stamp: Vec<u64>,
     /// Seal sequence number per segment: the order in which segments were sealed.
     pub sealed_at: Vec<u64>,
-    /// Destage sequence number per segment (Stockmeyer §2.3); empty unless a policy or the
-    /// cleaner's sort key needs it ([`Self::keep_destage_numbers`]).
-    pub dseq: Vec<u64>,
-    /// Per segment, the stream that sealed it (the log, under `multi-log`); empty unless kept
-    /// ([`Self::keep_sealed_by`]).
-    pub sealed_by: Vec<u16>,
-    /// u_p2 per segment [updates]: the estimated time of its pages' penultimate update, set when
-    /// it is sealed (Lomet & Luo §5.2.2, see `policy::mdc`); empty unless kept
-    /// ([`Self::keep_up2`]).
-    pub up2: Vec<f64>,
-    /// Trace time of each segment's sealing [µs], its last append (SepBIT's artifact's
-    /// `timestampModifiedInUs`); empty unless kept ([`Self::keep_seal_times`]).
-    pub seal_time: Vec<u64>,
+    /// What the schemes read about segments and pages beyond location and validity, one ledger
+    /// a fact ([`crate::ledger`]); a fact no scheme of the run reads is not kept.
+    pub facts: Ledgers,
     /// The most valid pages a victim may hold: the `log` method's exclusion of segments below
     /// its garbage-proportion threshold, which policies that choose by valid count honour
     /// (`u32::MAX`: every sealed segment is a candidate).
@@ -265,11 +256,8 @@ impl Store {
             state: filled(n, SegState::Free),
             stamp: filled(n, 0),
             sealed_at: filled(n, 0),
-            dseq: Vec::new(),
-            up2: Vec::new(),
-            seal_time: Vec::new(),
+            facts: Ledgers::default(),
             victim_valid_bound: u32::MAX,
-            sealed_by: Vec::new(),
             size: Vec::new(),
             live: Vec::new(),
             filled: Vec::new(),
@@ -290,24 +278,15 @@ impl Store {
         self.sealed.pos = Vec::new();
     }
 
-    /// Allocates the per-segment destage sequence numbers (8 bytes per segment).
-    pub fn keep_destage_numbers(&mut self) {
-        self.dseq = vec![0; self.valid.len()];
-    }
-
-    /// Allocates the per-segment sealing stream (2 bytes per segment).
-    pub fn keep_sealed_by(&mut self) {
-        self.sealed_by = vec![0; self.valid.len()];
-    }
-
-    /// Allocates the per-segment sealing time (8 bytes per segment).
-    pub fn keep_seal_times(&mut self) {
-        self.seal_time = vec![0; self.valid.len()];
-    }
-
-    /// Allocates the per-segment u_p2 (8 bytes per segment).
-    pub fn keep_up2(&mut self) {
-        self.up2 = vec![0.0; self.valid.len()];
+    /// Keeps the facts whose need `needs` says (see [`crate::ledger::Ledgers::new`]), none
+    /// kept before; called before the first write.
+    pub fn keep_facts(&mut self, needs: impl Fn(crate::config::grammar::Need) -> bool) {
+        let g = Geometry {
+            segments: self.segments(),
+            pages_per_segment: self.pps,
+            logical_pages: self.page_map.len() as u64,
+        };
+        self.facts = Ledgers::new(&g, needs);
     }
 
     /// Gives the logical pages their sizes [slots] (2 bytes per logical page, 4 per segment).
@@ -332,22 +311,6 @@ impl Store {
         self.valid[s] += self.pps - filled;
     }
 
-    /// Records what segment `seg`, being sealed, keeps where it is kept: its destage number,
-    /// the stream that sealed it and its u_p2.
-    #[inline]
-    pub fn note_seal(&mut self, seg: u32, dseq: u64, by: u16, up2: f64) {
-        let s = seg as usize;
-        if let Some(d) = self.dseq.get_mut(s) {
-            *d = dseq;
-        }
-        if let Some(b) = self.sealed_by.get_mut(s) {
-            *b = by;
-        }
-        if let Some(u) = self.up2.get_mut(s) {
-            *u = up2;
-        }
-    }
-
     /// The slot and segment of `page`'s current copy, or `None` for a page past the slots
     /// (not written, or named by an entry past the physical pages: waiting for slots).
     #[inline]
@@ -366,7 +329,7 @@ impl Store {
         prefetch(&self.valid[seg as usize]);
         prefetch(&self.state[seg as usize]);
         if ages {
-            prefetch(&self.dseq[seg as usize]);
+            prefetch(&self.facts.dseq()[seg as usize]);
         }
         Some(seg)
     }
@@ -608,6 +571,7 @@ impl Store {
         self.state[s] = SegState::Free;
         self.erase_count[s] += 1;
         self.free.push_back(seg);
+        self.facts.erased(seg);
     }
 
     /// The offsets in segment `seg` of its held slots, in order, each given to `f` (the pages

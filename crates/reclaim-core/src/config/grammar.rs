@@ -70,6 +70,15 @@ pub enum Need {
     PageState,
     /// Which segments each log sealed (multi-log's cleaning).
     SealedBy,
+    /// Each segment's seal time on the trace's clock (SepBIT's segment age).
+    SealTimes,
+    /// Each page's update rate from its last user write (`freq=exact`).
+    PageRate,
+    /// Each page's last user write on the user-write clock (`sort=written`).
+    PageWritten,
+    /// A fact named by its ledger ([`crate::ledger::Fact::name`]) that has no need of its own
+    /// above: a new fact is declared by its name, so that adding it changes nothing here.
+    Fact(&'static str),
     /// The trace's request times ([`crate::clocks::Clocks::trace_time`], µs), for
     /// the schemes that estimate lifespans in trace time, and each write request's start
     /// ([`crate::placement::Scheme::request`]); carried only when a scheme needs them.

@@ -218,9 +218,9 @@ impl Victim {
         Victim {
             seg,
             stamp: store.stamp[s],
-            dseq: store.dseq.get(s).copied().unwrap_or(0),
+            dseq: store.facts.dseq().get(s).copied().unwrap_or(0),
             region,
-            up2: store.up2.get(s).copied().unwrap_or(0.0),
+            up2: store.facts.up2().get(s).copied().unwrap_or(0.0),
         }
     }
 }
@@ -1049,7 +1049,7 @@ impl Placement {
         if old < base {
             let seg = store.segment_of(old) as usize;
             if store.state[seg] == SegState::Sealed {
-                return now.saturating_sub(store.dseq[seg]);
+                return now.saturating_sub(store.facts.dseq()[seg]);
             }
         }
         self.age_of_unsealed(store, base, now, old)
@@ -1079,7 +1079,7 @@ impl Placement {
     pub fn up2_of_slot(&self, store: &Store, slot: u32) -> f64 {
         let seg = store.segment_of(slot);
         if store.state[seg as usize] == SegState::Sealed {
-            return store.up2[seg as usize];
+            return store.facts.up2()[seg as usize];
         }
         self.stream_of(seg).mean_up2().unwrap_or(0.0)
     }
@@ -1180,7 +1180,7 @@ mod tests {
             ),
         ] {
             let mut store = Store::new(&g);
-            store.keep_destage_numbers();
+            store.keep_facts(|n| n == crate::config::grammar::Need::DestageNumbers);
             let spec: PlacementSpec = spec.parse().unwrap();
             let (mut p, _) = Placement::new(&spec, (8, 4), &[], 1, (None, None)).unwrap();
             let (user, gc, sealed) = (
@@ -1194,7 +1194,7 @@ mod tests {
             p.streams[1].contribute(rule.key(5));
             p.streams[1].contribute(rule.key(2));
             store.seal(sealed, 0);
-            store.dseq[sealed as usize] = 3;
+            store.facts.dseq.values[sealed as usize] = 3;
             let base = u32::MAX / 2;
             let age = |slot: u32| p.age_of(&store, base, 9, slot);
             assert_eq!(age(NONE), first, "{spec}");

@@ -71,7 +71,7 @@ impl CostBenefit {
     #[inline]
     fn since(&self, seg: u32, store: &Store) -> u64 {
         match self.form {
-            BenefitForm::Sepbit => store.seal_time[seg as usize],
+            BenefitForm::Sepbit => store.facts.seal_time()[seg as usize],
             _ => store.stamp[seg as usize],
         }
     }
@@ -179,7 +179,8 @@ impl Declare for CostBenefit {
     }
     // The SepBIT form reads trace times.
     fn needs(form: &BenefitForm, need: Need) -> bool {
-        need == Need::Times && *form == BenefitForm::Sepbit || Self::INFO.needs(need)
+        matches!(need, Need::Times | Need::SealTimes) && *form == BenefitForm::Sepbit
+            || Self::INFO.needs(need)
     }
     fn build(form: &BenefitForm, g: &Geometry) -> Self {
         CostBenefit::new(g.segments, g.pages_per_segment, *form)
@@ -197,7 +198,7 @@ mod tests {
     /// The time a segment's age counts from, as the form reads it.
     fn since(form: BenefitForm, store: &Store, s: u32) -> u64 {
         match form {
-            BenefitForm::Sepbit => store.seal_time[s as usize],
+            BenefitForm::Sepbit => store.facts.seal_time()[s as usize],
             _ => store.stamp[s as usize],
         }
     }
@@ -237,7 +238,7 @@ mod tests {
             };
             let mut store = Store::new(&g);
             if form == BenefitForm::Sepbit {
-                store.keep_seal_times();
+                store.keep_facts(|n| n == crate::config::grammar::Need::SealTimes);
                 store.victim_valid_bound = 6;
             }
             let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, form);
@@ -246,7 +247,7 @@ mod tests {
                 &mut store,
                 7,
                 |st, seg, now, rng| {
-                    if let Some(t) = st.seal_time.get_mut(seg as usize) {
+                    if let Some(t) = st.facts.seal_time.values.get_mut(seg as usize) {
                         *t = now;
                     }
                     if rng.random_bool(0.3) {

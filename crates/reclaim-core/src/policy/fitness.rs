@@ -58,7 +58,7 @@ impl VictimPolicy for Fitness {
         let mut best: Option<(f64, u32)> = None;
         for &(_, seg) in &heads {
             let s = seg as usize;
-            let f = fitness(now.saturating_sub(store.dseq[s]), store.valid[s], store.pps);
+            let f = fitness(now.saturating_sub(store.facts.dseq()[s]), store.valid[s], store.pps);
             if best.is_none_or(|(bf, _)| f > bf) {
                 best = Some((f, seg));
             }
@@ -115,7 +115,7 @@ mod tests {
             pages_per_segment: pps,
             logical_pages: 100,
         });
-        store.keep_destage_numbers();
+        store.keep_facts(|n| n == crate::config::grammar::Need::DestageNumbers);
         let mut rng = crate::rng::SimRng::seed_from_u64(11);
         let index = AgedBuckets::new(
             n,
@@ -128,7 +128,7 @@ mod tests {
         let mut policy = Fitness::new(index);
         let mut held = Vec::new();
         for seg in 0..n {
-            store.dseq[seg as usize] = u64::from(seg);
+            store.facts.dseq.values[seg as usize] = u64::from(seg);
             store.valid[seg as usize] = rng.random_range(0..=pps);
             policy.on_destage(u64::from(seg) + 1, &store);
             policy.on_seal(seg, true, &store);
@@ -147,11 +147,11 @@ mod tests {
             let now = u64::from(n);
             let best = held
                 .iter()
-                .map(|&s| fitness(now - store.dseq[s as usize], store.valid[s as usize], pps))
+                .map(|&s| fitness(now - store.facts.dseq()[s as usize], store.valid[s as usize], pps))
                 .fold(f64::NEG_INFINITY, f64::max);
             let got = policy.select(&store, &clocks, &mut rng).unwrap();
             let f = fitness(
-                now - store.dseq[got as usize],
+                now - store.facts.dseq()[got as usize],
                 store.valid[got as usize],
                 pps,
             );

@@ -97,7 +97,7 @@ fn scan_sized(
     for &seg in store.sealed.as_slice() {
         let s = seg as usize;
         let valid = store.valid[s];
-        let up2 = store.up2[s];
+        let up2 = store.facts.up2()[s];
         let p = cost(
             b,
             b - f64::from(valid),
@@ -238,7 +238,7 @@ impl VictimPolicy for Mdc {
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         let s = seg as usize;
         self.fresh = false;
-        self.index.push(seg, store.valid[s], key(store.up2[s]));
+        self.index.push(seg, store.valid[s], key(store.facts.up2()[s]));
     }
 
     #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
@@ -246,7 +246,7 @@ impl VictimPolicy for Mdc {
     fn on_invalidate(&mut self, seg: u32, _slot: u32, store: &Store) {
         self.fresh = false;
         self.index
-            .lost_page(seg, store, key(store.up2[seg as usize]));
+            .lost_page(seg, store, key(store.facts.up2()[seg as usize]));
     }
 
     fn on_remove(&mut self, seg: u32, store: &Store) {
@@ -529,7 +529,7 @@ mod tests {
             logical_pages: 200,
         };
         let mut store = Store::new(&g);
-        store.keep_up2();
+        store.keep_facts(|n| n == crate::config::grammar::Need::Up2);
         let mut policy = Mdc::new(
             g.segments,
             g.pages_per_segment,
@@ -537,13 +537,13 @@ mod tests {
             Decline::Paper,
         );
         let scorer = policy.clone();
-        let priority = |st: &Store, s: usize, now| scorer.priority(st.valid[s], 8, st.up2[s], now);
+        let priority = |st: &Store, s: usize, now| scorer.priority(st.valid[s], 8, st.facts.up2()[s], now);
         let selections = exercise(
             &mut policy,
             &mut store,
             11,
             |st, seg, now, rng| {
-                st.up2[seg as usize] = rng.random_range(0.0..now as f64);
+                st.facts.up2.values[seg as usize] = rng.random_range(0.0..now as f64);
                 now
             },
             |st, victim, now| {

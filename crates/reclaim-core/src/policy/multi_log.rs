@@ -97,7 +97,7 @@ impl MultiLogCleaning {
     }
 
     fn log_of(store: &Store, seg: u32) -> usize {
-        usize::from(store.sealed_by[seg as usize])
+        usize::from(store.facts.sealed_by()[seg as usize])
     }
 }
 

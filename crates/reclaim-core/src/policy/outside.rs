@@ -262,10 +262,10 @@ impl Outside {
             f.stamp = vec![0; size(store.stamp.len() == n)];
             f.sealed_at = vec![0; size(store.sealed_at.len() == n)];
             f.erase_count = vec![0; size(store.erase_count.len() == n)];
-            f.seal_time = vec![0; size(store.seal_time.len() == n)];
-            f.destage_number = vec![0; size(store.dseq.len() == n)];
-            f.up2 = vec![0.0; size(store.up2.len() == n)];
-            f.sealed_by = vec![0; size(store.sealed_by.len() == n)];
+            f.seal_time = vec![0; size(store.facts.seal_time().len() == n)];
+            f.destage_number = vec![0; size(store.facts.dseq().len() == n)];
+            f.up2 = vec![0.0; size(store.facts.up2().len() == n)];
+            f.sealed_by = vec![0; size(store.facts.sealed_by().len() == n)];
             self.sized = true;
         }
         let s = seg as usize;
@@ -276,16 +276,16 @@ impl Outside {
         };
         copy(&mut f.stamp, &store.stamp);
         copy(&mut f.sealed_at, &store.sealed_at);
-        copy(&mut f.seal_time, &store.seal_time);
-        copy(&mut f.destage_number, &store.dseq);
+        copy(&mut f.seal_time, store.facts.seal_time());
+        copy(&mut f.destage_number, store.facts.dseq());
         if let Some(x) = f.erase_count.get_mut(s) {
             *x = store.erase_count[s];
         }
         if let Some(x) = f.up2.get_mut(s) {
-            *x = store.up2[s];
+            *x = store.facts.up2()[s];
         }
         if let Some(x) = f.sealed_by.get_mut(s) {
-            *x = store.sealed_by[s];
+            *x = store.facts.sealed_by()[s];
         }
     }
 }

@@ -226,7 +226,7 @@ impl Engine {
     /// progress.
     #[inline]
     pub(super) fn count_waiting_write(&mut self, write: Write) {
-        if self.notes.on {
+        if self.user_writes.on {
             self.note_user_write(write, None);
         }
         self.dev.clocks.user_writes += 1;

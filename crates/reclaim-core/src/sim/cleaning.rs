@@ -7,7 +7,7 @@ use crate::geometry::Geometry;
 use crate::placement::sort_buffer::{exact_key, exact_rank, radix_sort};
 use crate::placement::{Gathered, Placement, Stream, Victim};
 use crate::policy::PolicySpec;
-use crate::workload::Rate;
+use crate::ledger::Ledgers;
 
 /// The cleaner's trigger, its batch and its progress check.
 pub(super) struct Cleaning {
@@ -111,10 +111,10 @@ impl Cleaning {
     pub(super) fn sort(
         &mut self,
         batch: &mut Vec<Gathered>,
-        written: &[u64],
-        rate: &[Rate],
+        facts: &Ledgers,
         gc_stream: &Stream,
     ) {
+        let (written, rate) = (facts.page_written(), facts.page_rate());
         let GcSpec::Batch { sort, .. } = self.gc else {
             return;
         };

@@ -72,7 +72,7 @@ impl Engine {
         if next + VICTIM_LEAD == pps {
             self.dev.prefetch_likely_victim(s, &self.rng);
         }
-        if self.notes.on {
+        if self.user_writes.on {
             self.note_user_write(write, Some(s));
         }
         // Read after opening, which may have cleaned and moved the page's current copy.
@@ -138,11 +138,14 @@ impl Engine {
     #[cold]
     #[inline(never)]
     pub(super) fn note_user_write(&mut self, write: Write, stream: Option<usize>) {
-        if let Some(s) = stream.filter(|_| !self.dev.store.up2.is_empty()) {
+        if let Some(s) = stream.filter(|_| self.dev.store.facts.keeps_up2()) {
             self.dev.placement.streams[s].add_key(exact_key(write.rate));
         }
-        self.notes.note(write, self.dev.clocks.user_writes);
-        if self.notes.policy {
+        self.dev
+            .store
+            .facts
+            .user_write(write, self.dev.clocks.user_writes);
+        if self.user_writes.policy {
             self.tell_policy(write.page);
         }
     }
@@ -180,9 +183,9 @@ impl Engine {
                 .try_for_each(|g| self.pend_relocated(s, g.page, victim, key));
         }
         if self.dev.store.sized() {
-            self.dev.append::<true>(s, pages, victim, &self.notes.rate)
+            self.dev.append::<true>(s, pages, victim)
         } else {
-            self.dev.append::<false>(s, pages, victim, &self.notes.rate)
+            self.dev.append::<false>(s, pages, victim)
         }
     }
 
@@ -336,9 +339,10 @@ impl Engine {
                 .erase_with(victim, |page| batch.push(gathered(page)));
             // Where rates are kept, the batch's sort and the GC stream's mean read each
             // gathered page's, from an array as large as the logical space: fetch them now.
-            if !self.notes.rate.is_empty() {
+            let rate = self.dev.store.facts.page_rate();
+            if !rate.is_empty() {
                 for g in &batch[first..] {
-                    crate::store::prefetch(&self.notes.rate[g.page as usize]);
+                    crate::store::prefetch(&rate[g.page as usize]);
                 }
             }
             self.dev.ownership.give_back(r);
@@ -362,7 +366,7 @@ impl Engine {
             let gc_stream = self.dev.placement.streams.get(sort_buffer::GC);
             let open = gc_stream.copied().unwrap_or(Stream::closed(false, 0));
             self.cleaning
-                .sort(&mut batch, &self.notes.written, &self.notes.rate, &open);
+                .sort(&mut batch, &self.dev.store.facts, &open);
         }
         self.dev.placement.scheme.arrange(
             &mut batch,
@@ -399,7 +403,7 @@ impl Engine {
     pub(super) fn route_pages(&mut self, pages: &[Gathered], victim: &Victim) -> Result<()> {
         let age = self.dev.clocks.destage.saturating_sub(victim.dseq);
         let mut streams = std::mem::take(&mut self.cleaning.run_streams);
-        let (class, rng) = (&self.notes.class, &mut self.rng);
+        let (class, rng) = (self.dev.store.facts.page_class(), &mut self.rng);
         self.dev
             .placement
             .route((pages, victim, age), class, rng, &mut streams);
@@ -427,7 +431,7 @@ impl Engine {
         streams: &[u32],
         victim: &Victim,
     ) -> Result<()> {
-        if !self.dev.store.up2.is_empty() {
+        if self.dev.store.facts.keeps_up2() {
             return (pages.iter().zip(streams)).try_for_each(|(g, &s)| {
                 self.append_run(s as usize, std::slice::from_ref(g), victim)
             });

@@ -5,13 +5,14 @@
 
 use crate::clocks::Clocks;
 use crate::error::{Error, Result};
+use crate::ledger::Sealing;
 use crate::metrics::Metrics;
 use crate::placement::{Gathered, Groups, Placement, Scheme, Stream, Victim};
 use crate::policy::{Policy, VictimPolicy};
 use crate::rng::SimRng;
 use crate::store::{Store, NONE};
 use crate::time::Op;
-use crate::workload::{Rate, Write};
+use crate::workload::Write;
 
 use super::Ownership;
 
@@ -193,11 +194,9 @@ impl Device {
         });
     }
 
-    /// Seals stream `s`'s segment, stamping it on the named clocks: a segment closed from a
-    /// destage stream takes the destage counter, one closed from an FSC stream the largest
-    /// number among its contributors (Stockmeyer §2.3; see [`crate::placement::FscNumber`]);
-    /// its u_p2 is the mean of its pages' (Lomet & Luo §5.2.2), the user-write clock when it
-    /// has none.
+    /// Seals stream `s`'s segment: the store marks it sealed with its age stamp, and the
+    /// ledgers note what they keep of it ([`crate::ledger::Ledger::sealed`]: its destage number,
+    /// its u_p2, its stream, its time …); a user stream's seal then ticks the destage clock.
     pub(super) fn seal(&mut self, s: usize) {
         let st = self.placement.streams[s];
         self.placement.streams[s] = Stream::closed(st.user, st.region);
@@ -206,16 +205,14 @@ impl Device {
             self.store.seal_tail(st.seg, st.next);
         }
         self.store.seal(st.seg, st.stamp);
-        let dseq = if st.user {
-            self.clocks.destage
-        } else {
-            st.fsc_number(self.placement.clock.fsc_number)
-        };
-        let up2 = st.mean_up2().unwrap_or(self.clocks.user_writes as f64);
-        self.store.note_seal(st.seg, dseq, s as u16, up2);
-        if let Some(t) = self.store.seal_time.get_mut(st.seg as usize) {
-            *t = self.clocks.trace_time;
-        }
+        self.store.facts.sealed(&Sealing {
+            seg: st.seg,
+            stream: s as u16,
+            user: st.user,
+            fsc_number: st.fsc_number(self.placement.clock.fsc_number),
+            mean_up2: st.mean_up2(),
+            clocks: self.clocks,
+        });
         let r = self.region_of(st.seg);
         if st.user {
             self.clocks.destage += 1;
@@ -254,7 +251,6 @@ impl Device {
         s: usize,
         pages: &[Gathered],
         victim: &Victim,
-        rate: &[Rate],
     ) -> Result<()> {
         let pps = self.store.pps;
         let mut done = 0;
@@ -270,7 +266,8 @@ impl Device {
             } else {
                 ((pps - self.placement.streams[t].next) as usize).min(pages.len() - done)
             };
-            if !self.store.up2.is_empty() {
+            if self.store.facts.keeps_up2() {
+                let rate = self.store.facts.page_rate();
                 self.placement.streams[t].key_pages(&pages[done..done + n], victim, rate);
             }
             let key = self.placement.clock.fsc_number.key(victim.dseq);
@@ -283,6 +280,7 @@ impl Device {
                 start,
                 pages[done..done + n].iter().map(|g| g.page),
             );
+            self.store.facts.appended(seg, start, taken);
             if let Some(ops) = &mut self.ops {
                 ops.push(Op::Program {
                     seg,

@@ -163,7 +163,7 @@ impl Simulator {
 
 impl Engine {
     /// A write request of `pages` pages from `first` begins, at the trace clock's time: the
-    /// scheme is told (only a scheme that declares `Need::Times` has the clock that counts
+    /// ledgers and the scheme are told (only a scheme that declares `Need::Times` has the clock that counts
     /// requests out).
     #[inline(never)]
     pub(super) fn request(&mut self, first: u32, pages: u32) {
@@ -173,6 +173,7 @@ impl Engine {
             time: self.dev.clocks.trace_time,
             held: self.held(),
         };
+        self.dev.store.facts.request(first, pages, request.time);
         self.dev.placement.scheme.request(&request);
     }
 

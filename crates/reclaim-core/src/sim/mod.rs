@@ -21,7 +21,7 @@ use crate::geometry::Geometry;
 use crate::placement::Placement;
 use crate::rng::SimRng;
 use crate::store::Store;
-use crate::workload::{Rate, Workload, Write};
+use crate::workload::{Workload, Write};
 
 mod admission;
 mod cleaning;
@@ -67,8 +67,8 @@ struct Engine {
     dev: Device,
     /// How written pages get their slots, and the pages that wait.
     admission: Admission,
-    /// What a user write notes of its page.
-    notes: PageNotes,
+    /// Who hears of a user write.
+    user_writes: UserWrites,
     /// Where update frequencies come from, where u_p2 is kept.
     freq: FreqSource,
     cache: Option<Cache>,
@@ -77,39 +77,15 @@ struct Engine {
     cleaning: Cleaning,
 }
 
-/// What a user write notes of its page, for the schemes and sort keys that read it; each vector
-/// is empty unless something reads it.
-struct PageNotes {
-    /// Whether a user write updates any of these or a stream's u_p2, or tells the policy
-    /// (`note_user_write`).
+/// Who hears of a user write beyond the store's page map.
+#[derive(Clone, Copy, Debug)]
+struct UserWrites {
+    /// Whether anything does: a ledger ([`crate::ledger::Ledger::user_write`]), the u_p2 of the
+    /// stream it goes to, or the policy (`note_user_write`).
     on: bool,
     /// Whether the victim policy hears of user writes (it keeps per-page state,
     /// `Need::PageState`; one region).
     policy: bool,
-    /// Class of each logical page's last user write (the placement needs it).
-    class: Vec<u16>,
-    /// User-write clock at each logical page's last user write (a sort key needs it).
-    written: Vec<u64>,
-    /// Each logical page's update rate from its last user write (2 bytes; `freq=exact`):
-    /// MDC-opt keys a relocated page by its own exact rate.
-    rate: Vec<Rate>,
-}
-
-impl PageNotes {
-    /// Notes a user write of `write` at `now` [user writes] where kept.
-    #[inline]
-    fn note(&mut self, write: Write, now: u64) {
-        let page = write.page as usize;
-        if let Some(c) = self.class.get_mut(page) {
-            *c = write.class;
-        }
-        if let Some(r) = self.rate.get_mut(page) {
-            *r = write.rate;
-        }
-        if let Some(w) = self.written.get_mut(page) {
-            *w = now;
-        }
-    }
 }
 
 /// Where the user writes come from.
@@ -173,6 +149,32 @@ impl Simulator {
     /// The store, for inspection.
     pub fn store(&self) -> &Store {
         &self.engine.dev.store
+    }
+
+    /// Keeps the fact named `name` ([`crate::ledger::FACTS`]) beside those the run's schemes
+    /// declare, for a reader outside the registry (a scheme written in Python). Called before
+    /// the first write, which it must see.
+    ///
+    /// # Errors
+    /// An unknown name, or a call after the first write.
+    pub fn keep_fact(&mut self, name: &str) -> crate::Result<()> {
+        let names = || {
+            let names: Vec<&str> = crate::ledger::FACTS.iter().map(|f| f.name).collect();
+            names.join(", ")
+        };
+        if self.engine.dev.clocks.user_writes > 0 || self.plan.issued > 0 {
+            return Err(crate::Error::param(
+                "fact",
+                name,
+                "a fact kept before the first write",
+            ));
+        }
+        let g = self.engine.geometry;
+        if !self.engine.dev.store.facts.keep(&g, name) {
+            return Err(crate::Error::param("fact", name, names()));
+        }
+        self.engine.user_writes.on |= self.engine.dev.store.facts.hear_user_writes();
+        Ok(())
     }
 
     /// How written pages get their slots, and the pages that wait, for inspection.

@@ -721,7 +721,7 @@ impl Simulator {
     /// loop needs), then their old copies' entries as in the plain loop, with the destage
     /// number where the placement reads ages.
     pub(super) fn workload_writes_cached(&mut self, n: u64) -> Result<()> {
-        let ages = !self.engine.dev.store.dseq.is_empty();
+        let ages = !self.engine.dev.store.facts.dseq().is_empty();
         for _ in 0..n {
             let w = self.source.workload.next(&mut self.source.workload_rng);
             if let Some(c) = &mut self.source.clock {

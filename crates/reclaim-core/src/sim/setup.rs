@@ -10,7 +10,7 @@ use super::log::LogTrigger;
 use super::plan::TraceFacts;
 use super::plan::{Phase, AHEAD, NOT_DRAWN};
 use super::trim::TrimSchedule;
-use super::{Cleaning, Device, Engine, Ownership, PageNotes, Plan, Simulator, Source};
+use super::{Cleaning, Device, Engine, Ownership, Plan, Simulator, Source, UserWrites};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
 use crate::config::grammar::Need;
@@ -20,6 +20,7 @@ use crate::config::{
 };
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::ledger::Ledgers;
 use crate::limits;
 use crate::metrics::Metrics;
 use crate::placement::{self, Known, Placement};
@@ -29,7 +30,7 @@ use crate::store::{Store, NONE};
 use crate::trace::convert::{self, ConvertOptions, Trims};
 use crate::trace::Format;
 use crate::workload::trace::{StepsBack, TraceClock};
-use crate::workload::{ClassShare, Rate, Workload, Write};
+use crate::workload::{ClassShare, Workload, Write};
 
 /// A configuration's geometry, its workload (and the warm-up's, for a trace) and what the run
 /// plan needs to know of the trace.
@@ -296,26 +297,17 @@ fn admission(
 
 /// What a run needs beyond the page map and the valid counts, derived once from its
 /// configuration: the memory check counts it, and the allocations follow it.
-#[allow(clippy::struct_excessive_bools)] // each a separate need, read once at setup
 struct Needs {
-    /// Each page's class from its last user write (2 bytes per page).
-    page_class: bool,
-    /// Each page's last user write (8 bytes; `sort=written`).
-    page_written: bool,
-    /// Each page's exact rate (2 bytes; `freq=exact`), and a Zipf workload's rank per page and
-    /// rate per rank (4 + 2).
-    page_rate: bool,
+    /// The facts kept ([`crate::ledger`]): those some scheme of the run declares.
+    facts: Vec<Need>,
+    /// A Zipf workload's rank per page and rate per rank (4 + 2 bytes; `freq=exact`).
     zipf_ranks: bool,
     /// Each page's size (2 bytes; `--sizes`).
     sizes: bool,
     /// What the placement keeps per page (a level, a log, a last write …).
     placement_bytes: u64,
-    /// The store's optional per-segment state.
+    /// The set of sealed segments (else the store keeps only their number).
     sealed_set: bool,
-    destage_numbers: bool,
-    up2: bool,
-    sealed_by: bool,
-    seal_times: bool,
     /// The victim policy's own per-page state (16 bytes; `cost-hotness`), told of user writes.
     policy_pages: bool,
 }
@@ -327,56 +319,54 @@ impl Needs {
             _ => SortKey::None,
         };
         let exact = config.freq() == FreqSource::Exact;
+        // A fact is kept when the policy or the placement declares it, or the run's cleaner
+        // (its batch sort key), admission (the sort buffer) or frequency source reads it.
+        let declared = |need: Need| {
+            config.policy.needs(need)
+                || placement.scheme.info().needs(need)
+                || match need {
+                    Need::DestageNumbers => sort == SortKey::Dseq,
+                    Need::Up2 => buffered,
+                    Need::PageWritten => sort == SortKey::Written,
+                    Need::PageRate => exact,
+                    _ => false,
+                }
+        };
         Needs {
-            page_class: placement.needs_page_class(),
-            page_written: sort == SortKey::Written,
-            page_rate: exact,
+            facts: crate::ledger::FACTS
+                .iter()
+                .map(|f| f.need)
+                .filter(|&n| declared(n))
+                .collect(),
             zipf_ranks: exact && matches!(config.workload, WorkloadSpec::Zipf { .. }),
             sizes: config.sizes.is_some(),
             placement_bytes: spec.page_bytes(),
             sealed_set: config.policy.reads_sealed_set(),
-            destage_numbers: sort == SortKey::Dseq
-                || config.policy.needs_destage_numbers()
-                || placement.needs_ages(),
-            up2: buffered || config.policy.freq().is_some(),
-            sealed_by: config
-                .policy
-                .info()
-                .needs(crate::config::grammar::Need::SealedBy),
-            seal_times: config.policy.needs(crate::config::grammar::Need::Times),
             policy_pages: config.policy.needs(Need::PageState),
         }
+    }
+
+    /// Whether the run keeps the fact of `need`.
+    fn keeps(&self, need: Need) -> bool {
+        self.facts.contains(&need)
     }
 
     /// Bytes per logical page beyond the page map, for the memory check.
     fn bytes_per_page(&self) -> u64 {
         self.placement_bytes
-            + 2 * u64::from(self.page_class)
-            + 8 * u64::from(self.page_written)
-            + 2 * u64::from(self.page_rate)
+            + Ledgers::bytes_per_page(|n| self.keeps(n))
             + 6 * u64::from(self.zipf_ranks)
             + 2 * u64::from(self.sizes)
             + 16 * u64::from(self.policy_pages)
     }
 
-    /// The store, with the per-segment state the run reads.
+    /// The store, with the facts the run reads.
     fn store(&self, geometry: &Geometry, config: &SimConfig) -> Store {
         let mut store = Store::new(geometry);
         if !self.sealed_set {
             store.count_sealed_only();
         }
-        if self.destage_numbers {
-            store.keep_destage_numbers();
-        }
-        if self.up2 {
-            store.keep_up2();
-        }
-        if self.sealed_by {
-            store.keep_sealed_by();
-        }
-        if self.seal_times {
-            store.keep_seal_times();
-        }
+        store.facts = Ledgers::new(geometry, |n| self.keeps(n));
         if let Some(MethodSpec::Log(log)) = config.method() {
             store.victim_valid_bound = log.most_valid(geometry.pages_per_segment);
         }
@@ -390,19 +380,12 @@ impl Needs {
         store
     }
 
-    /// The per-page notes of user writes, each kept only where something reads it.
-    fn notes(&self, logical: u64) -> PageNotes {
-        let per_page = |keep: bool| if keep { logical as usize } else { 0 };
-        PageNotes {
-            on: self.page_class
-                || self.page_written
-                || self.page_rate
-                || self.up2
-                || self.policy_pages,
+    /// What a user write tells beyond the store: whether anything hears of it (a ledger, a
+    /// stream's u_p2, the policy), and whether the policy does.
+    fn user_writes(&self, facts: &Ledgers) -> UserWrites {
+        UserWrites {
+            on: facts.hear_user_writes() || self.keeps(Need::Up2) || self.policy_pages,
             policy: self.policy_pages,
-            class: vec![0; per_page(self.page_class)],
-            written: vec![0; per_page(self.page_written)],
-            rate: vec![Rate::UNKNOWN; per_page(self.page_rate)],
         }
     }
 }
@@ -524,6 +507,8 @@ impl Simulator {
         )?;
         let needs = Needs::of(config, &placement, &spec, admission.buffer.is_some());
         limits::check_memory(&geometry, needs.bytes_per_page(), config.cache.unwrap_or(0))?;
+        let store = needs.store(&geometry, config);
+        let user_writes = needs.user_writes(&store.facts);
         let freq = config.freq();
         // Reads of a timed run follow the workload's own law (a zipf's same permutation).
         let read_law = (config.reads.unwrap_or(0.0) > 0.0).then(|| workload.clone());
@@ -540,7 +525,7 @@ impl Simulator {
             engine: Engine {
                 geometry,
                 dev: Device {
-                    store: needs.store(&geometry, config),
+                    store,
                     policies: (0..regions)
                         .map(|r| Policy::new(group_policy(&placement, r, config), &geometry))
                         .collect(),
@@ -552,7 +537,7 @@ impl Simulator {
                     // Recorded from the measured phase on (`timed`).
                     ops: None,
                 },
-                notes: needs.notes(geometry.logical_pages),
+                user_writes,
                 admission,
                 freq,
                 cache: config.cache.map(|c| Cache::new(c as usize)),

@@ -316,11 +316,11 @@ fn u_p2_is_carried_as_lomet_and_luo_say() {
         let by_seal: Vec<usize> = (1..=sealed)
             .map(|k| (0..16).find(|&s| st.sealed_at[s] == k).expect("sealed"))
             .collect();
-        let up2s: Vec<f64> = by_seal.iter().map(|&s| st.up2[s]).collect();
+        let up2s: Vec<f64> = by_seal.iter().map(|&s| st.facts.up2()[s]).collect();
         assert_eq!(up2s[..2].to_vec(), [0.0, 1.0], "{rewrite}");
         let last = by_seal[sealed as usize - 1];
         assert_eq!(
-            (st.up2[last].to_bits(), st.valid[last]),
+            (st.facts.up2()[last].to_bits(), st.valid[last]),
             (f64::to_bits(up2), valid),
             "{rewrite}"
         );

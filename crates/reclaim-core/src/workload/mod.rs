@@ -190,10 +190,19 @@ pub const NO_CLASS: u16 = 0;
 /// A page's update rate p, its probability per write, as a 16-bit logarithm: round(−log₂ p ·
 /// 1024), so that a write record stays 8 bytes. Resolution 2^(1/1024) − 1 ≈ 0.07% of p, for
 /// p from 1 down to 2^−64; [`Rate::UNKNOWN`] where the workload does not know it.
+// Transparent: a slice of rates is a slice of their codes ([`Rate::codes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
 pub struct Rate(u16);
 
 impl Rate {
+    /// The stored logarithms of `rates` ([`Self::code`]), without a copy.
+    pub fn codes(rates: &[Rate]) -> &[u16] {
+        // SAFETY: `Rate` is `repr(transparent)` over `u16`: same size, alignment and validity,
+        // so the slice reinterpreted has the same length and lifetime.
+        unsafe { std::slice::from_raw_parts(rates.as_ptr().cast::<u16>(), rates.len()) }
+    }
+
     /// No rate known.
     pub const UNKNOWN: Rate = Rate(u16::MAX);
 

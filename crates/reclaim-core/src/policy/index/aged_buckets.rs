@@ -199,7 +199,7 @@ impl AgedBuckets {
                 self.tail[bi] = seg;
             }
             BucketOrder::Tree => {
-                self.trees[bi].push(Reverse((store.dseq[s], e, seg)));
+                self.trees[bi].push(Reverse((store.facts.dseq()[s], e, seg)));
                 if self.trees[bi].len() > 2 * self.count[bi] + 64 {
                     self.compact(bi);
                 }
@@ -264,7 +264,7 @@ impl AgedBuckets {
     /// `seg` was sealed, from a user (destage) stream or not.
     pub fn on_seal(&mut self, seg: u32, user: bool, store: &Store) {
         let s = seg as usize;
-        let dseq = store.dseq[s];
+        let dseq = store.facts.dseq()[s];
         if (self.tw_age && !user) || self.age_exceeds(dseq) {
             self.enter(seg, store);
         } else {
@@ -681,7 +681,7 @@ mod tests {
             pages_per_segment: pps,
             logical_pages: u64::from(segments * pps / 2),
         });
-        s.keep_destage_numbers();
+        s.keep_facts(|n| n == crate::config::grammar::Need::DestageNumbers);
         s
     }
 
@@ -708,7 +708,7 @@ mod tests {
     fn segments_wait_until_their_age_exceeds_the_threshold() {
         let mut st = store(4, 4);
         let mut b = AgedBuckets::new(4, 4, BucketCount::Exact, BucketOrder::Fifo, 2, AgeRule::All);
-        st.dseq[1] = 5;
+        st.facts.dseq.values[1] = 5;
         st.valid[1] = 2;
         b.on_destage(6, &st);
         b.on_seal(1, true, &st);
@@ -730,7 +730,7 @@ mod tests {
     fn fifo_and_tree_heads() {
         let mut st = store(4, 20);
         for (seg, (dseq, valid)) in [(9, 19), (3, 18), (7, 11)].into_iter().enumerate() {
-            st.dseq[seg] = dseq;
+            st.facts.dseq.values[seg] = dseq;
             st.valid[seg] = valid;
         }
         let mut heads = Vec::new();
@@ -759,7 +759,7 @@ mod tests {
     fn requeue_every_sends_a_segment_that_lost_a_page_to_the_back() {
         let mut st = store(4, 20);
         for (seg, valid) in [19, 18].into_iter().enumerate() {
-            st.dseq[seg] = 1;
+            st.facts.dseq.values[seg] = 1;
             st.valid[seg] = valid;
         }
         let mut heads = Vec::new();
@@ -797,7 +797,7 @@ mod tests {
     fn tree_ties_first_or_last() {
         let mut st = store(4, 20);
         for (seg, dseq) in [4, 4, 4, 3].into_iter().enumerate() {
-            st.dseq[seg] = dseq;
+            st.facts.dseq.values[seg] = dseq;
             st.valid[seg] = 19;
         }
         let geometry = Geometry {
