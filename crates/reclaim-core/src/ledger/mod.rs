@@ -30,7 +30,7 @@ pub enum Per {
 }
 
 /// A fact's array, borrowed, in the type it is kept in (for the bindings, which hand it to
-/// Python as a NumPy view without a copy).
+/// Python as a `NumPy` view without a copy).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FactArray<'a> {
     /// 16-bit unsigned entries.

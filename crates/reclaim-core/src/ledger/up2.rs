@@ -1,6 +1,6 @@
 //! u_p2: the estimated update time of a segment's pages' penultimate update (Lomet & Luo §5.2.2),
 //! set when the segment is sealed to the mean of its pages' keys, the user-write clock when it
-//! has none. Read by MDC's priority ((B−A)/A)² / (C·(u_now − u_p2)) (§4–5, `policy::mdc`), the
+//! has none. Read by MDC's priority `((B−A)/A)² / (C·(u_now − u_p2))` (§4–5, `policy::mdc`), the
 //! sort buffer and the batch sort `sort=up2`.
 //!
 //! The pages' keys gather in the stream filling the segment (`placement::Stream::add_key`) and

@@ -43,7 +43,7 @@
 use rand::Rng;
 
 use super::{Build, Built, Declare};
-use super::{AgeClock, FscNumber, Gathered, Scheme, Victim, Relocation};
+use super::{AgeClock, FscNumber, Relocation, RelocationRun, Scheme};
 use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::workload::Write;
@@ -433,14 +433,10 @@ impl Scheme for AgeSorted {
 
     /// A victim's pages share its age: the FSC tree routes them one after the other, and the
     /// cleaner relocates them in one loop.
-    fn gc_streams(
-        &mut self,
-        _victim: &Victim,
-        age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun {
+            age, pages, rng, ..
+        } = run;
         let base = self.dtg.leaves();
         out.clear();
         self.fsc.route_run(age, pages.len(), base, out, rng);

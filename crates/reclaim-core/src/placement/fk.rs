@@ -24,7 +24,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Gathered, Relocation, Scheme, Victim};
+use super::{Build, Built, Declare, Relocation, RelocationRun, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
@@ -96,14 +96,8 @@ impl Scheme for Fk {
     }
 
     #[inline(never)]
-    fn gc_streams(
-        &mut self,
-        _victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun { pages, .. } = run;
         out.clear();
         for g in pages {
             crate::store::prefetch(&self.deadline[g.page as usize]);
@@ -175,6 +169,7 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
+    use crate::placement::Victim;
 
     /// The artifact's oracle on a small trace: write i's next write, classes by the remaining
     /// user writes in segments of 2 pages.

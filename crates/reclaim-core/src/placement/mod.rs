@@ -278,6 +278,19 @@ pub struct Relocation<'a> {
     pub rng: &'a mut SimRng,
 }
 
+/// A run of relocated pages of one victim, as the cleaner asks a scheme for their streams
+/// together ([`Scheme::gc_streams`]).
+pub struct RelocationRun<'a> {
+    /// Their victim.
+    pub victim: &'a Victim,
+    /// The victim's age on the destage clock where the placement reads ages, else 0.
+    pub age: u64,
+    /// The pages, in the order they are routed.
+    pub pages: &'a [Gathered],
+    /// The run's generator.
+    pub rng: &'a mut SimRng,
+}
+
 /// What a scheme decides.
 pub trait Scheme {
     /// The stream of a user write; `age` is the age of the copy it replaces on the destage
@@ -290,17 +303,10 @@ pub trait Scheme {
     }
     /// The stream of a relocated page.
     fn gc_stream(&mut self, r: Relocation<'_>) -> usize;
-    /// The streams of relocated `pages` of `victim`, in order, into `out`, when the scheme
-    /// routes a victim's pages together with the same result as page by page (`age` as for
-    /// [`Self::gc_stream`]); false to be asked page by page.
-    fn gc_streams(
-        &mut self,
-        _victim: &Victim,
-        _age: u64,
-        _pages: &[Gathered],
-        _out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
+    /// The streams of a run of relocated pages of one victim, in order, into `out`, when the
+    /// scheme routes a victim's pages together with the same result as page by page; false to
+    /// be asked page by page.
+    fn gc_streams(&mut self, _run: RelocationRun<'_>, _out: &mut Vec<u32>) -> bool {
         false
     }
     /// The stream of every relocated page of `victim`, when it does not depend on the page;
@@ -835,17 +841,10 @@ macro_rules! registry {
                 }
             }
             #[inline]
-            fn gc_streams(
-                &mut self,
-                victim: &Victim,
-                age: u64,
-                pages: &[Gathered],
-                out: &mut Vec<u32>,
-                rng: &mut SimRng,
-            ) -> bool {
+            fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
                 match self {
-                    $(Schemes::$v(s) => s.gc_streams(victim, age, pages, out, rng),)*
-                    Schemes::Outside(s) => s.gc_streams(victim, age, pages, out, rng),
+                    $(Schemes::$v(s) => s.gc_streams(run, out),)*
+                    Schemes::Outside(s) => s.gc_streams(run, out),
                 }
             }
             #[inline]
@@ -1005,8 +1004,16 @@ impl Placement {
         rng: &mut SimRng,
         out: &mut Vec<u32>,
     ) {
-        if pages.len() > 1 && self.scheme.gc_streams(victim, age, pages, out, rng) {
-            return;
+        if pages.len() > 1 {
+            let run = RelocationRun {
+                victim,
+                age,
+                pages,
+                rng,
+            };
+            if self.scheme.gc_streams(run, out) {
+                return;
+            }
         }
         out.clear();
         for g in pages {

@@ -39,8 +39,8 @@
 //! The draw is the run's generator; the artifact's is an unseeded `java.util.Random`, so its
 //! figures move from run to run (+0.22% between two runs of its trace, `docs/validation.md`).
 
-use super::{Build, Built, Declare, Gathered, Victim};
-use super::{Scheme, Relocation};
+use super::{Build, Built, Declare, Victim};
+use super::{Relocation, RelocationRun, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::mdc::{FreqSource, FREQ};
@@ -149,14 +149,8 @@ impl Scheme for MultiLog {
         usize::from(self.page_log[p])
     }
 
-    fn gc_streams(
-        &mut self,
-        victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun { victim, pages, .. } = run;
         let Some(l) = &mut self.levels else {
             return false;
         };

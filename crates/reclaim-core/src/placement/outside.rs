@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Gathered, Relocation, Scheme, Victim};
+use super::{Build, Built, Relocation, RelocationRun, Scheme, Victim};
 use crate::config::grammar::{Family, Info};
 use crate::error::{Error, Result};
 use crate::outside::{OutsideSpec, Shape};
@@ -246,14 +246,10 @@ impl Scheme for OutsideScheme {
         first + self.gc_classes(r.victim.seg, r.rng)[0] as usize
     }
 
-    fn gc_streams(
-        &mut self,
-        victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun {
+            victim, pages, rng, ..
+        } = run;
         let first = u32::from(self.shape.user_streams);
         out.clear();
         if !self.gc {

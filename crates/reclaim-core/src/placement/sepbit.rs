@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Gathered, Relocation, Scheme, Victim};
+use super::{Build, Built, Declare, Relocation, RelocationRun, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::rng::SimRng;
@@ -191,14 +191,8 @@ impl Scheme for SepBit {
     /// A victim's pages at once: a class-0 victim's all to class 2 without reading their
     /// times, another's by age with every page's time fetched first (a random read each).
     #[inline(never)]
-    fn gc_streams(
-        &mut self,
-        victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun { victim, pages, .. } = run;
         out.clear();
         let class0 = self.class[victim.seg as usize] == 0;
         if self.separate == Separate::User || self.separate == Separate::Both && class0 {

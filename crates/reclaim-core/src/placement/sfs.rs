@@ -41,7 +41,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use super::{Build, Built, Declare, Gathered, Relocation, Request, Scheme, Victim};
+use super::{Build, Built, Declare, Relocation, RelocationRun, Request, Scheme, Victim};
 use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
@@ -241,14 +241,8 @@ impl Scheme for Sfs {
     }
 
     #[inline(never)]
-    fn gc_streams(
-        &mut self,
-        _victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun { pages, .. } = run;
         for g in pages {
             crate::store::prefetch(&self.pages[g.page as usize]);
         }

@@ -326,14 +326,8 @@ macro_rules! two_r_routing {
             self.packing.stream(r.victim.seg)
         }
 
-        fn gc_streams(
-            &mut self,
-            victim: &Victim,
-            _age: u64,
-            pages: &[Gathered],
-            out: &mut Vec<u32>,
-            _rng: &mut SimRng,
-        ) -> bool {
+        fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+            let RelocationRun { victim, pages, .. } = run;
             self.packing.streams(victim.seg, pages.len(), out);
             true
         }

@@ -41,7 +41,7 @@
 use std::fmt;
 
 use super::two_r::{two_r_routing, Packing, Rest, COLD, NORMAL, REST, REST_PARAM};
-use super::{Build, Built, Declare, Gathered, Groups, Relocation, Scheme, Victim};
+use super::{Build, Built, Declare, Groups, Relocation, RelocationRun, Scheme};
 use crate::config::grammar::{check_range, Args, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::policy::PolicySpec;

@@ -44,7 +44,7 @@ use std::fmt;
 use super::two_r::{
     region, region_best, region_group, two_r_routing, Packing, Rest, COLD, NORMAL, REST, REST_PARAM,
 };
-use super::{Build, Built, Declare, Gathered, Groups, Relocation, Scheme, Victim};
+use super::{Build, Built, Declare, Groups, Relocation, RelocationRun, Scheme};
 use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::policy::greedy::{Tie, TIE};

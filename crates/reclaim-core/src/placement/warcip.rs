@@ -28,7 +28,7 @@
 
 use std::fmt;
 
-use super::{Build, Built, Declare, Gathered, Relocation, Request, Scheme, Victim};
+use super::{Build, Built, Declare, Relocation, RelocationRun, Request, Scheme};
 use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::rng::SimRng;
@@ -163,14 +163,8 @@ impl Scheme for Warcip {
 
     /// A victim's pages at once, their times fetched first (a random read each).
     #[inline(never)]
-    fn gc_streams(
-        &mut self,
-        _victim: &Victim,
-        _age: u64,
-        pages: &[Gathered],
-        out: &mut Vec<u32>,
-        _rng: &mut SimRng,
-    ) -> bool {
+    fn gc_streams(&mut self, run: RelocationRun<'_>, out: &mut Vec<u32>) -> bool {
+        let RelocationRun { pages, .. } = run;
         for g in pages {
             crate::store::prefetch(&self.page[g.page as usize]);
         }
@@ -244,6 +238,7 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
+    use crate::placement::Victim;
 
     fn at(w: &mut Warcip, t: u64) {
         w.request(&Request { time: t, ..Request::at(0, 1) });

@@ -58,7 +58,11 @@ impl VictimPolicy for Fitness {
         let mut best: Option<(f64, u32)> = None;
         for &(_, seg) in &heads {
             let s = seg as usize;
-            let f = fitness(now.saturating_sub(store.facts.dseq()[s]), store.valid[s], store.pps);
+            let f = fitness(
+                now.saturating_sub(store.facts.dseq()[s]),
+                store.valid[s],
+                store.pps,
+            );
             if best.is_none_or(|(bf, _)| f > bf) {
                 best = Some((f, seg));
             }
@@ -147,7 +151,13 @@ mod tests {
             let now = u64::from(n);
             let best = held
                 .iter()
-                .map(|&s| fitness(now - store.facts.dseq()[s as usize], store.valid[s as usize], pps))
+                .map(|&s| {
+                    fitness(
+                        now - store.facts.dseq()[s as usize],
+                        store.valid[s as usize],
+                        pps,
+                    )
+                })
                 .fold(f64::NEG_INFINITY, f64::max);
             let got = policy.select(&store, &clocks, &mut rng).unwrap();
             let f = fitness(

@@ -238,7 +238,8 @@ impl VictimPolicy for Mdc {
     fn on_seal(&mut self, seg: u32, _user: bool, store: &Store) {
         let s = seg as usize;
         self.fresh = false;
-        self.index.push(seg, store.valid[s], key(store.facts.up2()[s]));
+        self.index
+            .push(seg, store.valid[s], key(store.facts.up2()[s]));
     }
 
     #[allow(clippy::inline_always)] // measured; see `Policy::on_invalidate`
@@ -537,7 +538,8 @@ mod tests {
             Decline::Paper,
         );
         let scorer = policy.clone();
-        let priority = |st: &Store, s: usize, now| scorer.priority(st.valid[s], 8, st.facts.up2()[s], now);
+        let priority =
+            |st: &Store, s: usize, now| scorer.priority(st.valid[s], 8, st.facts.up2()[s], now);
         let selections = exercise(
             &mut policy,
             &mut store,

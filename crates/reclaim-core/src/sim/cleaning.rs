@@ -4,10 +4,10 @@
 use crate::config::{GcSpec, SortKey};
 use crate::error::Error;
 use crate::geometry::Geometry;
+use crate::ledger::Ledgers;
 use crate::placement::sort_buffer::{exact_key, exact_rank, radix_sort};
 use crate::placement::{Gathered, Placement, Stream, Victim};
 use crate::policy::PolicySpec;
-use crate::ledger::Ledgers;
 
 /// The cleaner's trigger, its batch and its progress check.
 pub(super) struct Cleaning {
@@ -108,12 +108,7 @@ impl Cleaning {
     /// whose keys are nearer those of the GC stream's open segment `gc_stream`, so that the
     /// segment is filled with pages like those it holds rather than mixing the batch's two
     /// extremes (Lomet & Luo §5.3 sort, but do not say in which direction).
-    pub(super) fn sort(
-        &mut self,
-        batch: &mut Vec<Gathered>,
-        facts: &Ledgers,
-        gc_stream: &Stream,
-    ) {
+    pub(super) fn sort(&mut self, batch: &mut Vec<Gathered>, facts: &Ledgers, gc_stream: &Stream) {
         let (written, rate) = (facts.page_written(), facts.page_rate());
         let GcSpec::Batch { sort, .. } = self.gc else {
             return;

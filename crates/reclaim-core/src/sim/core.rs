@@ -365,8 +365,7 @@ impl Engine {
         if let GcSpec::Batch { .. } = self.cleaning.gc {
             let gc_stream = self.dev.placement.streams.get(sort_buffer::GC);
             let open = gc_stream.copied().unwrap_or(Stream::closed(false, 0));
-            self.cleaning
-                .sort(&mut batch, &self.dev.store.facts, &open);
+            self.cleaning.sort(&mut batch, &self.dev.store.facts, &open);
         }
         self.dev.placement.scheme.arrange(
             &mut batch,

@@ -297,6 +297,7 @@ fn admission(
 
 /// What a run needs beyond the page map and the valid counts, derived once from its
 /// configuration: the memory check counts it, and the allocations follow it.
+#[allow(clippy::struct_excessive_bools)] // each a separate need, read once at setup
 struct Needs {
     /// The facts kept ([`crate::ledger`]): those some scheme of the run declares.
     facts: Vec<Need>,
