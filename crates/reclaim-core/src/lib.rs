@@ -25,6 +25,7 @@ pub mod placement;
 pub mod policy;
 pub mod rng;
 pub mod sim;
+pub mod spec;
 pub mod store;
 pub mod time;
 pub mod trace;

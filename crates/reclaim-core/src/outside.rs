@@ -12,10 +12,10 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::config::grammar::{Family, Need};
 use crate::error::{Error, Result};
 use crate::placement::outside::OutsidePlacement;
 use crate::policy::outside::OutsidePolicy;
+use crate::spec::{Family, Need};
 
 /// What a host's placement declares of its shape: its streams and how many writes it
 /// classifies at once.

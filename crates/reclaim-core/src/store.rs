@@ -280,7 +280,7 @@ impl Store {
 
     /// Keeps the facts whose need `needs` says (see [`crate::ledger::Ledgers::new`]), none
     /// kept before; called before the first write.
-    pub fn keep_facts(&mut self, needs: impl Fn(crate::config::grammar::Need) -> bool) {
+    pub fn keep_facts(&mut self, needs: impl Fn(crate::spec::Need) -> bool) {
         let g = Geometry {
             segments: self.segments(),
             pages_per_segment: self.pps,

@@ -17,10 +17,10 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rand::Rng;
-use reclaim_core::config::grammar::{Family, Need};
 use reclaim_core::outside::{Factory, OutsideSpec, Shape};
 use reclaim_core::placement::outside::OutsidePlacement;
 use reclaim_core::policy::outside::{FactArray, OutsidePolicy, PolicyView};
+use reclaim_core::spec::{Family, Need};
 use reclaim_core::{Error, Result, SimRng};
 
 use crate::RAISED;

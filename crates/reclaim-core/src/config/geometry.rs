@@ -1,10 +1,10 @@
 //! The device's geometry as a configuration gives it: pages per segment, segments, and the logical
 //! capacity resolved from `spare`, `fill` or `logical_pages` (or from a trace's address space).
 
-use super::grammar::check_range;
 use super::{MethodSpec, PlacementSpec, SimConfig, SizeSpec, MAX_PHYSICAL_PAGES};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::spec::check_range;
 
 impl SimConfig {
     /// The geometry, with the logical capacity resolved from `spare`, `fill` or `logical_pages`.

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::grammar::string_serde;
 use crate::error::{Error, Result};
+use crate::spec::string_serde;
 
 /// A number of user writes: a multiple of the logical capacity (`20x`) or a count (`5000000`).
 #[derive(Clone, Copy, Debug, PartialEq)]

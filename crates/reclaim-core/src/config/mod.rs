@@ -7,7 +7,6 @@
 //! names the parameter, the value and the valid range.
 
 mod geometry;
-pub mod grammar;
 mod length;
 mod parameters;
 
@@ -22,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::placement::{double::Double, single::Single, Declare as _};
-use grammar::{string_serde, Args};
+use crate::spec::{string_serde, Args};
 
 pub use crate::method::{Measure, MethodSpec, Precondition};
 pub use crate::placement::age_sorted::{AgeSortedSpec, DecayRule, SplitRule};
@@ -357,7 +356,7 @@ impl SimConfig {
     /// the device's clock does not model.
     fn validate_time(&self) -> Result<()> {
         if let Some(r) = self.reads {
-            grammar::check_range("reads", r, 0.0, 1.0, false, false)?;
+            crate::spec::check_range("reads", r, 0.0, 1.0, false, false)?;
         }
         let Some(d) = &self.device else {
             for (name, given) in [

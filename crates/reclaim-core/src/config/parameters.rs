@@ -3,12 +3,12 @@
 
 use serde::Serialize;
 
-use super::grammar::Info;
 use super::{
     Amount, FrontierSpec, GcSpec, MethodSpec, PlacementSpec, PolicySpec, SimConfig, SizeSpec,
     StreamMode, WarmupSpec, WorkloadSpec,
 };
 use crate::error::Error;
+use crate::spec::Info;
 
 /// The kind of value a parameter takes, in JSON and on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

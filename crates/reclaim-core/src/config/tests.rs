@@ -206,8 +206,8 @@ fn json_rejects_unknown_fields() {
 }
 
 /// Parses `text` as a spec of `family`.
-fn parse_in(family: grammar::Family, text: &str) -> Result<()> {
-    use grammar::Family;
+fn parse_in(family: crate::spec::Family, text: &str) -> Result<()> {
+    use crate::spec::Family;
     match family {
         Family::Policy => text.parse::<PolicySpec>().map(drop),
         Family::Placement => text.parse::<PlacementSpec>().map(drop),

@@ -6,8 +6,8 @@
 //! the placements that read ages and the batch sort `sort=dseq`.
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per, Sealing};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 
 /// Each segment's destage sequence number [destage clock].
 #[derive(Clone, Debug, Default)]

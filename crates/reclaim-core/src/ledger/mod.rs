@@ -15,8 +15,8 @@
 //! (ledgers)"). The run loop in `sim/` does not change.
 
 use crate::clocks::Clocks;
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 use crate::workload::Write;
 
 /// What a fact is kept for: one entry per segment or one per logical page.
@@ -264,8 +264,8 @@ ledgers! {
 #[cfg(test)]
 mod tests {
     use super::{Ledgers, Per, FACTS};
-    use crate::config::grammar::Need;
     use crate::geometry::Geometry;
+    use crate::spec::Need;
 
     /// Every fact has one name, and a ledger not needed keeps nothing.
     #[test]

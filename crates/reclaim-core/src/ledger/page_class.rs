@@ -4,8 +4,8 @@
 //! with (DESIGN: "an oracle gets its class from the write, never from the generator").
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 use crate::workload::Write;
 
 /// Each logical page's class.

@@ -3,8 +3,8 @@
 //! update frequency"), and the batch sort `sort=up2` orders pages by it.
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 use crate::workload::{Rate, Write};
 
 /// Each logical page's rate.

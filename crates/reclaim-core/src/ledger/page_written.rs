@@ -2,8 +2,8 @@
 //! (relocated pages ordered by when they were last written, oldest first).
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 use crate::workload::Write;
 
 /// Each logical page's last user write [user writes].

@@ -3,8 +3,8 @@
 //! segment's age (`policy::cost_benefit`, `form=sepbit`).
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per, Sealing};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 
 /// Each segment's seal time [µs, trace time].
 #[derive(Clone, Debug, Default)]

@@ -8,8 +8,8 @@
 //! a scheme keeps it by declaring `Need::Fact("seal_writes")`.
 
 use super::{Fact, FactArray, Ledger, Per, Sealing};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 
 /// Each segment's seal time on the user-write clock [user writes].
 #[derive(Clone, Debug, Default)]

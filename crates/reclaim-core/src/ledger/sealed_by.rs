@@ -2,8 +2,8 @@
 //! belongs to, which the `multi-log` policy cleans log by log.
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per, Sealing};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 
 /// Each segment's sealing stream.
 #[derive(Clone, Debug, Default)]

@@ -7,8 +7,8 @@
 //! reach this ledger as [`Sealing::mean_up2`].
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per, Sealing};
-use crate::config::grammar::Need;
 use crate::geometry::Geometry;
+use crate::spec::Need;
 
 /// Each segment's u_p2 [user writes].
 #[derive(Clone, Debug, Default)]

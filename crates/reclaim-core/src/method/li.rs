@@ -6,7 +6,7 @@
 //! warm-up's cold data, which the trace never rewrites: the run warms about it (`docs/traces.md`).
 
 use super::MethodSpec;
-use crate::config::grammar::{Entry, Family, Info};
+use crate::spec::{Entry, Family, Info};
 
 /// `li`.
 pub const ENTRY: Entry<MethodSpec> = Entry {

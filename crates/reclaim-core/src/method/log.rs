@@ -21,10 +21,10 @@
 use std::fmt;
 
 use super::MethodSpec;
-use crate::config::grammar::{Args, Entry, Family, Info, Param};
 use crate::config::{GcSpec, SimConfig, StreamMode, WarmupSpec};
 use crate::error::{Error, Result};
 use crate::placement::PlacementSpec;
+use crate::spec::{Args, Entry, Family, Info, Param};
 
 /// The parameters of `log`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -15,8 +15,8 @@ pub mod stockmeyer;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::grammar::{parse_entry, string_serde, Entry};
 use crate::error::{Error, Result};
+use crate::spec::{parse_entry, string_serde, Entry};
 
 pub use log::Log;
 pub use precondition::{Measure, Precondition};

@@ -13,8 +13,8 @@
 use std::fmt;
 
 use super::MethodSpec;
-use crate::config::grammar::{Args, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
+use crate::spec::{Args, Entry, Family, Info, Param};
 
 /// Which writes `precondition` measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

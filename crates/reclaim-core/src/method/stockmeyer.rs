@@ -4,8 +4,8 @@
 //! (§8) replay the whole trace several times, measured by `writes=Np`.
 
 use super::MethodSpec;
-use crate::config::grammar::{Args, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
+use crate::spec::{Args, Entry, Family, Info, Param};
 
 /// The report's trace prefix replayed unmeasured: "the first one million writes" (§2.1).
 pub const PREFIX: u64 = 1_000_000;

@@ -44,8 +44,8 @@ use rand::Rng;
 
 use super::{Build, Built, Declare};
 use super::{AgeClock, FscNumber, Relocation, RelocationRun, Scheme};
-use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
+use crate::spec::{check_range, Args, Family, Info, Need, Param};
 use crate::workload::Write;
 use crate::rng::SimRng;
 use std::fmt;

@@ -20,8 +20,8 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Scheme, Relocation};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::workload::Write;
 use crate::rng::SimRng;
 

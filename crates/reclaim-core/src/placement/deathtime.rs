@@ -33,9 +33,9 @@ use std::fmt;
 
 use super::two_a::{greedy_groups, least_valid};
 use super::{Build, Built, Declare, Groups, Relocation, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::store::SegState;
 use crate::workload::Write;
 

@@ -13,8 +13,8 @@ use rand::Rng;
 
 use super::{Build, Built, Declare};
 use super::{Gathered, Scheme, Stream, Victim, Relocation};
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
+use crate::spec::{Args, Family, Info, Param};
 use crate::store::NONE;
 use crate::workload::Write;
 use crate::rng::SimRng;

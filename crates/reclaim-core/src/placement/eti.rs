@@ -22,9 +22,9 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, Request, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need};
 use crate::workload::Write;
 
 /// Classes: hot user writes, cold user writes, relocated pages.

@@ -25,9 +25,9 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, RelocationRun, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need};
 use crate::workload::Write;
 
 /// Classes (open segments) of the artifact's configuration.

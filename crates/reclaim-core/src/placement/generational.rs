@@ -46,9 +46,9 @@ use std::fmt;
 
 use super::two_a::{greedy_groups, synced};
 use super::{Build, Built, Declare, Groups, Relocation, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Param};
 use crate::workload::Write;
 
 /// Generations, each a group.

@@ -12,9 +12,9 @@ use std::fmt;
 
 use super::midas::Midas;
 use super::{Build, Built, Declare};
-use crate::config::grammar::{check_range, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::PolicySpec;
+use crate::spec::{check_range, Args, Family, Info, Need, Param};
 
 /// The parameters of `MiDAS`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -13,11 +13,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::grammar::{string_serde, usages, Args, Family, Info, Need};
 use crate::error::{Error, Result};
 use crate::policy::mdc::FreqSource;
 use crate::policy::{Policy, PolicySpec, VictimPolicy};
 use crate::rng::SimRng;
+use crate::spec::{string_serde, usages, Args, Family, Info, Need};
 use crate::store::{SegState, Store, NONE};
 use crate::workload::{ClassShare, Rate, RateRank, Write};
 
@@ -1187,7 +1187,7 @@ mod tests {
             ),
         ] {
             let mut store = Store::new(&g);
-            store.keep_facts(|n| n == crate::config::grammar::Need::DestageNumbers);
+            store.keep_facts(|n| n == crate::spec::Need::DestageNumbers);
             let spec: PlacementSpec = spec.parse().unwrap();
             let (mut p, _) = Placement::new(&spec, (8, 4), &[], 1, (None, None)).unwrap();
             let (user, gc, sealed) = (

@@ -41,9 +41,9 @@
 
 use super::{Build, Built, Declare, Victim};
 use super::{Relocation, RelocationRun, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::mdc::{FreqSource, FREQ};
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::workload::{Rate, Write};
 use crate::rng::SimRng;
 use std::fmt;

@@ -51,9 +51,9 @@ use super::two_a::{
     new_opt_wa, target_fills,
 };
 use super::{Build, Built, Declare, Groups, Relocation, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::workload::{ClassShare, RateRank, Write};
 
 /// A page not yet written.

@@ -8,8 +8,8 @@
 
 use super::{Build, Built, Declare};
 use super::{Scheme, Relocation};
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
+use crate::spec::{Args, Family, Info, Need};
 use crate::workload::Write;
 use crate::rng::SimRng;
 

@@ -14,10 +14,10 @@
 use std::fmt;
 
 use super::{Build, Built, Relocation, RelocationRun, Scheme, Victim};
-use crate::config::grammar::{Family, Info};
 use crate::error::{Error, Result};
 use crate::outside::{OutsideSpec, Shape};
 use crate::rng::SimRng;
+use crate::spec::{Family, Info};
 use crate::workload::Write;
 
 /// What every placement written outside the engine declares of itself here (its own parameters

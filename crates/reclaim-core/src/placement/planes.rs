@@ -12,9 +12,9 @@
 
 use super::{Build, Built, Declare};
 use super::{Relocation, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Param};
 use crate::workload::Write;
 
 /// One stream per plane; user writes in turn, relocated pages in their victim's plane.

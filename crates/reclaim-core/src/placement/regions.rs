@@ -21,8 +21,8 @@
 
 use super::{Build, Built, Declare};
 use super::{Scheme, Victim, Relocation};
-use crate::config::grammar::{check_range, join, parse_vec, Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
+use crate::spec::{check_range, join, parse_vec, Args, Family, Info, Need, Param};
 use crate::workload::{ClassShare, Write};
 use crate::rng::SimRng;
 

@@ -35,9 +35,9 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, RelocationRun, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::workload::Write;
 
 /// Classes (open segments) of the artifact's configuration.

@@ -24,9 +24,9 @@
 use std::fmt;
 
 use super::{ln_class, Build, Built, Declare, Relocation, Request, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::workload::Write;
 
 /// Classes (open segments) of the artifact's configuration.

@@ -42,9 +42,9 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, RelocationRun, Request, Scheme, Victim};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::store::{Store, NONE};
 use crate::workload::Write;
 

@@ -4,8 +4,8 @@
 
 use super::{Build, Built, Declare};
 use super::{Scheme, Victim, Relocation};
-use crate::config::grammar::{Args, Family, Info};
 use crate::error::Result;
+use crate::spec::{Args, Family, Info};
 use crate::workload::Write;
 use crate::rng::SimRng;
 

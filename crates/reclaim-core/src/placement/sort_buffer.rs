@@ -21,9 +21,9 @@
 
 use super::{Build, Built, Declare};
 use super::{Scheme, Victim, Relocation};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::mdc::key;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::store::NONE;
 use crate::workload::{Rate, Write};
 use crate::rng::SimRng;

@@ -55,10 +55,10 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Groups, Relocation, Request, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::{Error, Result};
 use crate::policy::PolicySpec;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::store::SegState;
 use crate::workload::Write;
 use rand::Rng;

@@ -37,8 +37,8 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::Groups;
-use crate::config::grammar::{Args, Param};
 use crate::error::Result;
+use crate::spec::{Args, Param};
 use crate::store::SegState;
 
 /// The normal group: user writes.

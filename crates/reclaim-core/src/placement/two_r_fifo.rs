@@ -42,10 +42,10 @@ use std::fmt;
 
 use super::two_r::{two_r_routing, Packing, Rest, COLD, NORMAL, REST, REST_PARAM};
 use super::{Build, Built, Declare, Groups, Relocation, RelocationRun, Scheme};
-use crate::config::grammar::{check_range, Args, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::policy::PolicySpec;
 use crate::rng::SimRng;
+use crate::spec::{check_range, Args, Family, Info, Param};
 use crate::store::{SegState, NONE};
 use crate::workload::Write;
 

@@ -45,11 +45,11 @@ use super::two_r::{
     region, region_best, region_group, two_r_routing, Packing, Rest, COLD, NORMAL, REST, REST_PARAM,
 };
 use super::{Build, Built, Declare, Groups, Relocation, RelocationRun, Scheme};
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::policy::greedy::{Tie, TIE};
 use crate::policy::PolicySpec;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Param};
 use crate::store::{SegState, NONE};
 use crate::workload::Write;
 

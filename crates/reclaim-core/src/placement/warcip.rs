@@ -29,9 +29,9 @@
 use std::fmt;
 
 use super::{Build, Built, Declare, Relocation, RelocationRun, Request, Scheme};
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need};
 use crate::workload::Write;
 
 /// Streams (the artifact's open segments at most).

@@ -15,11 +15,11 @@ use super::index::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshol
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
+use crate::store::Store;
 
 /// Age-threshold selection.
 #[derive(Clone, Debug)]

@@ -27,9 +27,9 @@ use super::index::count_heaps::CountHeaps;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
+use crate::spec::{Args, Family, Info, Need, Param};
 use crate::store::Store;
 use crate::rng::SimRng;
 use std::fmt;
@@ -238,7 +238,7 @@ mod tests {
             };
             let mut store = Store::new(&g);
             if form == BenefitForm::Sepbit {
-                store.keep_facts(|n| n == crate::config::grammar::Need::SealTimes);
+                store.keep_facts(|n| n == crate::spec::Need::SealTimes);
                 store.victim_valid_bound = 6;
             }
             let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, form);

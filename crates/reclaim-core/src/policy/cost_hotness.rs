@@ -46,11 +46,11 @@ use std::fmt;
 use super::index::key_buckets::{upper_edge, KeyBuckets};
 use super::{Declare, VictimPolicy};
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::placement::sfs::java_order;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need};
 use crate::store::{Store, NONE};
 
 /// User writes before a user segment fills at which the likely victim is prefetched (the

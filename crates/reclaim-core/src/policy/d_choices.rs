@@ -17,11 +17,11 @@ use rand::Rng;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
+use crate::store::Store;
 
 /// d-choices.
 #[derive(Clone, Copy, Debug)]

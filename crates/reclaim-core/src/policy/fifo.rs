@@ -8,11 +8,11 @@ use std::collections::VecDeque;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info};
+use crate::store::Store;
 
 /// Sealed segments in seal order.
 #[derive(Clone, Debug)]

@@ -15,11 +15,11 @@ use super::index::aged_buckets::{lsa_params, BucketOrder, LsaSelection, Threshol
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
+use crate::store::Store;
 
 /// Fitness selection.
 #[derive(Clone, Debug)]
@@ -119,7 +119,7 @@ mod tests {
             pages_per_segment: pps,
             logical_pages: 100,
         });
-        store.keep_facts(|n| n == crate::config::grammar::Need::DestageNumbers);
+        store.keep_facts(|n| n == crate::spec::Need::DestageNumbers);
         let mut rng = crate::rng::SimRng::seed_from_u64(11);
         let index = AgedBuckets::new(
             n,

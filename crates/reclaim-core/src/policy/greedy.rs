@@ -14,10 +14,10 @@ use super::index::buckets::{bucket_hooks, ValidBuckets};
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Param};
 use crate::store::Store;
 use std::fmt;
 

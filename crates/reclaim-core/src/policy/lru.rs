@@ -16,10 +16,10 @@ use std::fmt;
 
 use super::{Declare, VictimPolicy};
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info};
 use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info};
 use crate::store::{Store, NONE};
 
 /// Sealed segments in seal order.

@@ -47,11 +47,11 @@ use super::index::count_heaps::CountHeaps;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need, Param};
+use crate::store::Store;
 use std::fmt;
 
 /// MDC's priority ((B − A)/A)² / (C·d) (§5.1.3), smallest cleaned first: `b` the segment's size
@@ -530,7 +530,7 @@ mod tests {
             logical_pages: 200,
         };
         let mut store = Store::new(&g);
-        store.keep_facts(|n| n == crate::config::grammar::Need::Up2);
+        store.keep_facts(|n| n == crate::spec::Need::Up2);
         let mut policy = Mdc::new(
             g.segments,
             g.pages_per_segment,

@@ -8,10 +8,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::clocks::Clocks;
-use crate::config::grammar::{string_serde, usages, Args, Family, Info, Need};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::rng::SimRng;
+use crate::spec::{string_serde, usages, Args, Family, Info, Need};
 use crate::store::Store;
 
 /// A victim policy keeps whatever index it needs, told of every seal and of every invalidation
@@ -91,7 +91,7 @@ pub trait Declare: VictimPolicy + Sized {
         None
     }
     /// Whether it needs `need` with these parameters (by default, as [`Self::INFO`] declares).
-    fn needs(_params: &Self::Params, need: crate::config::grammar::Need) -> bool {
+    fn needs(_params: &Self::Params, need: crate::spec::Need) -> bool {
         Self::INFO.needs(need)
     }
 }
@@ -149,7 +149,7 @@ macro_rules! registry {
             }
 
             /// Whether the policy, with its parameters, needs `need`.
-            pub fn needs(&self, need: crate::config::grammar::Need) -> bool {
+            pub fn needs(&self, need: crate::spec::Need) -> bool {
                 match self {
                     $(PolicySpec::$v(p) => <$m::$t as Declare>::needs(p, need),)*
                     PolicySpec::Outside(o) => o.factory.needs(need),

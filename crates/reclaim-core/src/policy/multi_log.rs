@@ -23,11 +23,11 @@ use std::collections::VecDeque;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::{SegState, Store, NONE};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need};
+use crate::store::{SegState, Store, NONE};
 
 /// Weight of one invalidation in the logs' update shares.
 const WEIGHT: f64 = 1.0 / 4096.0;

@@ -16,11 +16,11 @@ use std::sync::Arc;
 
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Family, Info};
 use crate::error::Error;
 use crate::geometry::Geometry;
 use crate::outside::OutsideSpec;
 use crate::rng::SimRng;
+use crate::spec::{Family, Info};
 use crate::store::{SegState, Store};
 
 /// `valid[seg]` of a segment that is not a candidate.

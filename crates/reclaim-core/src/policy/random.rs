@@ -7,11 +7,11 @@ use rand::Rng;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Need};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::Store;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Need};
+use crate::store::Store;
 
 /// Uniform over sealed segments.
 #[derive(Clone, Copy, Debug)]

@@ -20,10 +20,10 @@ use rand::Rng;
 use super::index::buckets::{bucket_hooks, ValidBuckets};
 use super::{Declare, VictimPolicy};
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Param};
 use crate::store::Store;
 
 /// Random greedy.

@@ -6,17 +6,17 @@
 
 use std::collections::VecDeque;
 
-use super::index::buckets::ValidBuckets;
 use super::greedy::Tie;
 use super::greedy::TIE;
+use super::index::buckets::ValidBuckets;
 use super::Declare;
 use super::VictimPolicy;
 use crate::clocks::Clocks;
-use crate::config::grammar::{Args, Family, Info, Param};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::store::{SegState, Store};
 use crate::rng::SimRng;
+use crate::spec::{Args, Family, Info, Param};
+use crate::store::{SegState, Store};
 
 /// Windowed greedy.
 #[derive(Clone, Debug)]

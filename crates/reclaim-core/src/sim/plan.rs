@@ -383,11 +383,11 @@ fn clock_warning(config: &SimConfig, t: TraceFacts) -> Option<String> {
     let readers: Vec<String> = [
         config
             .policy
-            .needs(crate::config::grammar::Need::Times)
+            .needs(crate::spec::Need::Times)
             .then(|| format!("`{}`", config.policy)),
         placement
             .info()
-            .needs(crate::config::grammar::Need::Times)
+            .needs(crate::spec::Need::Times)
             .then(|| format!("`{placement}`")),
     ]
     .into_iter()

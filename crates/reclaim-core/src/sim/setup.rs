@@ -13,7 +13,6 @@ use super::trim::TrimSchedule;
 use super::{Cleaning, Device, Engine, Ownership, Plan, Simulator, Source, UserWrites};
 use crate::cache::Cache;
 use crate::clocks::Clocks;
-use crate::config::grammar::Need;
 use crate::config::{
     FreqSource, GcSpec, MethodSpec, PlacementSpec, RegionSpare, SimConfig, SortKey, StreamMode,
     WorkloadSpec,
@@ -26,6 +25,7 @@ use crate::metrics::Metrics;
 use crate::placement::{self, Known, Placement};
 use crate::policy::{Policy, PolicySpec};
 use crate::rng::SimRng;
+use crate::spec::Need;
 use crate::store::{Store, NONE};
 use crate::trace::convert::{self, ConvertOptions, Trims};
 use crate::trace::Format;

@@ -10,9 +10,9 @@ use std::str::FromStr;
 
 use rand::{Rng, SeedableRng};
 
-use crate::config::grammar::{parse_entry, string_serde, Entry, Family, Info, Param};
 use crate::error::{num, Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{parse_entry, string_serde, Entry, Family, Info, Param};
 
 /// How requests arrive.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,7 +101,7 @@ pub const ARRIVALS: &[Entry<ArrivalSpec>] = &[
         info: TRACE,
         parse: |a| {
             let speed = a.num("speed", Some(1.0), "a number in (0, 1000]")?;
-            crate::config::grammar::check_range(
+            crate::spec::check_range(
                 &a.key("speed"),
                 speed,
                 0.0,
@@ -116,7 +116,7 @@ pub const ARRIVALS: &[Entry<ArrivalSpec>] = &[
         info: POISSON,
         parse: |a| {
             let iops = a.num("iops", None, "a number in (0, 1e9]")?;
-            crate::config::grammar::check_range(&a.key("iops"), iops, 0.0, 1e9, true, false)?;
+            crate::spec::check_range(&a.key("iops"), iops, 0.0, 1e9, true, false)?;
             Ok(ArrivalSpec::Poisson { iops })
         },
     },

@@ -7,8 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::grammar::{check_range, string_serde, Args, Family, Info, Param};
 use crate::error::{num, Error, Result};
+use crate::spec::{check_range, string_serde, Args, Family, Info, Param};
 
 /// How a run's segments map onto the flash (`unit=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -463,7 +463,7 @@ impl FromStr for DeviceSpec {
     fn from_str(s: &str) -> Result<Self> {
         let args = Args::parse("device", s)?;
         let Some(info) = PRESETS.iter().find(|i| i.answers(args.name)) else {
-            return Err(args.bad(&crate::config::grammar::usages(PRESETS)));
+            return Err(args.bad(&crate::spec::usages(PRESETS)));
         };
         args.check(info)?;
         let mut spec = DeviceSpec::preset(info.name).expect("a registered preset");

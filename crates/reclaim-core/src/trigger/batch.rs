@@ -7,8 +7,8 @@
 use std::fmt;
 
 use super::{Gather, GcSpec, SortKey, Until};
-use crate::config::grammar::{Args, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
+use crate::spec::{Args, Entry, Family, Info, Param};
 
 fn parse(args: &Args<'_>) -> Result<GcSpec> {
     let low: u32 = args.num("low", Some(32), "a whole number ≥ 1")?;

@@ -3,7 +3,7 @@
 //! single and double write frontier exactly (§2.3).
 
 use super::GcSpec;
-use crate::config::grammar::{Entry, Family, Info};
+use crate::spec::{Entry, Family, Info};
 
 /// `frontier`.
 pub const ENTRY: Entry<GcSpec> = Entry {

@@ -2,8 +2,8 @@
 //! are free, then write (§2.3; the report fixes K = 1).
 
 use super::GcSpec;
-use crate::config::grammar::{Args, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
+use crate::spec::{Args, Entry, Family, Info, Param};
 
 fn parse(args: &Args<'_>) -> Result<GcSpec> {
     let k: u32 = args.num("k", Some(1), "a whole number ≥ 1")?;

@@ -10,8 +10,8 @@ pub mod one_free;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::grammar::{parse_entry, string_serde, Entry};
 use crate::error::{Error, Result};
+use crate::spec::{parse_entry, string_serde, Entry};
 
 /// When the cleaner runs and when it stops (`--gc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -4,7 +4,7 @@
 //! reclaimed".
 
 use super::GcSpec;
-use crate::config::grammar::{Entry, Family, Info};
+use crate::spec::{Entry, Family, Info};
 
 /// `one-free`.
 pub const ENTRY: Entry<GcSpec> = Entry {

@@ -8,9 +8,9 @@ use rand::Rng;
 
 use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
-use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Entry, Family, Info, Param};
 
 /// Hot/cold generator.
 #[derive(Clone, Copy, Debug)]

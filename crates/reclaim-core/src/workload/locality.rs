@@ -10,9 +10,9 @@ use rand::Rng;
 
 use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
-use crate::config::grammar::{parse_vec, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{parse_vec, Entry, Family, Info, Param};
 
 /// Locality generator.
 #[derive(Clone, Debug)]

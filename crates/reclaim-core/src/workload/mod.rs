@@ -17,9 +17,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::config::grammar::{check_range, join, parse_entry, string_serde, Entry};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{check_range, join, parse_entry, string_serde, Entry};
 
 /// Synthetic workload (`--workload`).
 #[derive(Clone, Debug, PartialEq, Default)]

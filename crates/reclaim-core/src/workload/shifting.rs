@@ -16,9 +16,9 @@ use rand::Rng;
 use super::hot_cold::HotCold;
 use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
-use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::Result;
 use crate::rng::SimRng;
+use crate::spec::{Entry, Family, Info, Param};
 
 /// Shifting hot/cold generator.
 #[derive(Clone, Debug)]

@@ -13,11 +13,11 @@ use rand::SeedableRng;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::grammar::{
-    check_range, parse_entry, parse_vec, string_serde, Args, Entry, Family, Info, Param,
-};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{
+    check_range, parse_entry, parse_vec, string_serde, Args, Entry, Family, Info, Param,
+};
 
 /// Page sizes (`--sizes`, Lomet & Luo §4.4): each logical page takes a number of slots, the
 /// unit of size (a slot is then, say, 512 bytes, and `pages_per_segment` is B in slots). A page

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use super::WorkloadSpec;
 use super::{ClassShare, Write, NO_CLASS};
-use crate::config::grammar::{Entry, Family, Info, Param};
+use crate::spec::{Entry, Family, Info, Param};
 use crate::trace::convert::{Reads, Trace};
 
 /// Replays a trace's page ids cyclically.

@@ -5,8 +5,8 @@ use rand::Rng;
 
 use super::Rate;
 use super::WorkloadSpec;
-use crate::config::grammar::{Entry, Family, Info};
 use crate::rng::SimRng;
+use crate::spec::{Entry, Family, Info};
 
 /// Uniform over `[0, n)`.
 #[derive(Clone, Copy, Debug)]

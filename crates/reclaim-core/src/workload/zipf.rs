@@ -13,9 +13,9 @@ use rand_distr::{Distribution, Zipf};
 
 use super::WorkloadSpec;
 use super::{Rate, Write, NO_CLASS};
-use crate::config::grammar::{Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{Entry, Family, Info, Param};
 
 /// Zipf generator.
 #[derive(Clone, Debug)]

@@ -41,9 +41,9 @@ use rand::Rng;
 
 use super::WorkloadSpec;
 use super::{ClassShare, Rate, Write};
-use crate::config::grammar::{check_range, join, parse_vec, Entry, Family, Info, Param};
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
+use crate::spec::{check_range, join, parse_vec, Entry, Family, Info, Param};
 
 /// Most zones a spec may name (each is a 16-bit class).
 pub const MAX_ZONES: usize = 1024;

@@ -43,9 +43,9 @@ use std::collections::BinaryHeap;
 use crate::store::{Store, NONE};
 use std::fmt;
 
-use crate::config::grammar::{check_range, Args, Param};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::spec::{check_range, Args, Param};
 
 /// The [`super::super::VictimPolicy`] hooks of a policy whose candidates are an [`AgedBuckets`] field
 /// `index`: every one is forwarded, only `select` differs.
@@ -681,7 +681,7 @@ mod tests {
             pages_per_segment: pps,
             logical_pages: u64::from(segments * pps / 2),
         });
-        s.keep_facts(|n| n == crate::config::grammar::Need::DestageNumbers);
+        s.keep_facts(|n| n == crate::spec::Need::DestageNumbers);
         s
     }
 
