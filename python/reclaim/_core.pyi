@@ -18,6 +18,7 @@ __all__ = [
     "device",
     "parameters",
     "schemes",
+    "facts",
     "class_shares",
     "__version__",
     "ENGINE_ID",
@@ -34,6 +35,10 @@ def canonical_config(config_json: str) -> str:
 
 def parameters() -> list[dict[str, str]]:
     """Every simulation parameter: name, kind, unit, range, default, help."""
+
+def facts() -> list[dict[str, Any]]:
+    """The engine's facts, as each ledger declares it: name, unit, help, per (segment or page),
+    bytes per entry."""
 
 def schemes() -> list[dict[str, Any]]:
     """Every registered scheme as its file declares it: family, name, aliases, summary, source,
@@ -142,6 +147,10 @@ class Simulator:
     def warnings(self) -> list[str]:
         """The warnings known so far (a method's on this trace: before the first write)."""
     def config_json(self) -> str: ...
+    def keep_fact(self, name: str) -> None:
+        """Keeps the fact named `name` (one of `facts()`) from the first write on."""
+    def fact(self, name: str) -> npt.NDArray[Any]:
+        """The fact's array as it is now, copied (empty when not kept)."""
     def check(self) -> None:
         """Checks the store's and the placement's invariants; raises RuntimeError on the first violation."""
     def result(self) -> dict[str, Any]:

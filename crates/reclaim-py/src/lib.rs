@@ -108,6 +108,14 @@ fn schemes(py: Python<'_>) -> PyResult<PyObject> {
     to_py(py, &serde_json::Value::Array(v))
 }
 
+/// The engine's facts (name, unit, help, per: `segment` or `page`, bytes per entry) as a list of
+/// dicts, as each ledger declares it.
+#[pyfunction]
+fn facts(py: Python<'_>) -> PyResult<PyObject> {
+    let v = serde_json::to_value(reclaim_core::ledger::FACTS).expect("facts serialize");
+    to_py(py, &v)
+}
+
 /// The resolved geometry of a JSON configuration.
 #[pyfunction]
 fn geometry(py: Python<'_>, config_json: &str) -> PyResult<PyObject> {
@@ -182,6 +190,31 @@ impl PySimulator {
     /// The canonical configuration as JSON.
     fn config_json(&self) -> String {
         self.inner.config().to_json()
+    }
+
+    /// Keeps the fact named `name` from the first write on; raises ValueError for an unknown
+    /// name or after the first write.
+    fn keep_fact(&mut self, name: &str) -> PyResult<()> {
+        self.inner.keep_fact(name).map_err(map_err)
+    }
+
+    /// The array of the fact named `name` as it is now, copied into a numpy array (empty when
+    /// the run does not keep it); raises ValueError for an unknown name.
+    fn fact(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
+        use reclaim_core::ledger::FactArray;
+        let Some(a) = self.inner.store().facts.array(name) else {
+            return Err(map_err(reclaim_core::Error::param(
+                "fact",
+                name,
+                "a fact of reclaim._core.facts()",
+            )));
+        };
+        Ok(match a {
+            FactArray::U16(a) => PyArray1::from_slice(py, a).into_any().unbind(),
+            FactArray::U32(a) => PyArray1::from_slice(py, a).into_any().unbind(),
+            FactArray::U64(a) => PyArray1::from_slice(py, a).into_any().unbind(),
+            FactArray::F64(a) => PyArray1::from_slice(py, a).into_any().unbind(),
+        })
     }
 
     /// Checks the store's invariants; raises RuntimeError on the first violation.
@@ -492,6 +525,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device, m)?)?;
     m.add_function(wrap_pyfunction!(parameters, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(facts, m)?)?;
     m.add_function(wrap_pyfunction!(class_shares, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // A digest of the engine's sources (build.rs): results of different builds never mix.

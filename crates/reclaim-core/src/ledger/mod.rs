@@ -121,9 +121,11 @@ pub trait Ledger: Clone + std::fmt::Debug + Default {
     #[inline]
     fn user_write(&mut self, _write: Write, _now: u64) {}
 
-    /// `pages` relocated pages are appended to segment `seg` from offset `start`.
+    /// Relocated pages admitted directly are appended to segment `seg`, taking `slots` slots
+    /// from offset `start` (pages that waited in a cache stream reach their segment by a flush,
+    /// which this does not report).
     #[inline]
-    fn appended(&mut self, _seg: u32, _start: u32, _pages: u32) {}
+    fn appended(&mut self, _seg: u32, _start: u32, _slots: u32) {}
 
     /// A segment is sealed.
     #[inline]
@@ -207,8 +209,8 @@ macro_rules! ledgers {
 
             /// See [`Ledger::appended`].
             #[inline]
-            pub fn appended(&mut self, seg: u32, start: u32, pages: u32) {
-                $(self.$field.appended(seg, start, pages);)*
+            pub fn appended(&mut self, seg: u32, start: u32, slots: u32) {
+                $(self.$field.appended(seg, start, slots);)*
             }
 
             /// See [`Ledger::sealed`].
