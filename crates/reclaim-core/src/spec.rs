@@ -186,6 +186,19 @@ pub struct Entry<T: 'static> {
     pub parse: fn(&Args<'_>) -> Result<T>,
 }
 
+/// Writes the registry of a family whose schemes are [`Entry`]s (triggers, workloads, methods):
+/// one line per scheme, naming its file, which declares the module and lists its `ENTRY`, as
+/// the policies' and placements' `registry!` do for theirs.
+macro_rules! entries {
+    ($(#[$doc:meta])* $list:ident: $t:ty { $($m:ident,)* }) => {
+        $(pub mod $m;)*
+
+        $(#[$doc])*
+        pub const $list: &[$crate::spec::Entry<$t>] = &[$($m::ENTRY,)*];
+    };
+}
+pub(crate) use entries;
+
 /// Parses `text`, given to `param`, with the entry its name selects.
 pub fn parse_entry<T>(param: &'static str, text: &str, entries: &[Entry<T>]) -> Result<T> {
     let args = Args::parse(param, text)?;

@@ -7,16 +7,11 @@
 //! steady state before the measurement (a uniform warm-up, a prefix of the trace, the trace
 //! itself), and how much is measured (see `docs/traces.md`, "Methods").
 
-pub mod li;
-pub mod log;
-pub mod precondition;
-pub mod stockmeyer;
-
 use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, Result};
-use crate::spec::{parse_entry, string_serde, Entry};
+use crate::spec::{entries, parse_entry, string_serde};
 
 pub use log::Log;
 pub use precondition::{Measure, Precondition};
@@ -89,10 +84,12 @@ impl fmt::Display for MethodSpec {
 }
 string_serde!(MethodSpec);
 
-/// Every trace-driven method, one line each.
-pub const METHODS: &[Entry<MethodSpec>] = &[
-    precondition::ENTRY,
-    li::ENTRY,
-    stockmeyer::ENTRY,
-    log::ENTRY,
-];
+entries! {
+    /// Every trace-driven method, one line each.
+    METHODS: MethodSpec {
+        precondition,
+        li,
+        stockmeyer,
+        log,
+    }
+}

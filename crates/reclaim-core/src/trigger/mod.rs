@@ -2,16 +2,11 @@
 //! each declaring itself (its parameters, source and parse); the run loop (`sim`) carries them
 //! out. The registry at the end of this file collects them, one line each.
 
-pub mod batch;
-pub mod frontier;
-pub mod max_empty;
-pub mod one_free;
-
 use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, Result};
-use crate::spec::{parse_entry, string_serde, Entry};
+use crate::spec::{entries, parse_entry, string_serde};
 
 /// When the cleaner runs and when it stops (`--gc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -141,10 +136,12 @@ impl fmt::Display for GcSpec {
 }
 string_serde!(GcSpec);
 
-/// The registry: one line per trigger.
-pub const TRIGGERS: &[Entry<GcSpec>] = &[
-    frontier::ENTRY,
-    one_free::ENTRY,
-    batch::ENTRY,
-    max_empty::ENTRY,
-];
+entries! {
+    /// The registry: one line per trigger.
+    TRIGGERS: GcSpec {
+        frontier,
+        one_free,
+        batch,
+        max_empty,
+    }
+}

@@ -4,14 +4,7 @@
 //! so that a placement that separates classes (an oracle) learns them from the writes and never
 //! from the generator.
 
-pub mod hot_cold;
-pub mod locality;
-pub mod shifting;
 pub mod sizes;
-pub mod trace;
-pub mod uniform;
-pub mod zipf;
-pub mod zones;
 
 use std::fmt;
 use std::str::FromStr;
@@ -19,7 +12,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::rng::SimRng;
-use crate::spec::{check_range, join, parse_entry, string_serde, Entry};
+use crate::spec::{check_range, entries, join, parse_entry, string_serde};
 
 /// Synthetic workload (`--workload`).
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -92,16 +85,18 @@ impl FromStr for WorkloadSpec {
     }
 }
 
-/// The registry: one line per workload.
-pub const WORKLOADS: &[Entry<WorkloadSpec>] = &[
-    uniform::ENTRY,
-    hot_cold::ENTRY,
-    shifting::ENTRY,
-    locality::ENTRY,
-    zipf::ENTRY,
-    zones::ENTRY,
-    trace::ENTRY,
-];
+entries! {
+    /// The registry: one line per workload.
+    WORKLOADS: WorkloadSpec {
+        uniform,
+        hot_cold,
+        shifting,
+        locality,
+        zipf,
+        zones,
+        trace,
+    }
+}
 
 impl WorkloadSpec {
     /// Checks every parameter's range and the relations between them.
