@@ -13,7 +13,7 @@ def test_facts_are_listed_with_unit_help_and_extent() -> None:
     facts = {f["name"]: f for f in _core.facts()}
     # The ledgers registered in crates/reclaim-core/src/ledger/mod.rs.
     assert set(facts) == {
-        "dseq", "up2", "sealed_by", "seal_time", "page_class", "page_rate", "page_written", "seal_writes",
+        "destage_number", "up2", "sealed_by", "seal_time", "page_class", "page_rate", "page_written", "seal_writes",
     }
     assert facts["up2"]["per"] == "segment" and facts["up2"]["bytes"] == 8
     assert facts["page_class"]["per"] == "page" and facts["page_class"]["bytes"] == 2
@@ -31,7 +31,7 @@ def test_a_kept_fact_reads_as_an_array_and_an_unkept_one_is_empty() -> None:
     assert at.dtype == np.uint64
     assert at[:5].tolist() == [4, 8, 12, 16, 20]
     # Greedy on a single frontier reads no destage number: not kept.
-    assert sim.fact("dseq").size == 0
+    assert sim.fact("destage_number").size == 0
     with pytest.raises(ValueError, match="fact"):
         sim.fact("no-such-fact")
     with pytest.raises(ValueError, match="first write"):

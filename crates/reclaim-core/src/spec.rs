@@ -70,8 +70,6 @@ pub enum Need {
     PageState,
     /// Which segments each log sealed (multi-log's cleaning).
     SealedBy,
-    /// Each segment's seal time on the trace's clock (SepBIT's segment age).
-    SealTimes,
     /// Each page's update rate from its last user write (`freq=exact`).
     PageRate,
     /// Each page's last user write on the user-write clock (`sort=written`).

@@ -18,7 +18,7 @@ pub struct DestageNumbers {
 
 impl Ledger for DestageNumbers {
     const FACT: Fact = Fact {
-        name: "dseq",
+        name: "destage_number",
         unit: "destage sequence number",
         help: "each segment's destage sequence number (Stockmeyer §2.3)",
         per: Per::Segment,

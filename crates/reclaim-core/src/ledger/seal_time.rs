@@ -1,6 +1,7 @@
 //! Seal times: the trace time of each segment's sealing, its last append (SepBIT's artifact's
 //! `timestampModifiedInUs`, Wang et al. FAST '22), which SepBIT's cost-benefit form reads as a
-//! segment's age (`policy::cost_benefit`, `form=sepbit`).
+//! segment's age (`policy::cost_benefit`, `form=sepbit`). Kept for a scheme that reads trace
+//! times (`Need::Times`), which also has the trace's clock ticked.
 
 use super::{Fact, FactArray, Ledger, Ledgers, Per, Sealing};
 use crate::geometry::Geometry;
@@ -19,7 +20,7 @@ impl Ledger for SealTime {
         unit: "µs",
         help: "the trace time at which each segment was sealed",
         per: Per::Segment,
-        need: Need::SealTimes,
+        need: Need::Times,
         bytes: 8,
     };
 

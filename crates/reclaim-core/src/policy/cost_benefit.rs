@@ -179,8 +179,7 @@ impl Declare for CostBenefit {
     }
     // The SepBIT form reads trace times.
     fn needs(form: &BenefitForm, need: Need) -> bool {
-        matches!(need, Need::Times | Need::SealTimes) && *form == BenefitForm::Sepbit
-            || Self::INFO.needs(need)
+        need == Need::Times && *form == BenefitForm::Sepbit || Self::INFO.needs(need)
     }
     fn build(form: &BenefitForm, g: &Geometry) -> Self {
         CostBenefit::new(g.segments, g.pages_per_segment, *form)
@@ -238,7 +237,7 @@ mod tests {
             };
             let mut store = Store::new(&g);
             if form == BenefitForm::Sepbit {
-                store.keep_facts(|n| n == crate::spec::Need::SealTimes);
+                store.keep_facts(|n| n == crate::spec::Need::Times);
                 store.victim_valid_bound = 6;
             }
             let mut policy = CostBenefit::new(g.segments, g.pages_per_segment, form);

@@ -16,7 +16,7 @@
 //! of b pages valid: A = b − v, B − A = C = v. An empty segment (C = 0) costs nothing and is
 //! cleaned first; a full one (A = 0) yields no space and comes last.
 //!
-//! u_p2 is kept per segment in `Store::up2` and set when the segment is sealed: the placement
+//! u_p2 is kept per segment by the `up2` ledger (`ledger::up2`) and set when the segment is sealed: the placement
 //! (`placement::sort_buffer`) and the cleaner carry it forward as §5.2.2 says — a relocated page
 //! keeps its victim's u_p2 and a segment takes the mean of its pages'; a rewritten page gets
 //! `old + ½·(u_now − old)`, where old is the u_p2 of the segment that held its previous copy; a

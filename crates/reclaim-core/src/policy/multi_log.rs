@@ -16,7 +16,7 @@
 //! space). w(l) is counted from the invalidations in the log's sealed segments (the updates of
 //! its pages), as an exponential average of weight 2^-12 per invalidation. Ties go to the hotter
 //! log; a log with no invalid page in its sealed segments is passed over (one whose oldest segment
-//! is full but which has space elsewhere is cleaned on, its cleaning going round the log). A segment's log is the stream that sealed it (`Store::sealed_by`).
+//! is full but which has space elsewhere is cleaned on, its cleaning going round the log). A segment's log is the stream that sealed it (the `sealed_by` ledger).
 
 use std::collections::VecDeque;
 

@@ -9,7 +9,7 @@
 //! `Threshold`) and Note 1 (all-age and TW-age versions).
 //!
 //! - **Age** of a segment: the destage sequence counter now less the segment's destage sequence
-//!   number (`Store::dseq`, kept whenever one of these policies runs). A segment is a candidate
+//!   number (the `destage_number` ledger, `ledger::destage`, kept whenever one of these policies runs). A segment is a candidate
 //!   once its age exceeds AT; before that it waits, in a queue ordered by destage number, and is
 //!   moved to its bucket when the counter ticks past it (all-age), or, in the TW-age version,
 //!   only segments sealed from a destage (user) stream wait.
