@@ -101,14 +101,7 @@ pub const ARRIVALS: &[Entry<ArrivalSpec>] = &[
         info: TRACE,
         parse: |a| {
             let speed = a.num("speed", Some(1.0), "a number in (0, 1000]")?;
-            crate::spec::check_range(
-                &a.key("speed"),
-                speed,
-                0.0,
-                MAX_SPEED,
-                true,
-                false,
-            )?;
+            crate::spec::check_range(&a.key("speed"), speed, 0.0, MAX_SPEED, true, false)?;
             Ok(ArrivalSpec::Trace { speed })
         },
     },
