@@ -299,3 +299,16 @@ def test_a_python_scheme_that_raises_in_a_sweep_leaves_no_result_in_the_database
     task, message = report.failed[0]
     assert "not today" in message
     assert query(tmp_path / "r.duckdb", "SELECT policy FROM tasks")[1] == [("greedy:tie=random",)]
+
+
+def test_a_scheme_without_its_method_is_refused_by_name(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+        class NoSelect(reclaim.VictimPolicy):
+            pass
+        class NoClasses(reclaim.Placement):
+            pass
+    """)
+    with pytest.raises(ValueError, match=r"expected a policy that defines `select\(view\)`; NoSelect does not"):
+        reclaim.simulate(GOLDEN, policy=f"{path}:NoSelect")
+    with pytest.raises(ValueError, match=r"expected a placement that defines `classify_user\(pages, view\)`; NoClasses does not"):
+        reclaim.simulate(GOLDEN, placement=f"{path}:NoClasses")

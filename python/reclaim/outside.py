@@ -29,6 +29,7 @@ and its generator are open only during the call.
 
 from __future__ import annotations
 
+import abc
 import importlib
 import importlib.util
 import inspect
@@ -132,7 +133,7 @@ class _Scheme:
             setattr(self, p.key, params.get(p.key, p.default))
 
 
-class VictimPolicy(_Scheme):
+class VictimPolicy(_Scheme, abc.ABC):
     """A victim policy written in Python: subclass it and define :meth:`select`.
 
     ``facts`` names the facts beyond those every view has that it reads (:data:`FACTS`); the
@@ -141,12 +142,12 @@ class VictimPolicy(_Scheme):
 
     facts: ClassVar[Sequence[str]] = ()
 
-    def select(self, view: Any) -> int:  # pragma: no cover - the subclass's
+    @abc.abstractmethod
+    def select(self, view: Any) -> int:
         """The segment to clean: one whose ``view.valid`` is not :data:`NOT_CANDIDATE`."""
-        raise NotImplementedError(f"{type(self).__name__} defines no `select(view)`")
 
 
-class Placement(_Scheme):
+class Placement(_Scheme, abc.ABC):
     """A placement written in Python: subclass it, declare its streams and define
     :meth:`classify_user`, and :meth:`classify_gc` to separate relocated pages.
 
@@ -165,14 +166,13 @@ class Placement(_Scheme):
     def start(self, segments: int, pages_per_segment: int, logical_pages: int) -> None:
         """Called once before the run, with the device's size."""
 
-    def classify_user(self, pages: npt.NDArray[np.uint32], view: Any) -> npt.ArrayLike:  # pragma: no cover
+    @abc.abstractmethod
+    def classify_user(self, pages: npt.NDArray[np.uint32], view: Any) -> npt.ArrayLike:
         """The class of each user write of ``pages`` (in write order; the first is user write
         number ``view.now``), in ``range(user_streams)``."""
-        raise NotImplementedError(f"{type(self).__name__} defines no `classify_user(pages, view)`")
 
-    def classify_gc(self, victim: int, pages: npt.NDArray[np.uint32], view: Any) -> npt.ArrayLike:  # pragma: no cover
-        """The class of each relocated page of segment ``victim``, in ``range(gc_streams)``."""
-        raise NotImplementedError
+    # A subclass may define `classify_gc(self, victim, pages, view)`: the class of each relocated
+    # page of segment `victim`, in `range(gc_streams)`; without it they all go to GC stream 0.
 
     def on_seal(self, stream: int, segment: int, now: int) -> None:
         """Stream ``stream`` sealed ``segment``, ``now`` user writes into the run."""
@@ -185,7 +185,7 @@ class Placement(_Scheme):
         return np.ascontiguousarray(self.classify_user(pages, view), dtype=np.int64)
 
     def _classify_gc(self, victim: int, pages: npt.NDArray[np.uint32], view: Any) -> npt.NDArray[np.int64]:
-        return np.ascontiguousarray(self.classify_gc(victim, pages, view), dtype=np.int64)
+        return np.ascontiguousarray(self.classify_gc(victim, pages, view), dtype=np.int64)  # type: ignore[attr-defined]
 
 
 def _overrides(cls: type, name: str, base: type) -> bool:
@@ -276,7 +276,7 @@ class Factory:
         """A new instance; a placement is started with the device's size."""
         obj = self.cls(**self.values)
         if isinstance(obj, Placement):
-            obj._classifies_gc = _overrides(self.cls, "classify_gc", Placement)  # type: ignore[attr-defined]
+            obj._classifies_gc = callable(getattr(self.cls, "classify_gc", None))  # type: ignore[attr-defined]
             obj._hooks = _overrides(self.cls, "on_seal", Placement) or _overrides(self.cls, "on_collect", Placement)  # type: ignore[attr-defined]
             obj.start(*size)
         return obj
@@ -298,7 +298,7 @@ def _check(cls: type[_Scheme]) -> None:
         unknown = [f for f in cls.facts if f not in FACTS]
         if unknown:
             raise ValueError(f"facts among {', '.join(FACTS)}; {cls.__name__} declares {', '.join(unknown)}")
-        if not _overrides(cls, "select", VictimPolicy):
+        if getattr(cls.select, "__isabstractmethod__", False):
             raise ValueError(f"a policy that defines `select(view)`; {cls.__name__} does not")
     if issubclass(cls, Placement):
         for key in ("user_streams", "gc_streams"):
@@ -307,7 +307,7 @@ def _check(cls: type[_Scheme]) -> None:
                 raise ValueError(f"`{key}` an integer from 1 to 64; {cls.__name__} declares {n!r}")
         if not (isinstance(cls.batch, int) and 1 <= cls.batch <= 1 << 20):
             raise ValueError(f"`batch` an integer from 1 to 1048576; {cls.__name__} declares {cls.batch!r}")
-        if not _overrides(cls, "classify_user", Placement):
+        if getattr(cls.classify_user, "__isabstractmethod__", False):
             raise ValueError(f"a placement that defines `classify_user(pages, view)`; {cls.__name__} does not")
 
 

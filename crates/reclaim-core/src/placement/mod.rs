@@ -589,6 +589,20 @@ impl<S> Built<S> {
         }
     }
 
+    /// The scheme apart from the rest of what was built.
+    pub fn parts(self) -> (S, Built<()>) {
+        let rest = Built {
+            scheme: (),
+            streams: self.streams,
+            regions: self.regions,
+            buffer: self.buffer,
+            policies: self.policies,
+            groups: self.groups,
+            kept: self.kept,
+        };
+        (self.scheme, rest)
+    }
+
     /// The groups keeping `segments` free segments out of use rather than one per GC stream
     /// beyond the first: 0 for a scheme whose simulator compacts each victim in place and so
     /// never needs a free segment to relocate into (SSD-iq's `SSD::compactUntilFreeBlock`).
@@ -766,30 +780,12 @@ macro_rules! registry {
                 let b = Build { segments, pps, classes, min_free, trace, ranked };
                 let (scheme, built) = match spec {
                     $(PlacementSpec::$v(p) => {
-                        let built = <$m::$t as Declare>::build(p, &b)?;
-                        let rest = Built {
-                            scheme: (),
-                            streams: built.streams,
-                            regions: built.regions,
-                            buffer: built.buffer,
-                            policies: built.policies,
-                            groups: built.groups,
-                            kept: built.kept,
-                        };
-                        (Schemes::$v(Box::new(built.scheme)), rest)
+                        let (scheme, rest) = <$m::$t as Declare>::build(p, &b)?.parts();
+                        (Schemes::$v(Box::new(scheme)), rest)
                     })*
                     PlacementSpec::Outside(o) => {
-                        let built = outside::build(o, &b)?;
-                        let rest = Built {
-                            scheme: (),
-                            streams: built.streams,
-                            regions: built.regions,
-                            buffer: built.buffer,
-                            policies: built.policies,
-                            groups: built.groups,
-                            kept: built.kept,
-                        };
-                        (Schemes::Outside(Box::new(built.scheme)), rest)
+                        let (scheme, rest) = outside::build(o, &b)?.parts();
+                        (Schemes::Outside(Box::new(scheme)), rest)
                     }
                 };
                 let placement = Placement {

@@ -127,23 +127,12 @@ impl Simulator {
     #[inline(never)]
     fn log_writes_batched(&mut self, n: u64, batch: usize) -> Result<()> {
         let mut writes = Vec::with_capacity(batch);
-        let mut pages = Vec::with_capacity(batch);
         let mut left = n;
         while left > 0 {
             let k = usize::try_from(left).unwrap_or(batch).min(batch);
-            writes.clear();
-            writes.extend((0..k).map(|_| self.source.workload.next(&mut self.source.workload_rng)));
-            pages.clear();
-            pages.extend(writes.iter().map(|w: &crate::workload::Write| w.page));
-            (self.engine.dev.placement.scheme).classify_ahead(&pages, &mut self.engine.rng);
+            self.draw_classified(k, &mut writes);
             for &w in &writes {
-                if let Some(c) = &mut self.source.clock {
-                    let starts = c.starts();
-                    self.engine.dev.clocks.trace_time = c.tick();
-                    if let Some(pages) = starts {
-                        self.engine.request(w.page, pages);
-                    }
-                }
+                self.tick(w);
                 let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
                 self.engine.user_write(w)?;
                 let log = self.engine.cleaning.log.as_mut().expect("the log method");

@@ -683,27 +683,12 @@ impl Simulator {
     #[inline(never)]
     fn batched_writes(&mut self, n: u64, batch: usize) -> Result<()> {
         let mut writes = Vec::with_capacity(batch);
-        let mut pages = Vec::with_capacity(batch);
         let mut left = n;
         while left > 0 {
             let k = usize::try_from(left).unwrap_or(batch).min(batch);
-            writes.clear();
-            writes.extend((0..k).map(|_| self.source.workload.next(&mut self.source.workload_rng)));
-            pages.clear();
-            pages.extend(writes.iter().map(|w: &Write| w.page));
-            self.engine
-                .dev
-                .placement
-                .scheme
-                .classify_ahead(&pages, &mut self.engine.rng);
+            self.draw_classified(k, &mut writes);
             for &w in &writes {
-                if let Some(c) = &mut self.source.clock {
-                    let starts = c.starts();
-                    self.engine.dev.clocks.trace_time = c.tick();
-                    if let Some(pages) = starts {
-                        self.engine.request(w.page, pages);
-                    }
-                }
+                self.tick(w);
                 self.engine.user_write(w)?;
             }
             if let Some(e) = self.engine.dev.placement.scheme.take_failure() {
@@ -712,6 +697,26 @@ impl Simulator {
             left -= k as u64;
         }
         Ok(())
+    }
+
+    /// The next `k` workload writes into `writes`, classified at once by the placement written
+    /// outside the engine ([`Self::batched_writes`]).
+    pub(super) fn draw_classified(&mut self, k: usize, writes: &mut Vec<Write>) {
+        writes.clear();
+        writes.extend((0..k).map(|_| self.source.workload.next(&mut self.source.workload_rng)));
+        let pages: Vec<u32> = writes.iter().map(|w| w.page).collect();
+        (self.engine.dev.placement.scheme).classify_ahead(&pages, &mut self.engine.rng);
+    }
+
+    /// The trace's clock ticked with write `w`, a request starting with it told to the scheme.
+    pub(super) fn tick(&mut self, w: Write) {
+        if let Some(c) = &mut self.source.clock {
+            let starts = c.starts();
+            self.engine.dev.clocks.trace_time = c.tick();
+            if let Some(pages) = starts {
+                self.engine.request(w.page, pages);
+            }
+        }
     }
 
     /// [`Self::workload_writes`] through a write cache. The pages that reach the store are the
