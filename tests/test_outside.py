@@ -312,3 +312,33 @@ def test_a_scheme_without_its_method_is_refused_by_name(tmp_path: Path) -> None:
         reclaim.simulate(GOLDEN, policy=f"{path}:NoSelect")
     with pytest.raises(ValueError, match=r"expected a placement that defines `classify_user\(pages, view\)`; NoClasses does not"):
         reclaim.simulate(GOLDEN, placement=f"{path}:NoClasses")
+
+
+def test_a_policy_reads_any_per_segment_fact_it_declares(tmp_path: Path) -> None:
+    # `seal_writes` (the user-write clock at each seal, the ledgers' worked example): among the
+    # candidates, the order of seal_writes is the order of sealed_at, and none is in the future.
+    path = write(tmp_path, """
+        checked = []
+        class Reads(reclaim.VictimPolicy):
+            facts = ("seal_writes", "sealed_by")
+            def select(self, view):
+                c = np.flatnonzero(view.valid != reclaim.NOT_CANDIDATE)
+                w, s = view.fact("seal_writes")[c], view.sealed_at[c]
+                assert np.all(w <= view.now) and np.all(np.diff(w[np.argsort(s)]) >= 0)
+                assert view.fact("sealed_by").dtype == np.uint16
+                checked.append(c.size)
+                return int(view.valid.argmin())
+    """)
+    reclaim.simulate(GOLDEN, policy=f"{path}:Reads")
+    assert len(module_of(path).checked) > 100
+    assert {"seal_time", "destage_number", "sealed_by", "up2", "seal_writes"} <= set(reclaim.outside.FACTS)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    bad_path = write(bad, """
+        class Bad(reclaim.VictimPolicy):
+            facts = ("colour",)
+            def select(self, view):
+                return 0
+    """)
+    with pytest.raises(ValueError, match=r"expected facts among .*; Bad declares colour"):
+        reclaim.simulate(GOLDEN, policy=f"{bad_path}:Bad")

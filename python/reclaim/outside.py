@@ -14,7 +14,8 @@ the run's seed, so that runs are reproducible), and to a victim policy its candi
 engine's facts as read-only NumPy arrays without copies, one entry per segment:
 ``view.valid`` (valid pages of each candidate, :data:`NOT_CANDIDATE` for every other segment),
 ``view.stamp``, ``view.sealed_at``, ``view.erase_count``, and the facts it declares in
-``facts`` (``view.fact("seal_time")``, ``"destage_number"``, ``"sealed_by"``). The arrays are
+``facts`` (``view.fact("seal_time")``, ``"destage_number"``, ``"sealed_by"``, ``"up2"``,
+``"seal_writes"``: :data:`FACTS`). The arrays are
 live (an array kept past its call shows later values): copy what you keep as it was. The view
 and its generator are open only during the call.
 
@@ -43,15 +44,16 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from reclaim import _core
+
 #: ``view.valid`` of a segment that is not a candidate (free, open, or above the ``log``
 #: method's bound): 2**32 - 1, so that ``numpy.argmin(view.valid)`` is greedy.
 NOT_CANDIDATE = 2**32 - 1
 
-#: The facts a victim policy may declare beyond those every view has, with unit and meaning.
+#: The facts a victim policy may declare beyond those every view has (the engine's per-segment
+#: facts, one ledger each: ``reclaim._core.facts()``), with unit and meaning.
 FACTS: dict[str, tuple[str, str]] = {
-    "seal_time": ("µs", "trace time of each segment's sealing (its last append)"),
-    "destage_number": ("destages", "Stockmeyer's destage sequence number (Stockmeyer §2.3)"),
-    "sealed_by": ("stream", "the stream that sealed each segment"),
+    f["name"]: (f["unit"], f["help"]) for f in _core.facts() if f["per"] == "segment"
 }
 
 

@@ -17,20 +17,14 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rand::Rng;
+use reclaim_core::ledger::FactArray;
 use reclaim_core::outside::{Factory, OutsideSpec, Shape};
 use reclaim_core::placement::outside::OutsidePlacement;
-use reclaim_core::policy::outside::{FactArray, OutsidePolicy, PolicyView};
+use reclaim_core::policy::outside::{OutsidePolicy, PolicyView};
 use reclaim_core::spec::{Family, Need};
 use reclaim_core::{Error, Result, SimRng};
 
 use crate::RAISED;
-
-/// The facts a Python scheme may declare, and what the engine keeps for each.
-const FACT_NEEDS: &[(&str, Need)] = &[
-    ("seal_time", Need::Times),
-    ("destage_number", Need::DestageNumbers),
-    ("sealed_by", Need::SealedBy),
-];
 
 /// The resolver installed in the engine: `reclaim.outside.resolve(family, text)` gives the
 /// canonical spec and the factory, or raises with what is wrong.
@@ -48,9 +42,10 @@ pub(crate) fn resolve(family: Family, text: &str) -> Result<OutsideSpec> {
             .getattr("facts")
             .and_then(|x| x.extract())
             .unwrap_or_default();
-        let needs = (FACT_NEEDS.iter())
-            .filter(|(name, _)| facts.iter().any(|f| f == name))
-            .map(|&(_, need)| need)
+        // The need that keeps each fact it declares (reclaim.outside checked the names).
+        let needs = (reclaim_core::ledger::FACTS.iter())
+            .filter(|fact| facts.iter().any(|f| f == fact.name))
+            .map(|fact| fact.need)
             .collect();
         let shape = Shape {
             user_streams: f
@@ -415,7 +410,7 @@ impl OutsidePolicy for PyPolicy {
                 if w.raw.is_empty() {
                     w.segments = v.valid.len() as u32;
                     w.pages_per_segment = v.pages_per_segment;
-                    for (name, _, _) in reclaim_core::policy::outside::SEGMENT_FACTS {
+                    for name in v.names() {
                         if let Some(a) = v.array(name) {
                             w.raw.push((name, Raw::of(a)));
                         }

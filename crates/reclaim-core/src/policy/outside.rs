@@ -21,6 +21,7 @@ use crate::geometry::Geometry;
 use crate::outside::OutsideSpec;
 use crate::rng::SimRng;
 use crate::spec::{Family, Info};
+use crate::ledger::FactArray;
 use crate::store::{SegState, Store};
 
 /// `valid[seg]` of a segment that is not a candidate.
@@ -38,29 +39,12 @@ pub const INFO: Info = Info {
     needs: &[],
 };
 
-/// One of the engine's arrays, by element type, as a view shows it.
-#[derive(Clone, Copy, Debug)]
-pub enum FactArray<'a> {
-    /// 16-bit unsigned.
-    U16(&'a [u16]),
-    /// 32-bit unsigned.
-    U32(&'a [u32]),
-    /// 64-bit unsigned.
-    U64(&'a [u64]),
-    /// 64-bit floating point.
-    F64(&'a [f64]),
-}
-
-/// The names of the per-segment facts a view offers, each with its unit and meaning.
-pub const SEGMENT_FACTS: &[(&str, &str, &str)] = &[
+/// The arrays every view shows beside the facts the run keeps: each with its unit and meaning.
+pub const SEGMENT_ARRAYS: &[(&str, &str, &str)] = &[
     ("valid", "pages", "valid pages of each candidate; NOT_CANDIDATE (2**32 - 1) for every other segment"),
     ("stamp", "user writes", "the user-write clock when the youngest data the segment holds was written"),
     ("sealed_at", "seals", "the order in which segments were sealed (a sequence number)"),
     ("erase_count", "erases", "erases of each segment since the start of the run"),
-    ("seal_time", "µs", "trace time of each segment's sealing (declare the fact `seal_time`)"),
-    ("destage_number", "destages", "Stockmeyer's destage sequence number (declare `destage_number`)"),
-    ("up2", "user writes", "Lomet & Luo's u_p2 (declare `up2`)"),
-    ("sealed_by", "stream", "the stream that sealed each segment (declare `sealed_by`)"),
 ];
 
 /// The arrays a view shows, one entry per segment: the candidates' valid counts and the facts
@@ -78,17 +62,55 @@ unsafe impl Sync for Mirror {}
 // SAFETY: as for `Sync`; the vectors themselves are `Send`.
 unsafe impl Send for Mirror {}
 
-/// The mirrored arrays.
+/// The mirrored arrays: the segment table's and each per-segment fact the run keeps.
 #[derive(Clone, Default)]
 struct Facts {
     valid: Vec<u32>,
     stamp: Vec<u64>,
     sealed_at: Vec<u64>,
     erase_count: Vec<u32>,
-    seal_time: Vec<u64>,
-    destage_number: Vec<u64>,
-    up2: Vec<f64>,
-    sealed_by: Vec<u16>,
+    ledgers: Vec<(&'static str, Owned)>,
+}
+
+/// A fact's array, owned.
+#[derive(Clone)]
+enum Owned {
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F64(Vec<f64>),
+}
+
+impl Owned {
+    /// Zeros of `a`'s type and length.
+    fn zeros_like(a: FactArray<'_>) -> Self {
+        match a {
+            FactArray::U16(x) => Owned::U16(vec![0; x.len()]),
+            FactArray::U32(x) => Owned::U32(vec![0; x.len()]),
+            FactArray::U64(x) => Owned::U64(vec![0; x.len()]),
+            FactArray::F64(x) => Owned::F64(vec![0.0; x.len()]),
+        }
+    }
+
+    /// Entry `s` copied from `a` (of the same type).
+    fn copy(&mut self, a: FactArray<'_>, s: usize) {
+        match (self, a) {
+            (Owned::U16(to), FactArray::U16(from)) => to[s] = from[s],
+            (Owned::U32(to), FactArray::U32(from)) => to[s] = from[s],
+            (Owned::U64(to), FactArray::U64(from)) => to[s] = from[s],
+            (Owned::F64(to), FactArray::F64(from)) => to[s] = from[s],
+            _ => unreachable!("a fact keeps its type"),
+        }
+    }
+
+    fn view(&self) -> FactArray<'_> {
+        match self {
+            Owned::U16(x) => FactArray::U16(x),
+            Owned::U32(x) => FactArray::U32(x),
+            Owned::U64(x) => FactArray::U64(x),
+            Owned::F64(x) => FactArray::F64(x),
+        }
+    }
 }
 
 impl Mirror {
@@ -125,8 +147,9 @@ pub struct PolicyView<'a> {
 }
 
 impl<'a> PolicyView<'a> {
-    /// The per-segment fact `name` ([`SEGMENT_FACTS`]), `None` for a name it does not know or a
-    /// fact the run does not keep (not declared).
+    /// The per-segment array `name` ([`SEGMENT_ARRAYS`], or a per-segment fact of
+    /// [`crate::ledger::FACTS`] the run keeps), `None` for a name it does not know or a fact the
+    /// run does not keep (not declared).
     pub fn array(&self, name: &str) -> Option<FactArray<'a>> {
         let f = self.mirror.get();
         let a = match name {
@@ -134,36 +157,23 @@ impl<'a> PolicyView<'a> {
             "stamp" => FactArray::U64(&f.stamp),
             "sealed_at" => FactArray::U64(&f.sealed_at),
             "erase_count" => FactArray::U32(&f.erase_count),
-            "seal_time" => FactArray::U64(&f.seal_time),
-            "destage_number" => FactArray::U64(&f.destage_number),
-            "up2" => FactArray::F64(&f.up2),
-            "sealed_by" => FactArray::U16(&f.sealed_by),
-            _ => return None,
+            _ => f.ledgers.iter().find(|(n, _)| *n == name)?.1.view(),
         };
         (a.len() == self.valid.len()).then_some(a)
+    }
+
+    /// The names of the arrays it shows: [`SEGMENT_ARRAYS`]' and the facts the run keeps.
+    pub fn names(&self) -> Vec<&'static str> {
+        let f = self.mirror.get();
+        (SEGMENT_ARRAYS.iter().map(|(n, _, _)| *n))
+            .chain(f.ledgers.iter().map(|(n, _)| *n))
+            .collect()
     }
 
     /// What keeps the arrays' memory: a host holds it as long as any array it made from them
     /// lives.
     pub fn owner(&self) -> Arc<dyn std::any::Any + Send + Sync> {
         Arc::clone(self.mirror) as Arc<dyn std::any::Any + Send + Sync>
-    }
-}
-
-impl FactArray<'_> {
-    /// Its length.
-    pub fn len(&self) -> usize {
-        match self {
-            FactArray::U16(x) => x.len(),
-            FactArray::U32(x) => x.len(),
-            FactArray::U64(x) => x.len(),
-            FactArray::F64(x) => x.len(),
-        }
-    }
-
-    /// Whether it is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -253,39 +263,31 @@ impl Outside {
         }
     }
 
-    /// Copies the facts of `seg`, just sealed, from the store: each the store keeps.
+    /// Copies the facts of `seg`, just sealed, from the store: the segment table's, and each
+    /// per-segment fact the store keeps.
     fn copy_facts(&mut self, seg: u32, store: &Store) {
         let f = self.mirror.get_mut();
         let n = f.valid.len();
         if !self.sized {
-            let size = |kept: bool| if kept { n } else { 0 };
-            f.stamp = vec![0; size(store.stamp.len() == n)];
-            f.sealed_at = vec![0; size(store.sealed_at.len() == n)];
-            f.erase_count = vec![0; size(store.erase_count.len() == n)];
-            f.seal_time = vec![0; size(store.facts.seal_time().len() == n)];
-            f.destage_number = vec![0; size(store.facts.dseq().len() == n)];
-            f.up2 = vec![0.0; size(store.facts.up2().len() == n)];
-            f.sealed_by = vec![0; size(store.facts.sealed_by().len() == n)];
+            f.stamp = vec![0; n];
+            f.sealed_at = vec![0; n];
+            f.erase_count = vec![0; n];
+            f.ledgers = (crate::ledger::FACTS.iter())
+                .filter(|fact| fact.per == crate::ledger::Per::Segment)
+                .filter_map(|fact| {
+                    let a = store.facts.array(fact.name)?;
+                    (a.len() == n).then(|| (fact.name, Owned::zeros_like(a)))
+                })
+                .collect();
             self.sized = true;
         }
         let s = seg as usize;
-        let copy = |to: &mut Vec<u64>, from: &[u64]| {
-            if let Some(x) = to.get_mut(s) {
-                *x = from[s];
-            }
-        };
-        copy(&mut f.stamp, &store.stamp);
-        copy(&mut f.sealed_at, &store.sealed_at);
-        copy(&mut f.seal_time, store.facts.seal_time());
-        copy(&mut f.destage_number, store.facts.dseq());
-        if let Some(x) = f.erase_count.get_mut(s) {
-            *x = store.erase_count[s];
-        }
-        if let Some(x) = f.up2.get_mut(s) {
-            *x = store.facts.up2()[s];
-        }
-        if let Some(x) = f.sealed_by.get_mut(s) {
-            *x = store.facts.sealed_by()[s];
+        f.stamp[s] = store.stamp[s];
+        f.sealed_at[s] = store.sealed_at[s];
+        f.erase_count[s] = store.erase_count[s];
+        for (name, owned) in &mut f.ledgers {
+            let a = store.facts.array(name).expect("a fact the store keeps");
+            owned.copy(a, s);
         }
     }
 }
