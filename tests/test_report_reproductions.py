@@ -26,11 +26,14 @@ SCREENSHOT = ROOT / "target" / "test-artifacts" / "report-reproduction.png"
 SWEEP = "reproduce:li-greedy:quick"
 #: Li et al. Fig. 6(b)'s model values, as reclaim/reproduce/data/li_numbers.csv transcribes them.
 PUBLISHED = {"0.2/0.8": 2.314e6, "0.8/0.2": 1.063e6}
+#: Its runs: Fig. 6(b)'s 2, Fig. 5's 2 workloads × 8 windows less the one shared with Fig. 6(b), and
+#: Fig. 7(a)'s 23 allocations × 2 policies (reclaim/reproduce/li.py: WINDOWS, ALLOCATIONS).
+TASKS = 2 + (2 * 8 - 1) + 23 * 2
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory) -> tuple[Path, list[dict]]:
-    # Li et al. §5.1 at its quick length (the full one: two runs of about a second each).
+    # Li et al. §5 at its quick length (the full one: 63 runs of well under a second each).
     db = tmp_path_factory.mktemp("repro") / "r.duckdb"
     rows = REPRODUCTIONS["li-greedy"].run(quick=True, db=db, workers=1)
     return db, rows
@@ -53,22 +56,23 @@ def test_read_rebuilds_the_rows_from_the_database_alone(ran):
     again, setting = REPRODUCTIONS["li-greedy"].read(db, quick=True)
     # The same runs read back: equal to the last bit, and the database untouched.
     assert again == rows
-    assert db.read_bytes() == before and _tasks(db) == 2
-    assert "--policy gra:d=1" in setting
-    assert [r["paper"] for r in again] == [PUBLISHED["0.2/0.8"], PUBLISHED["0.8/0.2"]]
+    assert db.read_bytes() == before and _tasks(db) == TASKS
+    # Fig. 6(b) runs gra:d=1, Fig. 5 gra:d=…, Fig. 7(a) regions under gra:d=1 and fifo.
+    assert "by row: --policy, --placement, --workload" in setting
+    assert [r["paper"] for r in again if r["table"] == "fig6b"] == [PUBLISHED["0.2/0.8"], PUBLISHED["0.8/0.2"]]
 
 
 def test_read_raises_where_a_run_is_missing(ran, tmp_path):
     db = _copy(ran[0], tmp_path)
     with duckdb.connect(str(db)) as con:
         con.execute("DELETE FROM tasks WHERE key = (SELECT min(key) FROM tasks)")
-    with pytest.raises(MissingResults, match=r"1 of the 2 runs of reproduce:li-greedy:quick are not in the database, "
+    with pytest.raises(MissingResults, match=rf"1 of the {TASKS} runs of reproduce:li-greedy:quick are not in the database, "
                                              r"e\.g\. reclaim simulate --segments 8192 "):
         REPRODUCTIONS["li-greedy"].read(db, quick=True)
     # Nothing ran in its place.
-    assert _tasks(db) == 1
+    assert _tasks(db) == TASKS - 1
     # The full-length sweep was never run into it.
-    with pytest.raises(MissingResults, match="2 of the 2 runs of reproduce:li-greedy are not"):
+    with pytest.raises(MissingResults, match=f"{TASKS} of the {TASKS} runs of reproduce:li-greedy are not"):
         REPRODUCTIONS["li-greedy"].read(db, quick=False)
 
 
@@ -88,11 +92,16 @@ def test_the_report_embeds_the_paper_figure_with_the_published_series(ran, tmp_p
     out = tmp_path / "report.html"
     res = runner.invoke(app, ["report", str(db), "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert "4 figures, 1 paper figure(s) of reproductions" in res.output
+    assert "12 figures, 3 paper figure(s) of reproductions" in res.output
     page = out.read_text()
-    # One figure, Fig. 6(b)'s bars beside the model against S, as an SVG inside the page.
+    # Three figures, each an SVG inside the page: Fig. 6(b)'s bars beside the model against S
+    # first, then Fig. 5 and Fig. 7(a).
     images = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)"', page)
-    assert len(images) == 1
+    assert len(images) == 3
+    assert re.findall(r'<a download="(li-[^"]+\.csv)"', page) == [
+        "li-greedy-cleaning-cost.csv", "li-fig5-cleaning-cost-vs-d.csv", "li-fig7a-grouping-allocation.csv"]
+    assert "reclaim, GRA(d)" in base64.b64decode(images[1]).decode()
+    assert "published (§5.3: b_c*, b_w*)" in base64.b64decode(images[2]).decode()
     svg = base64.b64decode(images[0]).decode()
     # The published values as their own series, in the legend (svg.fonttype none: text is text).
     assert "published (Fig. 6(b))" in svg and "model (Theorems 1–4), published in Fig. 6(b)" in svg
@@ -101,14 +110,14 @@ def test_the_report_embeds_the_paper_figure_with_the_published_series(ran, tmp_p
     (link,) = re.findall(r'<a download="li-greedy-cleaning-cost.csv" href="data:text/csv;base64,([^"]+)"', page)
     data = list(csv.DictReader(io.StringIO(base64.b64decode(link).decode())))
     at = {(r["f"], r["series"]): float(r["cleaning_cost"]) for r in data if r["spare"] == "0.1"}
-    for r in rows:
+    for r in (r for r in rows if r["table"] == "fig6b"):
         assert at[(r["f"], "model (published)")] == PUBLISHED[r["f"]]
         assert at[(r["f"], "reclaim")] == r["ours"]
     # The printed table beside it, and nothing fetched from elsewhere.
     assert "Li et al. §5.1 / Fig. 6(b)" in page and "paper (model)" in page
     assert "<script src" not in page and "default-src 'none'" in page
     # Read, never written: the report ran nothing.
-    assert _tasks(db) == 2
+    assert _tasks(db) == TASKS
 
 
 def test_the_figures_folder_holds_the_paper_figures_beside_the_wa_ones(ran, tmp_path):
@@ -116,9 +125,10 @@ def test_the_figures_folder_holds_the_paper_figures_beside_the_wa_ones(ran, tmp_
     assert res.exit_code == 0, res.output
     names = {p.name for p in (tmp_path / "figs").iterdir()}
     # The same files as `reclaim reproduce li-greedy --figures`: the CSV and 2 widths × 3 formats.
-    paper = {"li-greedy-cleaning-cost.csv"} | {f"li-greedy-cleaning-cost-{w}in.{e}" for w in ("3.5", "7") for e in ("pdf", "svg", "png")}
+    stems = ("li-greedy-cleaning-cost", "li-fig5-cleaning-cost-vs-d", "li-fig7a-grouping-allocation")
+    paper = {f"{s}.csv" for s in stems} | {f"{s}-{w}in.{e}" for s in stems for w in ("3.5", "7") for e in ("pdf", "svg", "png")}
     assert paper <= names
-    assert len(names - paper) == 7  # the WA figure of the table's two settings, likewise
+    assert len(names - paper) == 21  # the WA figures of the runs' settings, likewise (3 × 7 files)
 
 
 def test_a_partial_reproduction_says_why_it_is_not_drawn(ran, tmp_path):
@@ -130,7 +140,7 @@ def test_a_partial_reproduction_says_why_it_is_not_drawn(ran, tmp_path):
     assert res.exit_code == 0, res.output
     page = out.read_text()
     assert '<figure class="paper">' not in page and '<img src="data:' not in page
-    assert "its paper figures are not rebuilt here" in page and "1 of the 2 runs of reproduce:li-greedy:quick" in page
+    assert "its paper figures are not rebuilt here" in page and f"1 of the {TASKS} runs of reproduce:li-greedy:quick" in page
     assert "reclaim reproduce li-greedy --quick --figures DIR" in page
 
 
@@ -153,9 +163,9 @@ def test_the_report_of_a_reproduction_opens_in_chromium(ran, tmp_path, chromium)
     assert check.requests == []
     # The image decoded (an SVG 7 in wide: 504 pt, 672 px less its margins), its CSV linked,
     # and plotly's figures drawn beside it.
-    (loaded, width), (links, plotly) = check.value
-    assert loaded and width > 600
-    assert links == 1 and plotly
+    *images, (links, plotly) = check.value
+    assert len(images) == 3 and all(loaded and width > 600 for loaded, width in images)
+    assert links == 3 and plotly
     assert SCREENSHOT.stat().st_size > 20_000
 
 

@@ -224,8 +224,84 @@ def draw_li_greedy(rows: Sequence[Row], width: float) -> Any:
     return fig
 
 
+def draw_li_fig5(rows: Sequence[Row], width: float) -> Any:
+    """Li et al. Fig. 5 (§5.1): GRA(d)'s cleaning cost against the window d, GREEDY (d = 1) to
+    RANDOM (d = N), a panel per workload: Theorem 1's finite-N model (eq. 2–5) as a line, reclaim's
+    GRA(d) simulation as points (d = 1 is GREEDY, d = N = 8192 RANDOM), both axes logarithmic (d
+    spans four decades, the cost two)."""
+    from matplotlib.ticker import FuncFormatter
+
+    names = list(dict.fromkeys(r["workload"] for r in rows))
+    fig, axes = style.figure(width, aspect=0.75, ncols=len(names), legend_rows=1, sharey=True)
+    for ax, name in zip(axes[0], names, strict=True):
+        mine = sorted((r for r in rows if r["workload"] == name), key=lambda r: r["d"])
+        ds = [r["d"] for r in mine]
+        ax.plot(ds, [r["model"] / 1e6 for r in mine], color="#000000", linewidth=1.0, marker="*", markersize=4,
+                label="model (Theorem 1, finite N)")
+        _ours(ax, ds, [r["ours"] / 1e6 for r in mine], "gra", "reclaim, GRA(d)")
+        ax.set(xscale="log", yscale="log", xlabel="window size d", title=f"{name} workload")
+        # Plain numbers on the cost axis (1, 2, 5, 10, …), not powers of ten times a mantissa.
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+    axes[0][0].set_ylabel("cleaning cost [10⁶ pages]")
+    style.legend_outside(fig, list(axes[0]))
+    return fig
+
+
+def draw_li_fig7a(rows: Sequence[Row], width: float) -> Any:
+    """Li et al. Fig. 7(a) (§5.3): the cleaning cost of data grouping against the hot region's
+    share b₁ of the spare blocks, b_c* to b_w*: Theorem 5 as a line with its points (asterisks),
+    reclaim's GREEDY and FIFO in each region, §5.3's published b_c*, b_w* and costs as crosses, and
+    locality-oblivious GREEDY (Theorem 2, and reclaim's) as squares at b_w*."""
+    fig, axes = style.figure(width, aspect=0.75, legend_rows=2)
+    ax = axes[0][0]
+    greedy = sorted((r for r in rows if r["policy"] == "greedy"), key=lambda r: r["b1"])
+    fifo = sorted((r for r in rows if r["policy"] == "fifo"), key=lambda r: r["b1"])
+    ax.plot([r["b1"] for r in greedy], [r["model"] / 1e6 for r in greedy], color="#000000", linewidth=1.0, marker="*",
+            markersize=4, label="model (Theorem 5)")
+    _ours(ax, [r["b1"] for r in greedy], [r["ours"] / 1e6 for r in greedy], "greedy", "reclaim, Greedy in each region")
+    _ours(ax, [r["b1"] for r in fifo], [r["ours"] / 1e6 for r in fifo], "fifo", "reclaim, FIFO in each region")
+    marks = [r for r in greedy if r["paper"] is not None]
+    _published(ax, [r["b1"] for r in marks], [r["paper"] / 1e6 for r in marks], "published (§5.3: b_c*, b_w*)")
+    last = greedy[-1]
+    ax.plot([last["b1"]], [last["greedy_model"] / 1e6], color="#000000", marker="s", markersize=7, markerfacecolor="none",
+            linestyle="none", label="locality-oblivious GREEDY, model (Theorem 2)")
+    st = style.series(["greedy"])[0]
+    ax.plot([last["b1"]], [last["greedy_ours"] / 1e6], color=st.color, marker="s", markersize=4, linestyle="none",
+            label="locality-oblivious Greedy, reclaim")
+    for r in marks:
+        ax.annotate(r["mark"], (r["b1"], r["paper"] / 1e6), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=6)
+    ax.set(xlabel="hot region's share b₁ of the spare blocks", ylabel="cleaning cost [10⁶ pages]",
+           title="f_a = 0.1, r = (0.8, 0.2), f = (0.2, 0.8)")
+    style.legend_outside(fig, ax, ncol=2)
+    return fig
+
+
 def li_greedy(rows: Sequence[Row], folder: Path) -> list[Path]:
-    """:func:`draw_li_greedy`, written."""
+    """:func:`draw_li_greedy`, :func:`draw_li_fig5` and :func:`draw_li_fig7a`, written (each
+    for the rows of its ``table``; rows without one are Fig. 6(b)'s)."""
+    fig5 = [r for r in rows if r.get("table") == "fig5"]
+    fig7a = [r for r in rows if r.get("table") == "fig7a"]
+    rows = [r for r in rows if r.get("table", "fig6b") == "fig6b"]
+    out = _li_fig6b(rows, folder)
+    if fig5:
+        data5 = [{"workload": r["workload"], "d": r["d"], "series": s, "cleaning_cost": r[k]} for r in fig5
+                 for k, s in (("model", "model (Theorem 1)"), ("ours", "reclaim"))]
+        out += style.save(lambda w: draw_li_fig5(fig5, w), folder, "li-fig5-cleaning-cost-vs-d", data5)
+    if fig7a:
+        data7: list[Row] = [{"b1": r["b1"], "series": "model (Theorem 5)", "cleaning_cost": r["model"]} for r in fig7a
+                            if r["policy"] == "greedy"]
+        data7 += [{"b1": r["b1"], "series": f"reclaim, {r['policy']}", "cleaning_cost": r["ours"]} for r in fig7a]
+        data7 += [{"b1": r["b1"], "series": f"published ({r['mark']})", "cleaning_cost": r["paper"]} for r in fig7a
+                  if r["paper"] is not None and r["policy"] == "greedy"]
+        last = max((r for r in fig7a if r["policy"] == "greedy"), key=lambda r: r["b1"])
+        data7 += [{"b1": last["b1"], "series": "locality-oblivious GREEDY, model (Theorem 2)", "cleaning_cost": last["greedy_model"]},
+                  {"b1": last["b1"], "series": "locality-oblivious GREEDY, reclaim", "cleaning_cost": last["greedy_ours"]}]
+        out += style.save(lambda w: draw_li_fig7a(fig7a, w), folder, "li-fig7a-grouping-allocation", data7)
+    return out
+
+
+def _li_fig6b(rows: Sequence[Row], folder: Path) -> list[Path]:
     data: list[Row] = [{"f": r["f"], "series": s, "spare": 0.1, "cleaning_cost": r[k]} for r in rows
                        for k, s in (("paper", "model (published)"), ("ours", "reclaim"))]
     data += [{"f": r["f"], "series": "model (Theorems 1-4)", "spare": sp, "cleaning_cost": c} for r in rows for sp, c in li_curve(r["f"])]
