@@ -181,13 +181,15 @@ def test_the_lomet_table1_command_states_its_geometry() -> None:
 
 
 def test_a_reproduction_prints_its_setting_under_its_table(tmp_path: Path) -> None:
-    # li-greedy (Li et al. §5.1): 8 × 1024 segments of 64 pages, S = 0.1, GRA d = 1 under the
-    # one-free trigger of §2.1, 5M measured writes after a fill and one capacity of warm-up.
+    # li-greedy (Li et al. §5): 8 × 1024 segments of 64 pages, S = 0.1, the one-free trigger of
+    # §2.1, 5M measured writes after a fill and one capacity of warm-up; by row the policy (GRA(d),
+    # FIFO), the placement (Fig. 7(a)'s regions) and the workload (Fig. 5's fine-grained one too).
     res = runner.invoke(app, ["reproduce", "li-greedy", "--db", str(tmp_path / "r.duckdb"), "--workers", "1"])
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
     assert ("as `reclaim simulate` options: --segments 8192 (simulate: 1024; with a trace workload, sized from the trace), "
-            "--pages-per-segment 64, --spare 0.1, --policy gra:d=1 (simulate: greedy:tie=random), --gc one-free "
+            "--pages-per-segment 64, --spare 0.1, --gc one-free "
             "(simulate: frontier), --frontier single, --warmup fill+1x (simulate: fill+10x; none with method=precondition), "
-            "--writes 5000000 (simulate: 20x; with a trace, 1p), --seed 1; by row: --workload "
-            "(locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | locality:fa=0.1,r=0.8/0.2,f=0.8/0.2); the others at simulate's defaults") in text
+            "--writes 5000000 (simulate: 20x; with a trace, 1p), --seed 1; by row: --policy, --placement, --workload "
+            "(locality:fa=0.1,r=0.4/0.3/0.2/0.1,f=0.2/0.2/0.3/0.3 | locality:fa=0.1,r=0.8/0.2,f=0.2/0.8 | "
+            "locality:fa=0.1,r=0.8/0.2,f=0.8/0.2); the others at simulate's defaults") in text
