@@ -198,8 +198,9 @@ def li_curve(f: str) -> list[tuple[float, float]]:
 def draw_li_greedy(rows: Sequence[Row], width: float) -> Any:
     """Li et al. §5.1 / Fig. 6(b): GREEDY's cleaning cost per page-share vector f, the model's
     value they publish beside reclaim's simulation as grouped bars (the difference above them);
-    and, in their Fig. 5's layout, the model's cost against the spare factor (Theorems 1–4) with
-    the published value and reclaim's at S = 0.1, on a log axis (it spans two decades)."""
+    and the model's cost against the spare factor (Theorems 1–4) with the published value and
+    reclaim's at S = 0.1, on a log axis (it spans two decades). Their Fig. 5 (cost against the
+    window d) is :func:`draw_li_fig5`."""
     fig, axes = style.figure(width, aspect=0.75, ncols=2, legend_rows=2)
     ax = axes[0][0]
     xs = range(len(rows))
