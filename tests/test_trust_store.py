@@ -519,7 +519,7 @@ def test_a_scheduler_lost_during_a_sweep_is_named_and_loses_no_written_row(tmp_p
 def test_a_report_reads_only_the_columns_it_shows(results_db):
     # Every column was 12 KB a task in memory (the configuration's text and two histograms of
     # pages_per_segment + 1 counts each): 1.25 GB for 100,000 tasks, 606 MB with these.
-    from reclaim.report import _groups
+    from reclaim.report import MODEL_INPUTS, _groups
 
     con = store_mod._connect(results_db, read_only=True)
     try:
@@ -528,8 +528,11 @@ def test_a_report_reads_only_the_columns_it_shows(results_db):
         con.close()
     assert len(g.frame) == 120  # the 120 seeds of results_db
     assert g.varying == [] and g.x is None  # replications of one configuration
+    # The metrics shown, and the configuration's scalar parameters a model's prediction reads
+    # (MODEL_INPUTS: a few bytes each); never the configuration's text or the histograms.
     assert set(g.frame.columns) == {"key", "seed", "wa", "simulated_spare", "wamp", "gcu", "emptiness_at_clean", "cleaning_cost", "user_writes",
-                                    "seconds", "workload", "volume"}
+                                    "seconds", "workload", "volume", *MODEL_INPUTS}
+    assert not {"config", "victim_valid_histogram", "segment_valid_histogram"} & set(g.frame.columns)
 
 
 def test_a_report_or_export_cut_short_by_a_full_disk_leaves_no_file(results_db, small_tmpfs):
