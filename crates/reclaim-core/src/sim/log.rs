@@ -106,13 +106,21 @@ impl Simulator {
         let prefetch_pages = self.engine.dev.placement.prefetch_pages;
         for _ in 0..n {
             let w = self.next_drawn::<true>(prefetch_pages);
-            let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
-            self.engine.user_write(w)?;
-            let log = self.engine.cleaning.log.as_mut().expect("the log method");
-            log.live += u64::from(new);
-            if log.page_done() {
-                self.engine.log_request_done()?;
-            }
+            self.log_write(w)?;
+        }
+        Ok(())
+    }
+
+    /// One trace write under `log`: written, the log's live pages counted, and the trigger run
+    /// when it ends its request.
+    #[inline]
+    fn log_write(&mut self, w: crate::workload::Write) -> Result<()> {
+        let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
+        self.engine.user_write(w)?;
+        let log = self.engine.cleaning.log.as_mut().expect("the log method");
+        log.live += u64::from(new);
+        if log.page_done() {
+            self.engine.log_request_done()?;
         }
         Ok(())
     }
@@ -126,27 +134,7 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     fn log_writes_batched(&mut self, n: u64, batch: usize) -> Result<()> {
-        let mut writes = Vec::with_capacity(batch);
-        let mut left = n;
-        while left > 0 {
-            let k = usize::try_from(left).unwrap_or(batch).min(batch);
-            self.draw_classified(k, &mut writes);
-            for &w in &writes {
-                self.tick(w);
-                let new = self.engine.dev.store.page_map[w.page as usize] == NONE;
-                self.engine.user_write(w)?;
-                let log = self.engine.cleaning.log.as_mut().expect("the log method");
-                log.live += u64::from(new);
-                if log.page_done() {
-                    self.engine.log_request_done()?;
-                }
-            }
-            if let Some(e) = self.engine.dev.placement.scheme.take_failure() {
-                return Err(e);
-            }
-            left -= k as u64;
-        }
-        Ok(())
+        self.in_batches(n, batch, Self::log_write)
     }
 }
 

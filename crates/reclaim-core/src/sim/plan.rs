@@ -682,6 +682,18 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     fn batched_writes(&mut self, n: u64, batch: usize) -> Result<()> {
+        self.in_batches(n, batch, |sim, w| sim.engine.user_write(w))
+    }
+
+    /// `n` workload writes in batches of up to `batch`, each batch drawn and classified at once
+    /// ([`Self::draw_classified`]), then each write given to `write` after the trace's clock
+    /// ticks with it; a failure of the placement stops the run after its batch.
+    pub(super) fn in_batches(
+        &mut self,
+        n: u64,
+        batch: usize,
+        mut write: impl FnMut(&mut Self, Write) -> Result<()>,
+    ) -> Result<()> {
         let mut writes = Vec::with_capacity(batch);
         let mut left = n;
         while left > 0 {
@@ -689,7 +701,7 @@ impl Simulator {
             self.draw_classified(k, &mut writes);
             for &w in &writes {
                 self.tick(w);
-                self.engine.user_write(w)?;
+                write(self, w)?;
             }
             if let Some(e) = self.engine.dev.placement.scheme.take_failure() {
                 return Err(e);
