@@ -27,6 +27,9 @@ def _table(df: Any, target: float | None) -> Table:
         cols.append(f"spare → {target:g}")
     if "full_wa" in df.columns:
         cols.append("full run (error)")
+    modelled = "model" in df.columns and bool(df["model"].notna().any())
+    if modelled:
+        cols.append("model")
     for c in cols:
         t.add_column(c, justify="left" if c in ("volume", "scheme") else "right", overflow="fold",
                      no_wrap=c not in ("volume", "scheme"), min_width={"volume": 6, "scheme": 12}.get(c))
@@ -39,9 +42,14 @@ def _table(df: Any, target: float | None) -> Table:
             cells.append("beyond" if math.isnan(s) else f"≤ {s:g}" if s == least else f"{s:.3f}")
         if "full_wa" in df.columns:
             cells.append("" if math.isnan(r.full_wa) else f"{r.full_wa:.3f} ({100 * r.error:+.1f}%)")
+        if modelled:
+            cells.append("" if math.isnan(r.model) else f"{r.model:.3f}")
         t.add_row(*cells)
     t.caption = ("*: a close call with the best at that spare (within 1%, or intervals that meet); intervals: "
-                 "Student's t over the hash seeds" + ("; beyond: no spare of the grid reaches the target" if target else ""))
+                 "Student's t over the hash seeds" + ("; beyond: no spare of the grid reaches the target" if target else "")
+                 + ("; model: the full device's WA by Li et al. Theorem 2 for FIFO (a class per write count), by Van "
+                    "Houdt's mean-field for greedy and d-choices (a hot/cold fit, where it holds), both for independent "
+                    "writes" if modelled else ""))
     return t
 
 
@@ -66,7 +74,7 @@ def advise_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Rank schemes and spares for a trace from miniature runs on a hashed sample of its pages."""
-    from reclaim.advise import SCHEMES, advise, table_json
+    from reclaim.advise import FK_NOT_PLACED, SCHEMES, advise, table_json
 
     if not trace.exists():
         fail(f"invalid value for `TRACE`: {trace} (expected a converted trace or a folder of one per volume; no such path)")
@@ -84,3 +92,4 @@ def advise_cmd(
     console.print(_table(df, target_wa))
     full = f", {df.attrs['full_runs']} full runs" if verify else ""
     console.print(f"{df.attrs['runs']:,} miniature runs{full} in {df.attrs['seconds']:.1f} s", markup=False)
+    console.print(f"{FK_NOT_PLACED} (`reclaim simulate --method log --placement fk` gives its WA on the trace).", markup=False)
