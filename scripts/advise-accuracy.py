@@ -4,9 +4,11 @@ For each trace (generated here with numpy from a fixed seed, so that the table i
 every machine), every scheme × spare of the grid runs once on the whole trace and on miniature
 samples at each rate R (and at the default fixed sample size), with several hash seeds; the
 table gives, per trace and sampling, the median and 90th percentile of |predicted / full − 1|
-over the grid's configurations, the share within 2% and 5%, whether the top-ranked scheme at each
-spare is the full runs' best or within 1% of it, the mean segments of the miniature device, and
-the wall time of the miniature runs against the full ones.
+over the grid's configurations, the share within 2% and 5%, the share whose 95% interval over
+the seeds holds the full run's WA (its coverage) and the interval's median half-width, whether
+the top-ranked scheme at each spare is the full runs' best or within 1% of it, the sample's
+distinct pages and the mean segments of the miniature device, and the wall time of the
+miniature runs against the full ones.
 
 The ``dev`` trace (hot/cold 80/20, its own seed) is the one on which the choices of
 ``reclaim.advise`` were made (default sample size, whether to extrapolate); it is reported apart
@@ -74,7 +76,13 @@ def full_runs(pages: np.ndarray, spares: list[float], schemes: list[str], folder
 
 
 def summary(df: Any, full: dict[tuple[float, str], float]) -> dict[str, float]:
-    err = np.array([abs(r.wa / full[(r.spare, r.scheme)] - 1) for r in df.itertuples()])
+    """The error of the seeds' mean against the full run over the grid's configurations, the
+    interval's coverage (the share of configurations whose 95% interval over seeds holds the full
+    run's WA) and its median half-width relative to the mean, beside the median |bias|."""
+    truth = np.array([full[(r.spare, r.scheme)] for r in df.itertuples()])
+    wa = df["wa"].to_numpy()
+    err = np.abs(wa / truth - 1)
+    covered = (df["wa_low"].to_numpy() <= truth) & (truth <= df["wa_high"].to_numpy())
     top_ok = []
     for spare, g in df.groupby("spare"):
         predicted = g.sort_values("wa").iloc[0]["scheme"]
@@ -82,7 +90,8 @@ def summary(df: Any, full: dict[tuple[float, str], float]) -> dict[str, float]:
         top_ok.append(full[(spare, predicted)] <= best * 1.01)
     return {"median": float(np.median(err)), "p90": float(np.quantile(err, 0.9)), "within2": float(np.mean(err <= 0.02)),
             "within5": float(np.mean(err <= 0.05)), "top": float(np.mean(top_ok)), "spares": len(top_ok),
-            "segments": float(df["segments"].mean())}
+            "segments": float(df["segments"].mean()), "coverage": float(np.mean(covered)),
+            "half_width": float(np.median((df["wa_high"].to_numpy() - wa) / wa))}
 
 
 def speed(writes: int, volumes: int, seeds: int, full_schemes: int, workers: int | None) -> None:
@@ -108,7 +117,7 @@ def speed(writes: int, volumes: int, seeds: int, full_schemes: int, workers: int
         mini = time.perf_counter() - t
         print(f"advise: {volumes} volumes, {writes:,} writes, {df.attrs['runs']:,} miniature runs "
               f"({len(SCHEMES)} schemes × {len(SPARES)} spares × {seeds} seeds × volumes), "
-              f"mean sampling rate {df[df.volume != 'all']['rate'].mean():.4f}: {mini:.1f} s")
+              f"mean sampling rate {df[df.volume != 'all']['rate'].mean():.4f}: {mini:.1f} s", flush=True)
         if not full_schemes:
             return
         configs = [{**parse_scheme(s), "workload": f"trace:{folder}/v{v}.rtr", "spare": sp, "pages_per_segment": 64,
@@ -116,9 +125,12 @@ def speed(writes: int, volumes: int, seeds: int, full_schemes: int, workers: int
         t = time.perf_counter()
         results(configs, sweep="advise-speed:full", workers=workers)
         full = time.perf_counter() - t
+        head = f"full runs: {len(configs)} ({full_schemes} schemes × {len(SPARES)} spares × {volumes} volumes) in {full:.1f} s"
+        if full_schemes >= len(SCHEMES):
+            print(f"{head}, measured: {full / mini:.2f} × advise's time", flush=True)
+            return
         whole = full * len(SCHEMES) / full_schemes
-        print(f"full runs: {len(configs)} ({full_schemes} schemes × {len(SPARES)} spares × {volumes} volumes) in {full:.1f} s; "
-              f"the grid of {len(SCHEMES)} schemes extrapolated: {whole:.0f} s, {whole / mini:.1f} × advise's time")
+        print(f"{head}; the grid of {len(SCHEMES)} schemes extrapolated: {whole:.0f} s, {whole / mini:.1f} × advise's time")
 
 
 def accuracy(pages: int = 1 << 19, per_page: int = 8, rates: list[float] | None = None, seeds: int = 4,
@@ -132,12 +144,16 @@ def accuracy(pages: int = 1 << 19, per_page: int = 8, rates: list[float] | None 
     samplings.append(("default sample", {}))
     if dev:
         samplings += [(f"{name}, extrapolated", {**kw, "correct": "extrapolate"}) for name, kw in list(samplings)]
-    lines = ["| trace | sampling | miniature segments | median error | 90th pct | within 2% | within 5% | top-ranked best or within 1% |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| trace | sampling | sample pages | miniature segments | median error | 90th pct | within 2% | within 5% | "
+             "interval holds full run | interval half-width (median) | top-ranked best or within 1% |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     bias: dict[tuple[str, str], list[float]] = {}
+    cover: dict[tuple[str, str], list[float]] = {}
+    modelled: list[str] = []
     segments: dict[str, list[float]] = {}
     times = []
     for name, trace in traces(pages, per_page, dev).items():
+        distinct = len(np.unique(trace))
         with tempfile.TemporaryDirectory() as folder:
             full, full_s = full_runs(trace, spares, schemes, folder, workers)
         mini = []
@@ -148,10 +164,21 @@ def accuracy(pages: int = 1 << 19, per_page: int = 8, rates: list[float] | None 
             s = summary(df, full)
             segments.setdefault(label, []).append(s["segments"])
             for scheme, g in df.groupby("scheme"):
-                bias.setdefault((label, str(scheme)), []).append(
-                    float(np.mean([r.wa / full[(r.spare, r.scheme)] - 1 for r in g.itertuples()])))
-            line = (f"| {name} | {label} | {s['segments']:,.0f} | {100 * s['median']:.2f}% | {100 * s['p90']:.2f}% | "
-                    f"{100 * s['within2']:.0f}% | {100 * s['within5']:.0f}% | {round(s['top'] * s['spares'])} of {s['spares']} |")
+                truth = np.array([full[(r.spare, r.scheme)] for r in g.itertuples()])
+                bias.setdefault((label, str(scheme)), []).append(float(np.mean(g["wa"].to_numpy() / truth - 1)))
+                cover.setdefault((label, str(scheme)), []).extend(
+                    ((g["wa_low"].to_numpy() <= truth) & (truth <= g["wa_high"].to_numpy())).tolist())
+            if not kw:
+                # The models' WA is the same at every sampling: shown once, beside the default sample's.
+                for scheme, g in df[df["model"].notna()].groupby("scheme", sort=False):
+                    truth = np.array([full[(r.spare, r.scheme)] for r in g.itertuples()])
+                    em = np.abs(g["model"].to_numpy() / truth - 1)
+                    ew = np.abs(g["wa"].to_numpy() / truth - 1)
+                    modelled.append(f"| {name} | {scheme} | {100 * np.median(em):.2f}% | {100 * em.max():.2f}% | "
+                                    f"{100 * np.median(ew):.2f}% | {100 * ew.max():.2f}% |")
+            line = (f"| {name} | {label} | {df['rate'].mean() * distinct:,.0f} | {s['segments']:,.0f} | {100 * s['median']:.2f}% | "
+                    f"{100 * s['p90']:.2f}% | {100 * s['within2']:.0f}% | {100 * s['within5']:.0f}% | "
+                    f"{100 * s['coverage']:.0f}% | {100 * s['half_width']:.2f}% | {round(s['top'] * s['spares'])} of {s['spares']} |")
             lines.append(line)
             if echo:
                 print(line, flush=True)
@@ -163,6 +190,15 @@ def accuracy(pages: int = 1 << 19, per_page: int = 8, rates: list[float] | None 
               "| (segments) | " + " | ".join(f"{np.mean(segments[h]):,.0f}" for h in heads) + " |"]
     for scheme in schemes:
         lines.append(f"| {scheme} | " + " | ".join(f"{100 * np.mean(bias[(h, scheme)]):+.2f}%" for h in heads) + " |")
+    lines += ["", "Coverage of the 95% interval over seeds (the share of the spares and traces above whose interval holds "
+              "the full run's WA), by scheme:", "",
+              "| scheme | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(heads)]
+    for scheme in schemes:
+        lines.append(f"| {scheme} | " + " | ".join(f"{100 * np.mean(cover[(h, scheme)]):.0f}%" for h in heads) + " |")
+    lines += ["", "The models' WA (``reclaim.advise.model_wa``) against the full run, beside the default sample's "
+              "miniatures, |predicted / full − 1| over the spares (a scheme missing where its model does not apply):", "",
+              "| trace | scheme | model, median | model, max | miniature, median | miniature, max |",
+              "|---|---|---:|---:|---:|---:|", *modelled]
     lines += ["", f"{len(schemes)} schemes × {len(spares)} spares; {pages:,} pages × {per_page} writes each; {seeds} hash seeds; "
               "wall times on this machine (not part of the tables):", *times]
     return "\n".join(lines)
@@ -179,7 +215,8 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--speed", type=int, metavar="WRITES", help="time advise and full runs on a volume set of WRITES writes instead")
     ap.add_argument("--volumes", type=int, default=8, help="with --speed: volumes")
-    ap.add_argument("--full-schemes", type=int, default=2, help="with --speed: schemes run in full (the rest extrapolated; 0: none)")
+    ap.add_argument("--full-schemes", type=int, default=2,
+                    help="with --speed: schemes run in full (the rest extrapolated; 0: none; 12: the whole grid, measured)")
     a = ap.parse_args()
     if a.speed:
         speed(a.speed, a.volumes, a.seeds, a.full_schemes, a.workers)
