@@ -46,7 +46,7 @@ def _table(df: Any, target: float | None) -> Table:
             cells.append("" if math.isnan(r.model) else f"{r.model:.3f}")
         t.add_row(*cells)
     t.caption = ("*: a close call with the best at that spare (within 1%, or intervals that meet); intervals: "
-                 "Student's t over the hash seeds" + ("; beyond: no spare of the grid reaches the target" if target else "")
+                 "Student's t over the hash seeds (the samples' spread, not the miniature's bias)" + ("; beyond: no spare of the grid reaches the target" if target else "")
                  + ("; model: the full device's WA by Li et al. Theorem 2 for FIFO (a class per write count), by Van "
                     "Houdt's mean-field for greedy and d-choices (a hot/cold fit, where it holds), both for independent "
                     "writes" if modelled else ""))
