@@ -146,6 +146,11 @@ class SimConfig:
             trace; one by default for traces) or a count.
         seed: Seed of the run's random generator. Default 1.
         window: Time-series window in user writes. Default: the logical capacity.
+        precision: Ends the measured phase once a metric's 95% interval, by batch means over the
+            windows, is this narrow: ``wa:rel=0.0003`` (a half-width relative to the value) or
+            ``emptiness_at_clean:abs=0.0001`` (in the metric's unit), for ``wa``, ``wamp``,
+            ``gcu`` or ``emptiness_at_clean``; ``writes`` is then the cap (docs/experiments.md,
+            "Runs that stop when they know enough"). Only with a generated workload.
         device: A flash device to time the run on (``reclaim schemes devices``): {devices}; the
             result's ``time`` then holds latencies and throughput (docs/device.md). Default: none.
         arrivals: How a timed run's requests arrive (``reclaim schemes arrivals``): {arrivals}.
@@ -179,6 +184,7 @@ class SimConfig:
     writes: str | int | None = None
     seed: int | None = None
     window: int | None = None
+    precision: str | None = None
     device: str | None = None
     arrivals: str | None = None
     reads: float | None = None
@@ -271,6 +277,11 @@ class SimResult:
             (``midas``: a row per progress window, model run, configuration applied and merge,
             each a dict of ``user_writes``, ``kind``, ``waf``, ``total_waf``, ``groups``,
             ``sizes``, ``valid``); empty otherwise.
+        interval: The 95% confidence interval by batch means over the measured windows of
+            ``precision``'s metric, else of ``wa``: ``metric``, ``value``, ``half_width`` (in
+            the metric's unit), ``batches`` (20 to 39), ``windows_per_batch``, ``lag1`` (the
+            batches' lag-1 autocorrelation) and ``reached`` (with ``precision``: whether the
+            target was met, else ``None``); ``None`` with fewer than 20 whole windows.
     """
 
     user_writes: int
@@ -304,6 +315,7 @@ class SimResult:
     warnings: list[str] = field(default_factory=list)
     time: TimeResult | None = None
     scheme_log: list[dict[str, Any]] = field(default_factory=list)
+    interval: dict[str, Any] | None = None
 
     @classmethod
     def from_core(cls, d: Mapping[str, Any]) -> SimResult:

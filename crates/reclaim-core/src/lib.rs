@@ -15,6 +15,7 @@ pub mod clocks;
 pub mod config;
 pub mod error;
 pub mod geometry;
+pub mod interval;
 pub mod ledger;
 pub mod limits;
 pub mod memory;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::config::SimConfig;
 use crate::geometry::Geometry;
+use crate::interval::{Interval, Metric};
 
 /// Cumulative counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -234,6 +235,10 @@ pub struct SimResult {
     /// The placement's own record of the run, where it keeps one (`MiDAS`'s per-epoch lines);
     /// empty for the others.
     pub scheme_log: Vec<SchemeRow>,
+    /// The 95% interval by batch means ([`crate::interval`]) of `precision`'s metric, else of
+    /// `wa`; `None` with fewer than 20 whole windows measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
 }
 
 /// GCU, `WorkRdLive` and `WorkRdAll` of counters taken over some span (Stockmeyer §2.2):
@@ -403,7 +408,30 @@ impl Metrics {
             warnings: Vec::new(),
             scheme_log: Vec::new(),
             time: None,
+            interval: config.precision.map_or_else(
+                || self.interval(Metric::Wa),
+                |p| {
+                    self.interval(p.metric).map(|mut iv| {
+                        iv.reached = Some(p.met(&iv));
+                        iv
+                    })
+                },
+            ),
         }
+    }
+
+    /// The interval of `metric` over the measured phase's whole windows so far.
+    pub fn interval(&self, metric: Metric) -> Option<Interval> {
+        crate::interval::interval(&self.series, self.pps, metric)
+    }
+
+    /// Whether the windows closed so far end a batch whose interval meets `precision`
+    /// (the stopping rule, [`crate::interval`]).
+    pub fn precise_enough(&self, precision: &crate::interval::Precision) -> bool {
+        crate::interval::at_batch_end(self.series.wa.len())
+            && self
+                .interval(precision.metric)
+                .is_some_and(|iv| precision.met(&iv))
     }
 
     /// The write amplification of the measured writes so far (NaN before the first).

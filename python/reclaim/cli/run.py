@@ -45,6 +45,7 @@ def simulate_cmd(
     writes: Annotated[str | None, typer.Option(help=ph("writes"))] = None,
     seed: Annotated[int | None, typer.Option(help=ph("seed"))] = None,
     window: Annotated[int | None, typer.Option(help=ph("window"))] = None,
+    precision: Annotated[str | None, typer.Option(help=ph("precision"))] = None,
     device: Annotated[str | None, typer.Option(help=ph("device", "`reclaim schemes devices` lists the presets and their keys."))] = None,
     arrivals: Annotated[str | None, typer.Option(help=ph("arrivals"))] = None,
     reads: Annotated[float | None, typer.Option(help=ph("reads"))] = None,
@@ -84,6 +85,7 @@ def simulate_cmd(
         writes=writes,
         seed=seed,
         window=window,
+        precision=precision,
         device=device,
         arrivals=arrivals,
         reads=reads,
@@ -129,12 +131,22 @@ def simulate_cmd(
     for k in [*keys, "seconds", "page_writes_per_second"]:
         t.add_row(k, number(k, getattr(r, k)))
     out.print(t)
+    if r.interval is not None:
+        out.print(interval_line(r.interval))
     if r.time is not None:
         out.print(time_table(r.time))
     if r.scheme_log:
         out.print(scheme_log_table(r.scheme_log))
     if r.method is not None:
         out.print(method_line(r.method))
+
+
+def interval_line(iv: dict[str, Any]) -> str:
+    """The run's interval in words: ``wa 4.5929 ± 0.0006 (95%, 37 batches of 8 windows)``,
+    with whether ``precision``'s target was reached."""
+    reached = {True: ", target reached", False: ", target not reached by the cap of `writes`", None: ""}[iv.get("reached")]
+    return (f"{iv['metric']} {iv['value']:.6g} ± {iv['half_width']:.2g} (95%, batch means: {iv['batches']} batches of "
+            f"{iv['windows_per_batch']} window{'s' if iv['windows_per_batch'] > 1 else ''}, lag-1 autocorrelation {iv['lag1']:+.2f}{reached})")
 
 
 def scheme_log_table(log: list[dict[str, Any]]) -> Table:

@@ -158,6 +158,18 @@ def _config_type(annotation: Any) -> str:
     return "VARCHAR"
 
 
+#: The 95% interval by batch means of a run's ``precision`` metric, else of ``wa``
+#: (:attr:`reclaim.SimResult.interval`); NULL with fewer than 20 whole windows measured.
+INTERVAL: dict[str, str] = {
+    "interval_metric": "VARCHAR",
+    "interval_value": "DOUBLE",
+    "interval_half_width": "DOUBLE",
+    "interval_batches": "BIGINT",
+    "interval_windows_per_batch": "BIGINT",
+    "interval_lag1": "DOUBLE",
+    "interval_reached": "BOOLEAN",
+}
+
 #: One column per parameter of :class:`reclaim.SimConfig` (new parameters become new columns).
 CONFIG_COLUMNS: dict[str, str] = {f.name: _config_type(f.type) for f in dataclasses.fields(SimConfig)}
 
@@ -175,7 +187,7 @@ def task_columns() -> list[str]:
     >>> task_columns()[:3]
     ['key', 'config', 'segments']
     """
-    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *REPLAY, *TIME, *PROVENANCE]
+    names = ["key", "config", *CONFIG_COLUMNS, *METRICS, *ARRAYS, *REPLAY, *TIME, *INTERVAL, *PROVENANCE]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise RuntimeError(f"the results table names {', '.join(repeated)} twice (a parameter and a result may not share a name)")
@@ -402,7 +414,7 @@ class ResultStore:
         have = {r[0] for r in c.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'tasks'").fetchall()}
         # A column added since the database was made (a new parameter, the timed run's metrics)
         # is NULL for the rows written before it.
-        for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **TIME, **PROVENANCE}.items():
+        for name, kind in {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **TIME, **INTERVAL, **PROVENANCE}.items():
             if name not in have:
                 c.execute(f'ALTER TABLE tasks ADD COLUMN "{name}" {kind}')
         cols = ", ".join(f'"{k}" {v}' for k, v in SERIES.items())
@@ -531,7 +543,7 @@ def _arrow_schema(names: Sequence[str], series: bool = False) -> Any:
     import pyarrow as pa
 
     types = {"key": "VARCHAR", "config": "JSON", "window_index": "INTEGER", "window": "BIGINT"}
-    types.update(SERIES if series else {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **TIME, **PROVENANCE})
+    types.update(SERIES if series else {**CONFIG_COLUMNS, **METRICS, **ARRAYS, **REPLAY, **TIME, **INTERVAL, **PROVENANCE})
     return pa.schema([(n, _arrow_type(types[n])) for n in names])
 
 
@@ -563,6 +575,8 @@ def row(key: str, canonical: str, result: SimResult, provenance: Mapping[str, An
     task["pass_wa"] = [_finite(float(x)) for x in m.get("pass_wa") or []] or None
     task["warnings"] = list(result.warnings) or None
     task.update(_time_columns(result))
+    iv = result.interval or {}
+    task.update({name: _finite(iv.get(name.removeprefix("interval_"))) for name in INTERVAL})
     task.update(provenance)
     s = dict(result.series)
     n = len(s.get("wa", []))

@@ -98,7 +98,7 @@ class Context:
 #: ``window`` and the device's ``device``, ``arrivals`` and ``reads`` are named only where a run sets them).
 SETTING_KEYS = ("segments", "pages_per_segment", "spare", "fill", "logical_pages", "policy", "gc", "frontier", "placement",
                 "streams", "free_empty", "cache", "trace_classes", "sizes", "workload", "method", "trim", "volume", "warmup",
-                "writes", "window", "seed", "device", "arrivals", "reads")
+                "writes", "window", "precision", "seed", "device", "arrivals", "reads")
 
 
 def setting(configs: Sequence[SimConfig]) -> str:
@@ -137,7 +137,13 @@ def setting(configs: Sequence[SimConfig]) -> str:
     text = "as `reclaim simulate` options: " + (", ".join(shared) or "its defaults")
     if varying:
         text += f"; by row: {', '.join(varying)}"
-    return text + "; the others at simulate's defaults"
+    text += "; the others at simulate's defaults"
+    if any(c.precision is not None for c in configs):
+        text += (". Stopping rule: a run with --precision METRIC:rel=X (abs=X) ends its measured phase at the first batch end "
+                 "where METRIC's 95% interval by batch means (20 to 39 batches of whole windows, lag-1 autocorrelation "
+                 "below 1.96/√batches) has a half-width of at most X of its value (X in its unit); --writes is the cap; "
+                 "± columns are that half-width")
+    return text
 
 
 def _spelled(config: SimConfig) -> SimConfig:
@@ -243,6 +249,13 @@ class Reproduction:
         for r in rows:
             t.add_row(*[("" if r.get(k) is None else format(r[k], fmt)) for k, _, fmt in self.columns])
         return t
+
+
+def half_width(sim: Any) -> float:
+    """A run's 95% half-width by batch means of its ``precision`` metric, else of WA, in the
+    metric's unit (NaN where it has none: fewer than 20 whole windows)."""
+    v = getattr(sim, "interval_half_width", None)
+    return float("nan") if v is None else float(v)
 
 
 def rel(ours: float, paper: float) -> float:

@@ -209,6 +209,11 @@ pub struct SimConfig {
     pub seed: u64,
     /// Time-series window [user writes], ≥ 1; default: the logical capacity.
     pub window: Option<u64>,
+    /// Ends the measured phase once the 95% interval of a metric, by batch means over the
+    /// windows, is this narrow (`wa:rel=0.0003`, [`crate::interval`]); `writes` is then the
+    /// cap. Unset: the measured phase runs its `writes`. Only with a generated workload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::interval::Precision>,
     /// The flash device a timed run lays its segments on (`time::spec`); unset: no time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<crate::time::DeviceSpec>,
@@ -247,6 +252,7 @@ impl Default for SimConfig {
             writes: None,
             seed: 1,
             window: None,
+            precision: None,
             device: None,
             arrivals: None,
             reads: None,
@@ -842,11 +848,23 @@ impl SimConfig {
                 "passes (`Np`) only with a trace workload; `20x` or a count otherwise",
             ));
         }
+        self.validate_measure(trace)
+    }
+
+    /// The time series' window and the stopping rule.
+    fn validate_measure(&self, trace: bool) -> Result<()> {
         if let Some(0) = self.window {
             return Err(Error::param(
                 "window",
                 0,
                 "a whole number of user writes ≥ 1",
+            ));
+        }
+        if let (Some(p), true) = (self.precision, trace) {
+            return Err(Error::param(
+                "precision",
+                format!("`{p}`"),
+                "unset with a trace workload: a trace's writes are not a stationary process whose batches estimate one value",
             ));
         }
         Ok(())

@@ -133,6 +133,8 @@ struct Plan {
     warnings: Vec<String>,
     /// Measured phases begun (each `precondition` pass begins one).
     measure_starts: u32,
+    /// The interval that ends the measured phase early (`precision`).
+    precision: Option<crate::interval::Precision>,
 }
 
 impl Simulator {

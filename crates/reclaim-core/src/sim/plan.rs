@@ -16,7 +16,7 @@ use crate::store::prefetch;
 use crate::workload::{Rate, Write};
 
 /// Writes drawn ahead of the user writes (see `workload_writes`).
-pub(super) const AHEAD: usize = 8;
+pub(super) const AHEAD: usize = 16;
 
 /// `ahead_at` before the first workload write.
 pub(super) const NOT_DRAWN: usize = usize::MAX;
@@ -165,6 +165,7 @@ impl Plan {
             method: report,
             warnings,
             measure_starts: 0,
+            precision: config.precision,
         })
     }
 
@@ -244,11 +245,25 @@ impl Plan {
                 if self.window_left == 0 {
                     metrics.close_window();
                     self.window_left = self.window;
+                    if self.precision.is_some_and(|p| metrics.precise_enough(&p)) {
+                        // Known well enough: the measured phase ends with this batch.
+                        return self.stopped(n);
+                    }
                 }
                 Phase::Measure(left - n)
             }
             Phase::Done => Phase::Done,
         };
+        n
+    }
+
+    /// The measured phase ended by `precision` after a piece of `n` writes: the writes it
+    /// will not do leave the plan (and the progress's total).
+    fn stopped(&mut self, n: u64) -> u64 {
+        if let Phase::Measure(left) = self.phase {
+            self.measured_writes -= left - n;
+        }
+        self.phase = Phase::Measure(0);
         n
     }
 
