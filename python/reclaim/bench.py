@@ -231,8 +231,10 @@ def measure_scaling(runs: int = 5, segments: str | None = None, policies: Sequen
     Each run is a child process: the installed engine in a Python interpreter (whose own 30 MiB
     or so are in its resident set), or with ``compare`` the ``simulate`` example built at that
     revision and in the working tree, alternating run by run so that a shared machine's drifting
-    load falls on both alike. Reports, per policy and size, the median page writes per second
-    and the largest peak resident set of the runs.
+    load falls on both alike; at each size the policies take turns seed by seed, for the same
+    reason. Reports, per policy and size, the median page writes per second and the largest peak
+    resident set of the runs, and with greedy among the policies each one's share of greedy's
+    speed: the median of the seeds' ratios (of the working tree's engine, with ``compare``).
     """
     _check_runs(runs)
     sizes = _parse_sizes(segments)
@@ -245,12 +247,15 @@ def measure_scaling(runs: int = 5, segments: str | None = None, policies: Sequen
     if compare is not None:
         report["base"] = base
     total = len(policies) * len(sizes) * runs * len(engines)
+    # Each size's runs interleaved across the policies as well as the engines (seed by seed),
+    # so that a policy's speed as a share of another's sees the same load.
+    got: dict[tuple[str, int], dict[str, list[tuple[float, int]]]] = {
+        (policy, n): {e: [] for e in engines} for policy in policies for n in sizes}
     with progress_bar(enabled=show and sys.stderr.isatty()) as p:
         task = p.add_task("bench --sizes", total=total)
-        for policy in policies:
-            for n in sizes:
-                got: dict[str, list[tuple[float, int]]] = {e: [] for e in engines}
-                for seed in range(1, runs + 1):
+        for n in sizes:
+            for seed in range(1, runs + 1):
+                for policy in policies:
                     cfg = json.dumps(scaling_config(n, policy, seed))
                     for e in (engines if seed % 2 else engines[::-1]):
                         p.update(task, description=f"{policy}, {n:,} segments")
@@ -263,16 +268,23 @@ def measure_scaling(runs: int = 5, segments: str | None = None, policies: Sequen
                             if m is None:
                                 raise RuntimeError(f"{binaries[e]}: no speed in its output: {out!r}")
                             speed = float(m.group(1)) * 1e6
-                        got[e].append((speed, rss))
+                        got[policy, n][e].append((speed, rss))
                         p.advance(task)
-                row: dict[str, Any] = {"policy": policy, "segments": n, "physical_pages": n * 64}
-                for e, v in got.items():
-                    row[f"{e}_page_writes_per_second"] = statistics.median(x for x, _ in v)
-                    row[f"{e}_runs"] = [x for x, _ in v]
-                    row[f"{e}_peak_rss_bytes"] = max(r for _, r in v)
-                if compare is not None:
-                    row["ratio"] = row["new_page_writes_per_second"] / row["base_page_writes_per_second"]
-                report["rows"].append(row)
+    for policy in policies:
+        for n in sizes:
+            row: dict[str, Any] = {"policy": policy, "segments": n, "physical_pages": n * 64}
+            for e, v in got[policy, n].items():
+                row[f"{e}_page_writes_per_second"] = statistics.median(x for x, _ in v)
+                row[f"{e}_runs"] = [x for x, _ in v]
+                row[f"{e}_peak_rss_bytes"] = max(r for _, r in v)
+            if compare is not None:
+                row["ratio"] = row["new_page_writes_per_second"] / row["base_page_writes_per_second"]
+            if "greedy" in policies:
+                # The median of the same seeds' ratios, each run beside greedy's under one load.
+                e = engines[-1]
+                row["share_of_greedy"] = statistics.median(
+                    x / g for (x, _), (g, _) in zip(got[policy, n][e], got["greedy", n][e], strict=True))
+            report["rows"].append(row)
     if show:
         plain_console().print(_scaling_table(report, engines))
     return report
@@ -289,12 +301,17 @@ def _scaling_table(report: dict[str, Any], engines: Sequence[str]) -> Table:
         t.add_column("peak RSS" if e == "engine" else f"{e} RSS", justify="right")
     if "base" in report:
         t.add_column("new/base", justify="right")
+    shares = any("share_of_greedy" in row for row in report["rows"])
+    if shares:
+        t.add_column("/greedy" if "base" not in report else "new/greedy", justify="right")
     for row in report["rows"]:
         cells = [row["policy"], f"{row['segments']:,}", _gib(row["physical_pages"] * 4096)]
         for e in engines:
             cells += [f"{row[f'{e}_page_writes_per_second'] / 1e6:.1f}", _gib(row[f"{e}_peak_rss_bytes"])]
         if "ratio" in row:
             cells.append(f"{row['ratio']:.3f}")
+        if shares:
+            cells.append(f"{row['share_of_greedy']:.3f}")
         t.add_row(*cells)
     return t
 

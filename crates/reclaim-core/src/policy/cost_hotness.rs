@@ -29,21 +29,37 @@
 //!
 //! The score of a segment changes with time as well as with its pages (two segments' order can
 //! turn as t grows), but only upward and linearly: with u = n/b, score(t) = (b − n)(n·t −
-//! Σl)/(n·Σf) grows by (b − n)/Σf ≥ 0 per µs. The segments are kept in buckets of their score at
-//! a reference time t₁ ahead of now ([`KeyBuckets`], 1/16 of an octave each, moved as their
-//! pages change), which bounds their score at every t ≤ t₁ from above; a selection at t visits
-//! the buckets from the highest down, scoring each member exactly at t, and stops at the first
-//! bucket whose upper edge is below the best score found: no segment below can reach it. The
-//! choice is the scan's over every candidate, exactly. When t passes t₁, every segment is
-//! re-keyed at a new t₁; the horizon t₁ − t doubles after a period whose selections visited few
-//! segments and halves when one visits many (the farther t₁, the looser the bounds). Sums are
-//! kept in `f64`, as the artifact keeps them, exact while a segment's Σl stays below 2⁵³ µs (a
-//! segment of 128 pages: 2.2 years of trace time).
+//! Σl)/(n·Σf) grows by (b − n)/Σf ≥ 0 per µs, and changes otherwise only when the segment's
+//! pages do. The maximum of such lines is a kinetic problem, and the candidates are kept in a
+//! kinetic tournament ([`KineticTournament`]; Basch, Guibas & Hershberger, "Data Structures for
+//! Mobile Data", SODA '97, §4): a binary tournament over the segment numbers whose every match
+//! carries the time before which its two lines cannot turn, and whose every node holds its
+//! winner's line, so that a match reads one cache line. A change to a segment (a page
+//! invalidated, a seal, a victim leaving) plays at most one match per level, ⌈log₂ segments⌉,
+//! and most stop after one or two (the segment loses to the same neighbour as before); a
+//! selection at t plays again only the matches whose times passed and reads the root. Memory:
+//! 40 bytes per segment (sums and line) and 64 per slot of the tournament (the segments rounded
+//! up to a power of two), beside 16 bytes per logical page. Why not a
+//! bound: scores at a reference time ahead in buckets of score (the structure before this one)
+//! must be re-keyed, every segment, whenever t passes the reference, and a selection visits
+//! every segment whose bucket may still hold the best, which at 100,000 segments right after a
+//! uniform fill was about 2,000.
+//!
+//! The choice is the scan's, bit for bit. A match compares the two lines' values a·t − c at t,
+//! each within 2⁻⁴⁹·a·t of the real line, as the scan's score is: values further apart than a
+//! margin of 2⁻⁴⁴·(a + a′)·t order the scan's scores alike, and closer ones are scored as the
+//! scan scores them and ordered as it orders them (Java's order, then fewest valid, then lowest
+//! number). A match's certificate is where the loser's line, raised by the margin, meets the
+//! winner's: until then no rounding can turn the computed order. Lines that are the same (equal
+//! sums and counts) score the same at every t and never turn; matches too close to call, and
+//! every match once n·t may exceed 2⁵² (where n·t − Σl is no longer exact), are played again at
+//! the next later time. Sums are kept in `f64`, as the artifact keeps them, exact while a
+//! segment's Σl stays below 2⁵³ µs (a segment of 128 pages: 2.2 years of trace time).
 
 use std::cmp::Ordering;
 use std::fmt;
 
-use super::index::key_buckets::{upper_edge, KeyBuckets};
+use super::index::kinetic::KineticTournament;
 use super::{Declare, VictimPolicy};
 use crate::clocks::Clocks;
 use crate::error::Result;
@@ -57,9 +73,17 @@ use crate::store::{Store, NONE};
 /// engine's lead for its own guess).
 const VICTIM_LEAD: u32 = 3;
 
+/// The relative margin of a match: far above the error of a line's value a·t − c (a few
+/// roundings, under 2⁻⁴⁹·a·t), of the scan's score (three roundings of an exact n·t − Σl) and of
+/// the certificates' arithmetic.
+const MARGIN: f64 = 256.0 * f64::EPSILON;
+
+/// Largest selections scanned in full to check the tournament's choice in debug builds.
+const DEBUG_SCAN_SEGMENTS: usize = 1 << 12;
+
 /// A logical page: its user writes so far, the sealed segment whose sums hold it and its last
 /// user write [µs]. The segment is [`NONE`] once its copy leaves the sums, and stale once that
-/// segment is collected: it counts only while the segment is indexed and holds the page's
+/// segment is collected: it counts only while the segment is listed and holds the page's
 /// current copy ([`CostHotness::holder`]).
 #[derive(Clone, Copy, Debug)]
 struct Page {
@@ -68,13 +92,18 @@ struct Page {
     last: u64,
 }
 
-/// Σf and Σl of a sealed segment's valid pages, and their number (the store's valid count, kept
-/// beside them so that scoring reads one line).
+/// Σf and Σl of a sealed segment's valid pages, their number (the store's valid count, kept
+/// beside them so that scoring reads one line) and whether the segment is listed: sealed, told
+/// to the policy and not given up.
 #[derive(Clone, Copy, Debug, Default)]
 struct Sums {
     writes: f64,
     last: f64,
+    /// The segment's score line for these sums and count, set when its matches are played
+    /// again after a change.
+    line: Line,
     valid: u32,
+    listed: bool,
 }
 
 /// u = 1 − GP and 1 − u for each valid count of a segment of `pps` pages, GP = (pps − valid)/pps,
@@ -101,32 +130,155 @@ fn score(sums: &Sums, valid: u32, (u, free): (f64, f64), now: f64) -> f64 {
     free / (u * hot)
 }
 
-/// Cost-hotness over the sealed segments, bucketed by their score at a reference time.
+/// The segments' lines, to play the tournament's matches with.
+struct Lines<'a> {
+    segs: &'a [Sums],
+    util: &'a [(f64, f64)],
+    /// Times [µs] from which n·t may not be exact ([`CostHotness::exact_until`]).
+    exact_until: u64,
+}
+
+impl Lines<'_> {
+    /// The match of segments `a` and `b`, with lines `la` and `lb`, at `t` [µs], at or after
+    /// every page's last write: whether `a`'s score as the scan computes it is the higher in the
+    /// scan's order, and the first later time at which the computed order may turn (`u64::MAX`
+    /// for never).
+    ///
+    /// A line's value a·t − c is within 2⁻⁴⁹·a·t of the segment's score, as is the scan's score
+    /// (both a few roundings of the same real line, whose value is at most a·t), so two values
+    /// further apart than the margin times (a + a′)·t order the scan's scores alike, and only
+    /// closer ones (ties among them) are scored as the scan scores them. The same values give
+    /// the certificate: where the loser's line, raised by the margin, meets the winner's.
+    #[inline]
+    fn play(&self, (a, la): (u32, Line), (b, lb): (u32, Line), t: u64) -> (bool, u64) {
+        if t >= self.exact_until {
+            return self.play_exactly(a, b, t);
+        }
+        let tf = t as f64;
+        let (ya, yb) = (la.a * tf - la.c, lb.a * tf - lb.c);
+        let room = MARGIN * (la.a + lb.a) * tf;
+        let a_wins = if ya - yb > room {
+            true
+        } else if yb - ya > room {
+            false
+        } else {
+            return self.play_exactly(a, b, t);
+        };
+        let (win, lose) = if a_wins { (la, lb) } else { (lb, la) };
+        (a_wins, fails(t, win, lose))
+    }
+
+    /// [`Self::play`] with both scores as the scan computes them: for a near tie, an empty
+    /// segment (whose line is flat at 0: its score is `f64::MAX`), a time past `exact_until` or
+    /// sums in passing (a page left, its count not yet fallen).
+    #[cold]
+    #[inline(never)]
+    fn play_exactly(&self, a: u32, b: u32, t: u64) -> (bool, u64) {
+        let (sa, sb) = (&self.segs[a as usize], &self.segs[b as usize]);
+        let (ua, ub) = (self.util[sa.valid as usize], self.util[sb.valid as usize]);
+        let tf = t as f64;
+        let (xa, xb) = (score(sa, sa.valid, ua, tf), score(sb, sb.valid, ub, tf));
+        let a_wins = match java_order(xa, xb) {
+            Ordering::Greater => true,
+            Ordering::Less => false,
+            Ordering::Equal => (sa.valid, a) < (sb.valid, b),
+        };
+        let (sw, xw, sl, xl) = if a_wins {
+            (sa, xa, sb, xb)
+        } else {
+            (sb, xb, sa, xa)
+        };
+        if (sw.writes, sw.last, sw.valid) == (sl.writes, sl.last, sl.valid) || sw.valid == 0 {
+            // The same line scores the same at every t, and no finite line overtakes an empty
+            // segment's f64::MAX.
+            return (a_wins, u64::MAX);
+        }
+        if t >= self.exact_until || xw.is_nan() || xl.is_nan() {
+            return (a_wins, t.saturating_add(1));
+        }
+        (a_wins, fails(t, sw.line, sl.line))
+    }
+}
+
+/// A segment's score line: a·t − c [µs], a = (1 − u)·n/(u·Σf) and c = (1 − u)·Σl/(u·Σf); NaN
+/// for an empty segment, whose score is `f64::MAX` ([`Lines::play_exactly`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Line {
+    a: f64,
+    c: f64,
+}
+
+impl Line {
+    /// The line of a segment with sums `sums` and (u, 1 − u) `util`.
+    #[inline]
+    fn of(sums: &Sums, (u, free): (f64, f64)) -> Line {
+        if u == 0.0 {
+            // NaN: compared with nothing, so that the segment is scored as the scan scores it.
+            Line {
+                a: f64::NAN,
+                c: f64::NAN,
+            }
+        } else {
+            let k = free / (u * sums.writes);
+            Line {
+                a: k * f64::from(sums.valid),
+                c: k * sums.last,
+            }
+        }
+    }
+}
+
+/// The certificate of a match played at `t` [µs] that line `w` won against line `l` by more
+/// than the margin, or by a tie the scan breaks: the first integer time at which the lead, less
+/// the margin times the sum of their slopes times t, may be gone; `t + 1` if it may be gone already (or is NaN:
+/// sums in passing), `u64::MAX` if the loser does not gain.
+#[inline]
+fn fails(t: u64, w: Line, l: Line) -> u64 {
+    let tf = t as f64;
+    let gap = (w.a * tf - w.c) - (l.a * tf - l.c) - MARGIN * (w.a + l.a) * tf;
+    let closing = (1.0 + MARGIN) * l.a - (1.0 - MARGIN) * w.a;
+    if gap.is_nan() || closing.is_nan() || gap <= 0.0 {
+        return t.saturating_add(1);
+    }
+    if closing <= 0.0 {
+        return u64::MAX;
+    }
+    let after = gap / closing * (1.0 - 1e-9);
+    if after >= 1.8e19 {
+        u64::MAX
+    } else {
+        // Truncated toward zero: the integer times before the crossing.
+        t.saturating_add((after as u64).max(1))
+    }
+}
+
+/// Cost-hotness over the sealed segments, in a kinetic tournament of their score lines.
 #[derive(Clone, Debug)]
 pub struct CostHotness {
     pages: Vec<Page>,
-    /// The sealed segments the policy was told of and has not given up, each indexed.
-    listed: u64,
-    /// Those segments by their score at `t1`, each with its sums.
-    index: KeyBuckets<Sums>,
+    /// Each segment's sums.
+    segs: Vec<Sums>,
+    /// The candidates: the listed segments with at most `most` valid pages.
+    tournament: KineticTournament<Line>,
     /// The slot of the copy the last user write replaces (its sums already left), until it is
     /// invalidated: that invalidation needs no look-up of its page.
     replaced: u32,
-    /// The reference time of the keys [µs], at or after every selection's until the next
-    /// re-keying.
-    t1: u64,
+    /// The latest time the policy was told of [µs], at or after every page's last write: the
+    /// time of the tournament's matches.
+    now: u64,
+    /// The most valid pages of a candidate, min(b − 1, `Store::victim_valid_bound`), as of the
+    /// last selection.
+    most: u32,
     /// (u, 1 − u) per valid count ([`utilizations`]).
     util: Vec<(f64, f64)>,
     /// User writes since a user segment was last sealed: a few before the next fills (and the
     /// cleaner runs), the likely victim's lines are prefetched. Where relocated pages share the
     /// user stream (`single`), a user segment fills with fewer user writes and this fires only
-    /// during a fill (measured: its effect on the bench row is within ±1%).
+    /// during a fill.
     since_seal: u32,
-    /// How far ahead of a re-keying `t1` is set [µs].
-    horizon: u64,
-    /// Selections since the last re-keying, and the segments they visited.
-    selections: u64,
-    visited: u64,
+    /// Times [µs] from which b·t may exceed 2⁵², where n·t − Σl is no longer exact and the
+    /// margin of a match's certificate no longer bounds the roundings.
+    exact_until: u64,
     pps: u32,
 }
 
@@ -142,15 +294,14 @@ impl CostHotness {
                 };
                 pages as usize
             ],
-            listed: 0,
-            index: KeyBuckets::new(segments),
+            segs: vec![Sums::default(); segments as usize],
+            tournament: KineticTournament::new(segments),
             replaced: NONE,
-            t1: 0,
+            now: 0,
+            most: pps - 1,
             util: utilizations(pps),
             since_seal: 0,
-            horizon: 1 << 10,
-            selections: 0,
-            visited: 0,
+            exact_until: (1u64 << 52) / u64::from(pps),
             pps,
         }
     }
@@ -158,17 +309,25 @@ impl CostHotness {
     /// Segment `seg`'s score at `now` [µs] with `valid` of its pages valid ([`score`]).
     #[inline]
     fn score(&self, seg: u32, valid: u32, now: f64) -> f64 {
-        score(self.index.data(seg), valid, self.util[valid as usize], now)
+        score(
+            &self.segs[seg as usize],
+            valid,
+            self.util[valid as usize],
+            now,
+        )
     }
 
     /// The sealed segment whose sums hold page `page` ([`NONE`] for none): the one it names, if
-    /// that is indexed and holds the page's current copy (a victim's pages keep naming it after
+    /// that is listed and holds the page's current copy (a victim's pages keep naming it after
     /// it is chosen, until they are sealed elsewhere: this keeps the choice from visiting them).
     #[inline]
     fn holder(&self, page: u32, store: &Store) -> u32 {
         let seg = self.pages[page as usize].seg;
         let slot = store.page_map[page as usize];
-        if seg != NONE && slot != NONE && store.segment_of(slot) == seg && self.index.contains(seg)
+        if seg != NONE
+            && slot != NONE
+            && store.segment_of(slot) == seg
+            && self.segs[seg as usize].listed
         {
             seg
         } else {
@@ -181,104 +340,82 @@ impl CostHotness {
     fn leave(&mut self, page: u32, seg: u32) {
         let p = &mut self.pages[page as usize];
         p.seg = NONE;
-        let sums = self.index.data_mut(seg);
+        let sums = &mut self.segs[seg as usize];
         sums.writes -= f64::from(p.writes);
         sums.last -= p.last as f64;
     }
 
-    /// Moves sealed `seg` to the bucket of its score at `t1` with `valid` valid pages.
+    /// Segment `seg`'s matches played again at `now`, after its sums, count or listing changed.
     #[inline]
-    fn rekey(&mut self, seg: u32, valid: u32) {
-        self.index.data_mut(seg).valid = valid;
-        let key = self.score(seg, valid, self.t1 as f64);
-        self.index.rekey(seg, key);
+    fn update(&mut self, seg: u32) {
+        let s = &mut self.segs[seg as usize];
+        s.line = Line::of(s, self.util[s.valid as usize]);
+        let key = (s.listed && s.valid <= self.most).then_some(s.line);
+        if key.is_some() || self.tournament.contains(seg) {
+            let lines = Lines {
+                segs: &self.segs,
+                util: &self.util,
+                exact_until: self.exact_until,
+            };
+            let now = self.now;
+            self.tournament.set(seg, key, |a, b| lines.play(a, b, now));
+        }
     }
 
-    /// Every segment re-keyed at a reference time a horizon after `now`. The horizon halves
-    /// when the period's selections visited more segments than its re-keying costs per
-    /// selection (the bounds were loose), and doubles otherwise.
+    /// Every match played again at `now`, the candidates those with at most `most` valid pages.
     #[cold]
     #[inline(never)]
-    fn rebuild(&mut self, now: u64, store: &Store) {
-        let rekeying = self.listed;
-        self.horizon = if self.visited > rekeying {
-            (self.horizon / 2).max(1)
-        } else {
-            (self.horizon * 2).min(1 << 40)
+    fn rebuild(&mut self, most: u32) {
+        self.most = most;
+        let lines = Lines {
+            segs: &self.segs,
+            util: &self.util,
+            exact_until: self.exact_until,
         };
-        (self.selections, self.visited) = (0, 0);
-        self.t1 = now.saturating_add(self.horizon);
-        let (util, t1) = (&self.util, self.t1 as f64);
-        debug_assert!((0..store.valid.len() as u32)
-            .filter(|&s| self.index.contains(s))
-            .all(|s| self.index.data(s).valid == store.valid[s as usize]));
-        self.index.rebuild(|sums| score(sums, sums.valid, util[sums.valid as usize], t1));
+        let (segs, now) = (&self.segs, self.now);
+        self.tournament.rebuild(
+            |s| {
+                let x = &segs[s as usize];
+                (x.listed && x.valid <= most).then_some(x.line)
+            },
+            |a, b| lines.play(a, b, now),
+        );
     }
 
-    /// The candidate of the highest score at `t` (at most `t1`), and the segments visited to
-    /// find it: the buckets from the highest down, each member scored, until a bucket's upper
-    /// edge is below the best score found.
-    fn best(&self, store: &Store, t: u64) -> (Option<u32>, usize) {
+    /// The candidate of the highest score at `t` by a scan of every listed segment: the
+    /// artifact's sort, highest first (ties to the fewest valid pages, then the lowest number).
+    fn scan(&self, store: &Store, t: u64) -> Option<u32> {
         let most = (self.pps - 1).min(store.victim_valid_bound);
         let mut best: Option<(f64, u32, u32)> = None;
-        let mut visited = 0usize;
-        let mut bucket = self.index.highest();
-        while let Some(b) = bucket {
-            // Every key of the bucket, and so every score at t, is below its upper edge; a
-            // margin for the roundings of keys and scores (a few units in the last place).
-            let edge = upper_edge(b);
-            if best.is_some_and(|(top, _, _)| edge + 1e-9 * edge.abs() < top) {
-                break;
+        for (seg, s) in (0..).zip(&self.segs) {
+            if !s.listed || s.valid > most {
+                continue;
             }
-            let mut seg = self.index.first(b);
-            while seg != NONE {
-                visited += 1;
-                let valid = self.index.data(seg).valid;
-                if valid <= most {
-                    let worth = self.score(seg, valid, t as f64);
-                    let better = best.is_none_or(|(top, fewest, first)| {
-                        match java_order(worth, top) {
-                            Ordering::Greater => true,
-                            Ordering::Less => false,
-                            Ordering::Equal => (valid, seg) < (fewest, first),
-                        }
-                    });
-                    if better {
-                        best = Some((worth, valid, seg));
-                    }
-                }
-                seg = self.index.after(seg);
+            let worth = self.score(seg, s.valid, t as f64);
+            let better = best.is_none_or(|(top, fewest, first)| match java_order(worth, top) {
+                Ordering::Greater => true,
+                Ordering::Less => false,
+                Ordering::Equal => (s.valid, seg) < (fewest, first),
+            });
+            if better {
+                best = Some((worth, s.valid, seg));
             }
-            bucket = b.checked_sub(1).and_then(|x| self.index.highest_at_or_below(x));
         }
-        (best.map(|(_, _, seg)| seg), visited)
-    }
-
-    /// The cleaner's likely next victim, the best candidate at `t1` (where every key is the
-    /// score itself and the first bucket decides), has its lines prefetched, so that choosing it
-    /// finds them in the cache. The policy's own guess, not the engine's
-    /// (`VictimPolicy::likely_victim`): with this one in the registry's dispatch the other
-    /// policies' guesses compiled to more instructions (greedy +0.65%, cachegrind).
-    #[cold]
-    #[inline(never)]
-    fn prefetch_likely_victim(&self, store: &Store) {
-        if let (Some(seg), _) = self.best(store, self.t1) {
-            store.prefetch_victim(seg);
-        }
+        best.map(|(_, _, seg)| seg)
     }
 
     /// Drops `seg` from the sealed segments.
     fn unlist(&mut self, seg: u32) {
-        if self.index.contains(seg) {
-            self.listed -= 1;
-            self.index.remove(seg);
+        if self.segs[seg as usize].listed {
+            self.segs[seg as usize].listed = false;
+            self.update(seg);
         }
     }
 }
 
 impl VictimPolicy for CostHotness {
     // The old copy's segment is re-keyed when the copy is invalidated, next (`on_invalidate`):
-    // no selection comes between.
+    // no selection comes between, and the matches its sums play meanwhile are played again then.
     #[inline]
     fn on_user_write(&mut self, page: u32, now: u64, store: &Store) {
         let seg = self.holder(page, store);
@@ -286,12 +423,18 @@ impl VictimPolicy for CostHotness {
             self.leave(page, seg);
         }
         self.replaced = store.page_map[page as usize];
+        self.now = self.now.max(now);
         let p = &mut self.pages[page as usize];
         p.writes += 1;
         p.last = now;
         self.since_seal += 1;
         if self.since_seal + VICTIM_LEAD == self.pps {
-            self.prefetch_likely_victim(store);
+            // The tournament's winner as of its last match: the cleaner's likely next victim,
+            // whose lines are then in the cache when it is chosen.
+            let likely = self.tournament.winner();
+            if likely != NONE {
+                store.prefetch_victim(likely);
+            }
         }
     }
 
@@ -299,7 +442,6 @@ impl VictimPolicy for CostHotness {
         if user {
             self.since_seal = 0;
         }
-        let s = seg as usize;
         let (mut writes, mut last) = (0.0, 0.0);
         let first = seg * store.pps;
         for slot in first..first + store.pps {
@@ -310,39 +452,40 @@ impl VictimPolicy for CostHotness {
                 last += p.last as f64;
             }
         }
-        let valid = store.valid[s];
-        *self.index.data_mut(seg) = Sums {
+        self.segs[seg as usize] = Sums {
             writes,
             last,
-            valid,
+            line: Line::default(),
+            valid: store.valid[seg as usize],
+            listed: true,
         };
-        self.listed += 1;
-        let key = self.score(seg, valid, self.t1 as f64);
-        self.index.insert(seg, key);
+        self.update(seg);
     }
 
     // A user write's old copy left the sums in `on_user_write` (the slot it names in
     // `replaced`); one that went away without a write (a discard, or a write that waits for its
-    // slot) leaves them here. Either way the
-    // valid count fell. The invalidated slot is the page's current copy, so the page's segment
-    // counts if it is this one.
+    // slot) leaves them here. Either way the valid count fell. The invalidated slot is the
+    // page's current copy, so the page's segment counts if it is this one.
     #[inline]
     fn on_invalidate(&mut self, seg: u32, slot: u32, store: &Store) {
+        let listed = self.segs[seg as usize].listed;
         if slot != NONE && std::mem::replace(&mut self.replaced, NONE) != slot {
             let page = store.reverse[slot as usize];
-            if self.pages[page as usize].seg == seg && self.index.contains(seg) {
+            if self.pages[page as usize].seg == seg && listed {
                 self.leave(page, seg);
             }
         }
-        if self.index.contains(seg) {
-            self.rekey(seg, store.valid[seg as usize]);
+        if listed {
+            self.segs[seg as usize].valid = store.valid[seg as usize];
+            self.update(seg);
         }
     }
 
     #[inline]
     fn prefetch(&self, seg: u32, page: u32) {
         crate::store::prefetch(&self.pages[page as usize]);
-        self.index.prefetch(seg);
+        crate::store::prefetch(&self.segs[seg as usize]);
+        self.tournament.prefetch(seg);
     }
 
     fn on_remove(&mut self, seg: u32, _store: &Store) {
@@ -353,13 +496,30 @@ impl VictimPolicy for CostHotness {
         // Cleaning comes before the next user write's slot: no copy is being replaced.
         self.replaced = NONE;
         let t = clocks.trace_time;
-        if t > self.t1 {
-            self.rebuild(t, store);
-        }
-        let (seg, visited) = self.best(store, t);
-        self.selections += 1;
-        self.visited += visited as u64;
-        let seg = seg?;
+        let most = (self.pps - 1).min(store.victim_valid_bound);
+        let seg = if t < self.now {
+            // A clock that went back (held where it went back, so never here in a run): the
+            // tournament's matches hold from `now` on only.
+            self.scan(store, t)?
+        } else {
+            self.now = t;
+            if most != self.most {
+                self.rebuild(most);
+            }
+            let lines = Lines {
+                segs: &self.segs,
+                util: &self.util,
+                exact_until: self.exact_until,
+            };
+            self.tournament.advance(t, |a, b| lines.play(a, b, t));
+            let seg = self.tournament.winner();
+            debug_assert!(
+                self.segs.len() > DEBUG_SCAN_SEGMENTS
+                    || self.scan(store, t) == (seg != NONE).then_some(seg),
+                "the tournament's choice at {t} is the scan's"
+            );
+            (seg != NONE).then_some(seg)?
+        };
         self.unlist(seg);
         // Its valid pages move next, and are summed where they are sealed.
         let first = seg * store.pps;
@@ -471,8 +631,8 @@ mod tests {
         let (seg, sealed, _) = store.invalidate::<false>(slot6);
         assert!(sealed);
         p.on_invalidate(seg, slot6, &store);
-        assert_eq!((p.index.data(0).writes, p.index.data(0).last), (2.0, 0.0));
-        assert_eq!((p.index.data(1).writes, p.index.data(1).last), (1.0, 90.0));
+        assert_eq!((p.segs[0].writes, p.segs[0].last), (2.0, 0.0));
+        assert_eq!((p.segs[1].writes, p.segs[1].last), (1.0, 90.0));
         assert_eq!(p.score(s0, 2, 100.0).to_bits(), 100f64.to_bits());
         assert_eq!(p.score(s1, 1, 100.0).to_bits(), 30f64.to_bits());
         let mut rng = SimRng::seed_from_u64(1);
@@ -495,35 +655,56 @@ mod tests {
     fn scan(store: &Store, p: &CostHotness, t: u64) -> Option<u32> {
         let most = (PPS - 1).min(store.victim_valid_bound);
         let mut all: Vec<(f64, u32, u32)> = (0..store.valid.len() as u32)
-            .filter(|&s| p.index.contains(s))
-            .map(|s| (p.score(s, store.valid[s as usize], t as f64), store.valid[s as usize], s))
+            .filter(|&s| p.segs[s as usize].listed)
+            .map(|s| {
+                (
+                    p.score(s, store.valid[s as usize], t as f64),
+                    store.valid[s as usize],
+                    s,
+                )
+            })
             .filter(|&(_, v, _)| v <= most)
             .collect();
         all.sort_by(|a, b| java_order(b.0, a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
         all.first().map(|&(_, _, s)| s)
     }
 
-    /// Random writes (90% to a tenth of the pages) and discards over 8 and 400 segments, a victim cleaned by the policy's choice
-    /// whenever none is free, time moving by 0–2 µs per write and now and then by up to 10⁶:
-    /// after every step each sealed segment's sums are its valid pages' recounted, the pages of
-    /// a victim leave its sums before they move, and every victim is the one a scan of every
-    /// candidate finds.
+    /// Random writes (90% to a tenth of the pages) and discards over 8, 400 and 3,000 segments, a
+    /// victim cleaned by the policy's choice whenever none is free, time moving by 0–2 µs per
+    /// write (or 0–1 in ten writes: many pages share a time, scores tie and n·t − Σl is 0) and
+    /// now and then by up to 10⁶: after every step each sealed segment's sums are its valid pages'
+    /// recounted, the pages of a victim leave its sums before they move, and every victim is the
+    /// one a scan of every candidate finds (the tournament's matches stand or fall exactly as the
+    /// scan's comparisons do).
     #[test]
     fn the_sums_follow_the_pages() {
-        churn(8, 16, 20_000, 3);
-        churn(400, 1_200, 100_000, 4);
+        churn(8, 16, 20_000, 3, 3, u32::MAX);
+        churn(400, 1_200, 100_000, 4, 3, u32::MAX);
+        churn(3_000, 9_000, 60_000, 5, 3, u32::MAX);
     }
 
-    fn churn(segments: u32, pages: u32, steps: u32, seed: u64) {
+    /// As [`the_sums_follow_the_pages`] with time still for most writes, and with candidates of
+    /// at most 2 valid pages (as under `log`'s garbage-proportion threshold).
+    #[test]
+    fn the_choice_is_the_scans_with_ties_and_a_bound() {
+        churn(300, 900, 80_000, 6, 0, u32::MAX);
+        churn(300, 600, 80_000, 7, 3, 2);
+    }
+
+    /// `tick` 0: time moves by one µs in ten writes.
+    fn churn(segments: u32, pages: u32, steps: u32, seed: u64, tick: u64, bound: u32) {
         let (mut store, mut p) = setup(segments, u64::from(pages));
+        store.victim_valid_bound = bound;
         let mut rng = SimRng::seed_from_u64(seed);
         let mut open = store.open().unwrap();
         let (mut next, mut now, mut victims) = (0, 0, 0);
         for step in 0..steps {
             now += if step % 1_000 == 999 {
                 rng.random_range(0..1_000_000)
+            } else if tick == 0 {
+                u64::from(rng.random_bool(0.1))
             } else {
-                rng.random_range(0..3)
+                rng.random_range(0..tick)
             };
             // 90% of the writes to a tenth of the pages.
             let page = if rng.random_bool(0.9) {
@@ -568,9 +749,9 @@ mod tests {
                     open = store.open().unwrap();
                 }
             }
-            for seg in (0..store.valid.len() as u32).filter(|&s| p.index.contains(s)) {
+            for seg in (0..store.valid.len() as u32).filter(|&s| p.segs[s as usize].listed) {
                 let (w, l) = recount(&store, &p, seg);
-                let sums = p.index.data(seg);
+                let sums = p.segs[seg as usize];
                 assert_eq!((sums.writes, sums.last), (w, l), "step {step}");
                 assert_eq!(sums.valid, store.valid[seg as usize], "step {step}");
             }
