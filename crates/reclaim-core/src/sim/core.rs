@@ -373,6 +373,7 @@ impl Engine {
             self.dev.store.pps,
             &mut self.rng,
         );
+        self.dev.prefetch_next_victim(r, &self.rng);
         // `erase_with` prefetched the page-map entries of every gathered page. Pages are routed
         // in runs from one victim: where the scheme names one stream for a victim's pages, the
         // run is placed chunk by chunk with the stream's state held in locals.
