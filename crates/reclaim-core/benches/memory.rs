@@ -7,8 +7,12 @@
 //! is written back as well. Throughput is in loads; criterion reports time per
 //! iteration of `LOADS` loads and loads per second.
 //!
+//! The `write_chain` group measures the other bound, where the maps stay in the caches: the
+//! chain of dependent loads of one user write under greedy on 10,000 segments of 64 pages (see
+//! [`write_chain`]).
+//!
 //! `cargo bench -p reclaim-core --bench memory` (about two minutes; `-- chase` or `-- independent`
-//! for one half).
+//! for one half, `-- write_chain` for the chain alone).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
@@ -24,6 +28,16 @@ const SIZES: [(&str, usize); 3] = [
     ("32MiB", 8 << 20),
     ("256MiB", 64 << 20),
     ("1GiB", 256 << 20),
+];
+
+/// Array sizes [u32 entries] at and below the last-level cache's 32 MiB (`lscpu`), chased on
+/// huge pages only: where the latency rises from the cache's to the memory's shows how much of
+/// that cache a run has to itself on a shared machine (a 100,000-segment store's maps are 50 MiB).
+const CACHE_SIZES: [(&str, usize); 4] = [
+    ("2MiB", 512 << 10),
+    ("4MiB", 1 << 20),
+    ("8MiB", 2 << 20),
+    ("16MiB", 4 << 20),
 ];
 
 /// A single cycle through every index (Sattolo's shuffle), on huge pages or not.
@@ -77,7 +91,91 @@ fn update(a: &mut [u32], salt: u64) {
     }
 }
 
+/// The arrays one user write reads in a chain under greedy, at the cache-resident size
+/// (10,000 segments of 64 pages, spare 0.10), filled at random: the page map (2 MiB, in L3 as
+/// the geometry's 2.2 MiB is; 2^19 pages, so that a page number mixes with a bit pattern and stays
+/// in range), and per segment the valid count and greedy's position (40 KB each, in L2) and a
+/// bucket slot (`policy/index/buckets.rs`), which here names the next page to write so that each
+/// write waits for the one before.
+struct Chain {
+    page_map: Vec<u32>,
+    valid: Vec<u32>,
+    pos: Vec<u32>,
+    bucket: Vec<u32>,
+}
+
+/// Segments and pages per segment of the cache-resident geometry (`reclaim bench`'s), and the
+/// page map's length (a power of two near its 576,000 logical pages).
+const CHAIN_SEGMENTS: u32 = 10_000;
+const CHAIN_PPS: u32 = 64;
+const CHAIN_PAGES_LOG2: u32 = 19;
+
+impl Chain {
+    fn new() -> Self {
+        let slots = CHAIN_SEGMENTS * CHAIN_PPS;
+        let pages = 1u32 << CHAIN_PAGES_LOG2;
+        let mut rng = SimRng::seed_from_u64(2);
+        let n = CHAIN_SEGMENTS as usize;
+        Chain {
+            page_map: (0..pages).map(|_| rng.random_range(0..slots)).collect(),
+            valid: (0..n).map(|_| rng.random_range(0..CHAIN_PPS)).collect(),
+            // Positions leave room for the valid count added to them (see `write_chain`).
+            pos: (0..n)
+                .map(|_| rng.random_range(0..CHAIN_SEGMENTS - CHAIN_PPS))
+                .collect(),
+            bucket: (0..n).map(|_| rng.random_range(0..pages)).collect(),
+        }
+    }
+}
+
+/// `LOADS` user writes' chains of dependent loads, one after another: page map → (slot →
+/// segment, a shift) → the segment's valid count and greedy's position, loaded side by side →
+/// the bucket slot they name → the next write's page (the slot's value mixed with a pattern
+/// computed off the chain, one XOR on it, so that the walk does not fall into a short cycle of
+/// the bucket's 10,000 values). The engine's invalidation follows the same chain (its segment's
+/// valid count, then `buckets[valid][pos]`); the held word, the state and the moved segment's
+/// position hang off it without lengthening it. With nothing announced early this is the time
+/// a write cannot go below at this size.
+fn write_chain(ch: &Chain, start: u32, salt: u64) -> u32 {
+    let mut page = start;
+    for k in 0..LOADS {
+        let mix =
+            ((k ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CHAIN_PAGES_LOG2)) as u32;
+        let seg = (ch.page_map[page as usize] / CHAIN_PPS) as usize;
+        let i = ch.pos[seg] + ch.valid[seg];
+        page = ch.bucket[i as usize] ^ mix;
+    }
+    page
+}
+
 fn memory(c: &mut Criterion) {
+    let chain = Chain::new();
+    let mut group = c.benchmark_group("write_chain");
+    group.throughput(Throughput::Elements(LOADS));
+    group.sample_size(10);
+    let (mut page, mut salt) = (0, 0);
+    group.bench_function("10000x64", |b| {
+        b.iter(|| {
+            salt += LOADS;
+            page = write_chain(&chain, page, salt);
+            page
+        });
+    });
+    group.finish();
+    for (name, n) in CACHE_SIZES {
+        let next = cycle(n, true);
+        let mut group = c.benchmark_group(format!("{name}_huge"));
+        group.throughput(Throughput::Elements(LOADS));
+        group.sample_size(10);
+        let mut at = 0;
+        group.bench_function("chase", |b| {
+            b.iter(|| {
+                at = chase(&next, at);
+                at
+            });
+        });
+        group.finish();
+    }
     for (name, n) in SIZES {
         for huge in [false, true] {
             let pages = if huge { "huge" } else { "4KiB" };
