@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -484,9 +485,11 @@ def reproduce(
             have = sorted({k for n in names for k in REPRODUCTIONS[n].choices})
             fail(f"invalid option `--set {key}=…` for `{name}` (its options: {', '.join(have) or 'none'})")
     results: dict[str, Any] = {}
+    began = time.perf_counter()
     for n in names:
         repro = REPRODUCTIONS[n]
         mine = {k: v for k, v in options.items() if k in repro.choices}
+        started = time.perf_counter()
         with progress_bar(enabled=sys.stderr.isatty()) as p:
             try:
                 rows, setting = repro.run_with_setting(quick=quick, progress=p, db=db, workers=workers, trace=trace, options=mine,
@@ -497,6 +500,10 @@ def reproduce(
         if not as_json:
             # The setting names what the runs share with `reclaim simulate` and where they differ.
             out.print(repro.table(rows, setting))
+        # On stderr, beside the progress bars: the time each took (runs read back take none).
+        typer.echo(f"{n}: {time.perf_counter() - started:.1f} s", err=True)
+    if len(names) > 1:
+        typer.echo(f"all: {time.perf_counter() - began:.1f} s", err=True)
     if figures is not None:
         from reclaim.reproduce import dyal_draughn, stockmeyer
 
