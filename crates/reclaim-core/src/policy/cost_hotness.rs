@@ -39,13 +39,18 @@
 //! and most stop after one or two (the segment loses to the same neighbour as before); a
 //! selection at t plays again only the matches whose times passed and reads the root. Memory:
 //! 40 bytes per segment (sums and line) and 64 per slot of the tournament (the segments rounded
-//! up to a power of two), beside 16 bytes per logical page. Why not a
-//! bound: scores at a reference time ahead in buckets of score (the structure before this one)
-//! must be re-keyed, every segment, whenever t passes the reference, and a selection visits
-//! every segment whose bucket may still hold the best, which at 100,000 segments right after a
-//! uniform fill was about 2,000.
+//! up to a power of two), beside 16 bytes per logical page.
 //!
-//! The choice is the scan's, bit for bit. A match compares the two lines' values a·t − c at t,
+//! Below [`TOURNAMENT_FROM`] segments the candidates are kept instead in buckets of their score
+//! at a reference time ahead ([`Buckets`]), which bound the scores until then from above: a
+//! selection scores the members of the highest buckets until one's edge is below the best
+//! found. Every segment must be re-keyed whenever t passes the reference, and a selection
+//! visits every segment whose bucket may still hold the best (about 2,000 at 100,000 segments
+//! right after a uniform fill), so the buckets lose to the tournament on large devices; on
+//! small ones, where the segments' entries stay in the cache, their O(1) updates win.
+//!
+//! Either way the choice is the scan's, bit for bit. A bucket's edge bounds its members' scores
+//! with a relative margin of 10⁻⁹ for the roundings. A match compares the two lines' values a·t − c at t,
 //! each within 2⁻⁴⁹·a·t of the real line, as the scan's score is: values further apart than a
 //! margin of 2⁻⁴⁴·(a + a′)·t order the scan's scores alike, and closer ones are scored as the
 //! scan scores them and ordered as it orders them (Java's order, then fewest valid, then lowest
@@ -59,6 +64,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use super::index::key_buckets::{upper_edge, KeyBuckets};
 use super::index::kinetic::KineticTournament;
 use super::{Declare, VictimPolicy};
 use crate::clocks::Clocks;
@@ -77,6 +83,15 @@ const VICTIM_LEAD: u32 = 3;
 /// roundings, under 2⁻⁴⁹·a·t), of the scan's score (three roundings of an exact n·t − Σl) and of
 /// the certificates' arithmetic.
 const MARGIN: f64 = 256.0 * f64::EPSILON;
+
+/// Devices of this many segments and more keep their candidates in the kinetic tournament,
+/// smaller ones in buckets of score ([`Buckets`]). Measured with each structure forced
+/// (`reclaim bench --sizes --policies greedy,cost-hotness --runs 1`, share of greedy's page
+/// writes/s, buckets against tournament): 0.368 against 0.210 at 10,000 segments, 0.265/0.275
+/// at 30,000, 0.258/0.189 at 50,000, 0.245/0.218 at 100,000, 0.211/0.199 at 150,000,
+/// 0.165/0.196 at 200,000, 0.084/0.206 at 400,000: they cross between 150,000 and 200,000, and
+/// the buckets' selections visit ever more segments beyond.
+const TOURNAMENT_FROM: u32 = 150_000;
 
 /// Largest selections scanned in full to check the tournament's choice in debug builds.
 const DEBUG_SCAN_SEGMENTS: usize = 1 << 12;
@@ -252,14 +267,136 @@ fn fails(t: u64, w: Line, l: Line) -> u64 {
     }
 }
 
-/// Cost-hotness over the sealed segments, in a kinetic tournament of their score lines.
+/// Where the candidates are kept: the structure that was the faster at the device's segment
+/// count ([`TOURNAMENT_FROM`]); both choose as the scan does.
+#[derive(Clone, Debug)]
+enum Index {
+    Buckets(Buckets),
+    Tournament(KineticTournament<Line>),
+}
+
+/// The listed segments in buckets of their score at a reference time `t1` ahead of now
+/// ([`KeyBuckets`], 1/64 of an octave each, moved as their pages change), which bounds their
+/// score at every t ≤ t₁ from above, scores growing with t. A selection at t visits the buckets
+/// from the highest down, scoring each member exactly at t as the scan does, and stops at the
+/// first bucket whose upper edge is below the best score found: no segment below can reach it.
+/// When t passes t₁ every segment is re-keyed at a new t₁; the horizon t₁ − t doubles after a
+/// period whose selections visited fewer segments than a re-keying costs and halves otherwise
+/// (the farther t₁, the looser the bounds).
+#[derive(Clone, Debug)]
+struct Buckets {
+    keys: KeyBuckets<()>,
+    /// The segments indexed.
+    listed: u64,
+    /// The reference time of the keys [µs], at or after every selection's until the next
+    /// re-keying.
+    t1: u64,
+    /// How far ahead of a re-keying `t1` is set [µs].
+    horizon: u64,
+    /// Segments visited by the selections since the last re-keying.
+    visited: u64,
+}
+
+impl Buckets {
+    fn new(segments: u32) -> Self {
+        Buckets {
+            keys: KeyBuckets::new(segments),
+            listed: 0,
+            t1: 0,
+            horizon: 1 << 10,
+            visited: 0,
+        }
+    }
+
+    /// Segment `seg`, with sums `s`, moved to the bucket of its score at `t1`, or dropped if it
+    /// is no longer listed.
+    #[inline]
+    fn update(&mut self, seg: u32, s: &Sums, util: &[(f64, f64)]) {
+        let indexed = self.keys.contains(seg);
+        if s.listed {
+            let key = score(s, s.valid, util[s.valid as usize], self.t1 as f64);
+            if indexed {
+                self.keys.rekey(seg, key);
+            } else {
+                self.listed += 1;
+                self.keys.insert(seg, key);
+            }
+        } else if indexed {
+            self.listed -= 1;
+            self.keys.remove(seg);
+        }
+    }
+
+    /// Every segment re-keyed at a reference time a horizon after `now` [µs]. The horizon
+    /// halves when the period's selections visited more segments than its re-keying costs,
+    /// and doubles otherwise.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self, now: u64, segs: &[Sums], util: &[(f64, f64)]) {
+        self.horizon = if self.visited > self.listed {
+            (self.horizon / 2).max(1)
+        } else {
+            (self.horizon * 2).min(1 << 40)
+        };
+        self.visited = 0;
+        self.t1 = now.saturating_add(self.horizon);
+        let t1 = self.t1 as f64;
+        self.keys.rebuild(|seg, ()| {
+            let s = &segs[seg as usize];
+            score(s, s.valid, util[s.valid as usize], t1)
+        });
+    }
+
+    /// The candidate of the highest score at `t` [µs] (at most `t1`) of at most `most` valid
+    /// pages, and the segments visited to find it: the buckets from the highest down, each
+    /// member scored, until a bucket's upper edge is below the best score found.
+    fn best(&self, segs: &[Sums], util: &[(f64, f64)], most: u32, t: u64) -> (Option<u32>, u64) {
+        let mut best: Option<(f64, u32, u32)> = None;
+        let mut visited = 0;
+        let mut bucket = self.keys.highest();
+        while let Some(b) = bucket {
+            // Every key of the bucket, and so every score at t, is below its upper edge; a
+            // margin for the roundings of keys and scores (a few units in the last place).
+            let edge = upper_edge(b);
+            if best.is_some_and(|(top, _, _)| edge + 1e-9 * edge.abs() < top) {
+                break;
+            }
+            let mut seg = self.keys.first(b);
+            while seg != NONE {
+                visited += 1;
+                let s = &segs[seg as usize];
+                if s.valid <= most {
+                    let worth = score(s, s.valid, util[s.valid as usize], t as f64);
+                    let better =
+                        best.is_none_or(|(top, fewest, first)| match java_order(worth, top) {
+                            Ordering::Greater => true,
+                            Ordering::Less => false,
+                            Ordering::Equal => (s.valid, seg) < (fewest, first),
+                        });
+                    if better {
+                        best = Some((worth, s.valid, seg));
+                    }
+                }
+                seg = self.keys.after(seg);
+            }
+            bucket = b
+                .checked_sub(1)
+                .and_then(|x| self.keys.highest_at_or_below(x));
+        }
+        (best.map(|(_, _, seg)| seg), visited)
+    }
+}
+
+/// Cost-hotness over the sealed segments, in buckets of score or a kinetic tournament of their
+/// score lines by the device's size ([`TOURNAMENT_FROM`]).
 #[derive(Clone, Debug)]
 pub struct CostHotness {
     pages: Vec<Page>,
     /// Each segment's sums.
     segs: Vec<Sums>,
-    /// The candidates: the listed segments with at most `most` valid pages.
-    tournament: KineticTournament<Line>,
+    /// The candidates: in the tournament the listed segments with at most `most` valid pages,
+    /// in the buckets every listed segment.
+    index: Index,
     /// The slot of the copy the last user write replaces (its sums already left), until it is
     /// invalidated: that invalidation needs no look-up of its page.
     replaced: u32,
@@ -285,6 +422,11 @@ pub struct CostHotness {
 impl CostHotness {
     /// The policy for `pages` logical pages and `segments` segments of `pps` pages.
     pub fn new(pages: u64, segments: u32, pps: u32) -> Self {
+        Self::with_index(pages, segments, pps, segments >= TOURNAMENT_FROM)
+    }
+
+    /// The policy with its candidates in the kinetic tournament (`tournament`) or the buckets.
+    fn with_index(pages: u64, segments: u32, pps: u32, tournament: bool) -> Self {
         CostHotness {
             pages: vec![
                 Page {
@@ -295,7 +437,11 @@ impl CostHotness {
                 pages as usize
             ],
             segs: vec![Sums::default(); segments as usize],
-            tournament: KineticTournament::new(segments),
+            index: if tournament {
+                Index::Tournament(KineticTournament::new(segments))
+            } else {
+                Index::Buckets(Buckets::new(segments))
+            },
             replaced: NONE,
             now: 0,
             most: pps - 1,
@@ -345,20 +491,28 @@ impl CostHotness {
         sums.last -= p.last as f64;
     }
 
-    /// Segment `seg`'s matches played again at `now`, after its sums, count or listing changed.
+    /// Segment `seg` re-keyed after its sums, count or listing changed: its matches played
+    /// again at `now`, or its bucket moved.
     #[inline]
     fn update(&mut self, seg: u32) {
+        let tournament = match self.index {
+            Index::Tournament(ref mut tournament) => tournament,
+            Index::Buckets(ref mut b) => {
+                b.update(seg, &self.segs[seg as usize], &self.util);
+                return;
+            }
+        };
         let s = &mut self.segs[seg as usize];
         s.line = Line::of(s, self.util[s.valid as usize]);
         let key = (s.listed && s.valid <= self.most).then_some(s.line);
-        if key.is_some() || self.tournament.contains(seg) {
+        if key.is_some() || tournament.contains(seg) {
             let lines = Lines {
                 segs: &self.segs,
                 util: &self.util,
                 exact_until: self.exact_until,
             };
             let now = self.now;
-            self.tournament.set(seg, key, |a, b| lines.play(a, b, now));
+            tournament.set(seg, key, |a, b| lines.play(a, b, now));
         }
     }
 
@@ -367,13 +521,16 @@ impl CostHotness {
     #[inline(never)]
     fn rebuild(&mut self, most: u32) {
         self.most = most;
+        let Index::Tournament(ref mut tournament) = self.index else {
+            return;
+        };
         let lines = Lines {
             segs: &self.segs,
             util: &self.util,
             exact_until: self.exact_until,
         };
         let (segs, now) = (&self.segs, self.now);
-        self.tournament.rebuild(
+        tournament.rebuild(
             |s| {
                 let x = &segs[s as usize];
                 (x.listed && x.valid <= most).then_some(x.line)
@@ -404,6 +561,23 @@ impl CostHotness {
         best.map(|(_, _, seg)| seg)
     }
 
+    /// The cleaner's likely next victim has its lines prefetched, so that choosing it finds them
+    /// in the cache: the tournament's winner as of its last match, or the buckets' best
+    /// candidate at `t1` (where every key is the score itself and the first bucket decides).
+    #[inline]
+    fn prefetch_likely_victim(&self, store: &Store) {
+        let likely = match &self.index {
+            Index::Tournament(tournament) => tournament.winner(),
+            Index::Buckets(b) => {
+                let most = (self.pps - 1).min(store.victim_valid_bound);
+                b.best(&self.segs, &self.util, most, b.t1).0.unwrap_or(NONE)
+            }
+        };
+        if likely != NONE {
+            store.prefetch_victim(likely);
+        }
+    }
+
     /// Drops `seg` from the sealed segments.
     fn unlist(&mut self, seg: u32) {
         if self.segs[seg as usize].listed {
@@ -429,12 +603,7 @@ impl VictimPolicy for CostHotness {
         p.last = now;
         self.since_seal += 1;
         if self.since_seal + VICTIM_LEAD == self.pps {
-            // The tournament's winner as of its last match: the cleaner's likely next victim,
-            // whose lines are then in the cache when it is chosen.
-            let likely = self.tournament.winner();
-            if likely != NONE {
-                store.prefetch_victim(likely);
-            }
+            self.prefetch_likely_victim(store);
         }
     }
 
@@ -485,7 +654,10 @@ impl VictimPolicy for CostHotness {
     fn prefetch(&self, seg: u32, page: u32) {
         crate::store::prefetch(&self.pages[page as usize]);
         crate::store::prefetch(&self.segs[seg as usize]);
-        self.tournament.prefetch(seg);
+        match &self.index {
+            Index::Tournament(tournament) => tournament.prefetch(seg),
+            Index::Buckets(b) => b.keys.prefetch(seg),
+        }
     }
 
     fn on_remove(&mut self, seg: u32, _store: &Store) {
@@ -497,29 +669,41 @@ impl VictimPolicy for CostHotness {
         self.replaced = NONE;
         let t = clocks.trace_time;
         let most = (self.pps - 1).min(store.victim_valid_bound);
-        let seg = if t < self.now {
+        let seg = match self.index {
+            Index::Buckets(ref mut b) => {
+                if t > b.t1 {
+                    b.rebuild(t, &self.segs, &self.util);
+                }
+                let (seg, visited) = b.best(&self.segs, &self.util, most, t);
+                b.visited += visited;
+                seg
+            }
             // A clock that went back (held where it went back, so never here in a run): the
             // tournament's matches hold from `now` on only.
-            self.scan(store, t)?
-        } else {
-            self.now = t;
-            if most != self.most {
-                self.rebuild(most);
+            Index::Tournament(_) if t < self.now => self.scan(store, t),
+            Index::Tournament(_) => {
+                self.now = t;
+                if most != self.most {
+                    self.rebuild(most);
+                }
+                let lines = Lines {
+                    segs: &self.segs,
+                    util: &self.util,
+                    exact_until: self.exact_until,
+                };
+                let Index::Tournament(ref mut tournament) = self.index else {
+                    unreachable!("matched above")
+                };
+                tournament.advance(t, |a, b| lines.play(a, b, t));
+                let seg = tournament.winner();
+                (seg != NONE).then_some(seg)
             }
-            let lines = Lines {
-                segs: &self.segs,
-                util: &self.util,
-                exact_until: self.exact_until,
-            };
-            self.tournament.advance(t, |a, b| lines.play(a, b, t));
-            let seg = self.tournament.winner();
-            debug_assert!(
-                self.segs.len() > DEBUG_SCAN_SEGMENTS
-                    || self.scan(store, t) == (seg != NONE).then_some(seg),
-                "the tournament's choice at {t} is the scan's"
-            );
-            (seg != NONE).then_some(seg)?
         };
+        debug_assert!(
+            self.segs.len() > DEBUG_SCAN_SEGMENTS || self.scan(store, t) == seg,
+            "the choice at {t} is the scan's"
+        );
+        let seg = seg?;
         self.unlist(seg);
         // Its valid pages move next, and are summed where they are sealed.
         let first = seg * store.pps;
@@ -563,14 +747,30 @@ mod tests {
     const PPS: u32 = 4;
 
     /// A store of `segments` segments of 4 pages and `pages` logical pages, and the policy over
-    /// it.
-    fn setup(segments: u32, pages: u64) -> (Store, CostHotness) {
+    /// it, its candidates in the kinetic tournament (`tournament`) or the buckets.
+    fn setup(segments: u32, pages: u64, tournament: bool) -> (Store, CostHotness) {
         let g = Geometry {
             segments,
             pages_per_segment: PPS,
             logical_pages: pages,
         };
-        (Store::new(&g), CostHotness::build(&(), &g))
+        let p = CostHotness::with_index(pages, segments, PPS, tournament);
+        (Store::new(&g), p)
+    }
+
+    /// The device's size picks the structure: buckets below [`TOURNAMENT_FROM`] segments, the
+    /// tournament from there.
+    #[test]
+    fn the_size_picks_the_index() {
+        let g = |segments| Geometry {
+            segments,
+            pages_per_segment: PPS,
+            logical_pages: 16,
+        };
+        let small = CostHotness::build(&(), &g(TOURNAMENT_FROM - 1));
+        let large = CostHotness::build(&(), &g(TOURNAMENT_FROM));
+        assert!(matches!(small.index, Index::Buckets(_)));
+        assert!(matches!(large.index, Index::Tournament(_)));
     }
 
     /// A user write of `page` at `now` into `slot`, as the engine orders it: the policy told,
@@ -609,7 +809,12 @@ mod tests {
     /// against 30), segment 1 at t = 200 (330 against 200): the order turns with time, at 135.
     #[test]
     fn the_score_is_the_papers_and_its_order_turns_with_time() {
-        let (mut store, mut p) = setup(3, 16);
+        turning_order(false);
+        turning_order(true);
+    }
+
+    fn turning_order(tournament: bool) {
+        let (mut store, mut p) = setup(3, 16, tournament);
         let (s0, s1) = (store.open().unwrap(), store.open().unwrap());
         for page in 0..4 {
             write(&mut store, &mut p, page, s0 * PPS + page, 0);
@@ -678,26 +883,59 @@ mod tests {
     /// scan's comparisons do).
     #[test]
     fn the_sums_follow_the_pages() {
-        churn(8, 16, 20_000, 3, 3, u32::MAX);
-        churn(400, 1_200, 100_000, 4, 3, u32::MAX);
-        churn(3_000, 9_000, 60_000, 5, 3, u32::MAX);
+        for tournament in [false, true] {
+            churn(8, 16, 20_000, 3, 3, u32::MAX, tournament);
+            churn(400, 1_200, 100_000, 4, 3, u32::MAX, tournament);
+            churn(3_000, 9_000, 60_000, 5, 3, u32::MAX, tournament);
+        }
     }
 
     /// As [`the_sums_follow_the_pages`] with time still for most writes, and with candidates of
     /// at most 2 valid pages (as under `log`'s garbage-proportion threshold).
     #[test]
     fn the_choice_is_the_scans_with_ties_and_a_bound() {
-        churn(300, 900, 80_000, 6, 0, u32::MAX);
-        churn(300, 600, 80_000, 7, 3, 2);
+        for tournament in [false, true] {
+            churn(300, 900, 80_000, 6, 0, u32::MAX, tournament);
+            churn(300, 600, 80_000, 7, 3, 2, tournament);
+        }
     }
 
-    /// `tick` 0: time moves by one µs in ten writes.
-    fn churn(segments: u32, pages: u32, steps: u32, seed: u64, tick: u64, bound: u32) {
-        let (mut store, mut p) = setup(segments, u64::from(pages));
+    /// The same writes, discards and times on both structures, over random configurations
+    /// (segments, pages per segment of them, time's step, a valid-count bound): the same
+    /// victims, one by one (each the scan's, as [`churn`] checks).
+    #[test]
+    fn both_indexes_choose_the_same_victims() {
+        let mut rng = SimRng::seed_from_u64(11);
+        for case in 0..12 {
+            let segments = rng.random_range(6..600);
+            let pages = segments * rng.random_range(1..4) + rng.random_range(0..segments);
+            let tick = rng.random_range(0..5);
+            let bound = if rng.random_bool(0.3) { 2 } else { u32::MAX };
+            let seed = 100 + case;
+            let buckets = churn(segments, pages, 20_000, seed, tick, bound, false);
+            let tournament = churn(segments, pages, 20_000, seed, tick, bound, true);
+            assert_eq!(
+                buckets, tournament,
+                "case {case}: {segments} segments, {pages} pages"
+            );
+        }
+    }
+
+    /// `tick` 0: time moves by one µs in ten writes. The victims, in order.
+    fn churn(
+        segments: u32,
+        pages: u32,
+        steps: u32,
+        seed: u64,
+        tick: u64,
+        bound: u32,
+        tournament: bool,
+    ) -> Vec<u32> {
+        let (mut store, mut p) = setup(segments, u64::from(pages), tournament);
         store.victim_valid_bound = bound;
         let mut rng = SimRng::seed_from_u64(seed);
         let mut open = store.open().unwrap();
-        let (mut next, mut now, mut victims) = (0, 0, 0);
+        let (mut next, mut now, mut victims) = (0, 0, Vec::new());
         for step in 0..steps {
             now += if step % 1_000 == 999 {
                 rng.random_range(0..1_000_000)
@@ -736,7 +974,7 @@ mod tests {
                     let want = scan(&store, &p, now);
                     let victim = p.select(&store, &clocks, &mut rng).expect("a candidate");
                     assert_eq!(Some(victim), want, "step {step}");
-                    victims += 1;
+                    victims.push(victim);
                     let mut moved = Vec::new();
                     store.erase_into(victim, &mut moved);
                     assert!(moved.len() < PPS as usize);
@@ -756,6 +994,11 @@ mod tests {
                 assert_eq!(sums.valid, store.valid[seg as usize], "step {step}");
             }
         }
-        assert!(victims > steps / 20, "{victims} victims");
+        assert!(
+            victims.len() > (steps / 20) as usize,
+            "{} victims",
+            victims.len()
+        );
+        victims
     }
 }

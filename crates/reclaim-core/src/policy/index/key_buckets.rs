@@ -161,9 +161,10 @@ impl<T: Copy + Default> KeyBuckets<T> {
         }
     }
 
-    /// Every indexed segment moved to the bucket of its new key, `key` of its data: the index
-    /// emptied and filled again in segment order (no list is walked to unlink a segment).
-    pub fn rebuild(&mut self, mut key: impl FnMut(&T) -> f64) {
+    /// Every indexed segment moved to the bucket of its new key, `key` of its number and data:
+    /// the index emptied and filled again in segment order (no list is walked to unlink a
+    /// segment).
+    pub fn rebuild(&mut self, mut key: impl FnMut(u32, &T) -> f64) {
         for (w, word) in self.words.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
@@ -174,7 +175,7 @@ impl<T: Copy + Default> KeyBuckets<T> {
         self.summary.fill(0);
         for seg in 0..self.entries.len() as u32 {
             if self.entries[seg as usize].bucket != NONE {
-                let k = key(&self.entries[seg as usize].data);
+                let k = key(seg, &self.entries[seg as usize].data);
                 self.insert(seg, k);
             }
         }
@@ -312,7 +313,7 @@ mod tests {
             w
         };
         assert_eq!(visit(&k), want(&key));
-        k.rebuild(|&x| 3.0 - x * x);
+        k.rebuild(|_, &x| 3.0 - x * x);
         let moved: Vec<Option<f64>> = key.iter().map(|x| x.map(|x| 3.0 - x * x)).collect();
         assert_eq!(visit(&k), want(&moved));
     }
