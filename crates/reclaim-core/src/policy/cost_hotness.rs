@@ -41,25 +41,26 @@
 //! 40 bytes per segment (sums and line) and 64 per slot of the tournament (the segments rounded
 //! up to a power of two), beside 16 bytes per logical page.
 //!
-//! Below [`TOURNAMENT_FROM`] segments the candidates are kept instead in buckets of their score
-//! at a reference time ahead ([`Buckets`]), which bound the scores until then from above: a
-//! selection scores the members of the highest buckets until one's edge is below the best
-//! found. Every segment must be re-keyed whenever t passes the reference, and a selection
-//! visits every segment whose bucket may still hold the best (about 2,000 at 100,000 segments
-//! right after a uniform fill), so the buckets lose to the tournament on large devices; on
-//! small ones, where the segments' entries stay in the cache, their O(1) updates win.
+//! Below 150,000 segments (`TOURNAMENT_FROM`) the candidates are kept instead in buckets of
+//! their score at a reference time ahead ([`KeyBuckets`]), which bound the scores until then
+//! from above: a selection scores the members of the highest buckets until one's edge is below
+//! the best found. Every segment must be re-keyed whenever t passes the reference, and a
+//! selection visits every segment whose bucket may still hold the best (about 2,000 at 100,000
+//! segments right after a uniform fill), so the buckets lose to the tournament on large
+//! devices; on small ones, where the segments' entries stay in the cache, their O(1) updates
+//! win.
 //!
 //! Either way the choice is the scan's, bit for bit. A bucket's edge bounds its members' scores
-//! with a relative margin of 10⁻⁹ for the roundings. A match compares the two lines' values a·t − c at t,
-//! each within 2⁻⁴⁹·a·t of the real line, as the scan's score is: values further apart than a
-//! margin of 2⁻⁴⁴·(a + a′)·t order the scan's scores alike, and closer ones are scored as the
-//! scan scores them and ordered as it orders them (Java's order, then fewest valid, then lowest
-//! number). A match's certificate is where the loser's line, raised by the margin, meets the
-//! winner's: until then no rounding can turn the computed order. Lines that are the same (equal
-//! sums and counts) score the same at every t and never turn; matches too close to call, and
-//! every match once n·t may exceed 2⁵² (where n·t − Σl is no longer exact), are played again at
-//! the next later time. Sums are kept in `f64`, as the artifact keeps them, exact while a
-//! segment's Σl stays below 2⁵³ µs (a segment of 128 pages: 2.2 years of trace time).
+//! with a relative margin of 10⁻⁹ for the roundings. A match compares the two lines' values a·t − c
+//! at t, each within 2⁻⁴⁹·a·t of the real line, as the scan's score is: values further apart than a
+//! margin of 2⁻⁴⁴·(a + a′)·t order the scan's scores alike, and closer ones are scored as the scan
+//! scores them and ordered as it orders them (Java's order, then fewest valid, then lowest number).
+//! A match's certificate is where the loser's line, raised by the margin, meets the winner's: until
+//! then no rounding can turn the computed order. Lines that are the same (equal sums and counts)
+//! score the same at every t and never turn; matches too close to call, and every match once n·t
+//! may exceed 2⁵² (where n·t − Σl is no longer exact), are played again at the next later time.
+//! Sums are kept in `f64`, as the artifact keeps them, exact while a segment's Σl stays below 2⁵³
+//! µs (a segment of 128 pages: 2.2 years of trace time).
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -388,7 +389,7 @@ impl Buckets {
 }
 
 /// Cost-hotness over the sealed segments, in buckets of score or a kinetic tournament of their
-/// score lines by the device's size ([`TOURNAMENT_FROM`]).
+/// score lines by the device's size (`TOURNAMENT_FROM`).
 #[derive(Clone, Debug)]
 pub struct CostHotness {
     pages: Vec<Page>,
