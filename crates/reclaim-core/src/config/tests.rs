@@ -153,12 +153,13 @@ fn json_errors_name_the_field() {
         );
     }
     // Every field of the configuration is a parameter, and every parameter a field.
-    // A timed run's parameters are serialized only when set (a run without them keeps its
-    // canonical text): set them here.
+    // A timed run's parameters and `precision` are serialized only when set (a run without
+    // them keeps its canonical text): set them here.
     let timed = SimConfig {
         device: Some("femu".parse().unwrap()),
         arrivals: Some(crate::time::ArrivalSpec::default()),
         reads: Some(0.5),
+        precision: Some("wa:rel=0.001".parse().unwrap()),
         ..SimConfig::default()
     };
     let fields: Vec<String> = match serde_json::to_value(timed).unwrap() {
