@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 from reclaim.cli import app
@@ -95,6 +96,17 @@ def test_vanhoudt_optimal_d_exists_with_double_frontier():
     best = vanhoudt.optimal_d(16, 0.1, 0.8, 0.05, frontier="double", d_max=40)
     assert 1 < best.d < 40
     assert best.wa < vanhoudt.solve(16, 0.1, 40, 0.8, 0.05, frontier="double").wa
+
+
+def test_vanhoudt_no_finite_state_is_an_error_not_a_lapack_message(capfd):
+    # Table 2's row (64, 0.09, r = 0.94, f = 0.06) on the double frontier at d = 20, a point of
+    # the figures' WA-against-d curve: the iterate leaves the finite numbers. It must be raised
+    # as no fixed point, with no warning and nothing from LAPACK on stderr.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeError, match=r"left the finite numbers .*d = 20.*no fixed point"):
+            vanhoudt.solve(64, 0.09, 20, 0.94, 0.06, frontier="double", tol=1e-8, max_iterations=4_000)
+    assert "DLASCL" not in capfd.readouterr().err
 
 
 # --- Li et al. -----------------------------------------------------------------------------

@@ -43,7 +43,7 @@ LI_WINDOWS = (1, 64, 256, 512, 1024, 1555, 4096, 8192)
 class Case:
     """One comparison: a setting, how to compute the model's value, the simulation's config and
     metric. The model is computed in the worker beside the simulation (a mean-field solve takes
-    seconds), so that the workers start at once."""
+    up to about a second), so that the workers start at once."""
 
     group: str
     setting: str

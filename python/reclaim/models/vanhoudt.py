@@ -296,8 +296,17 @@ def solve(
     # Every product here is small (at most (b + 1)²/2 by the Anderson memory): OpenBLAS's extra
     # threads only spin, and on a busy machine they wait for a core. b = 64, Table 2's last row:
     # 0.5 s on one thread, 9.8 s on two beside another job (median of 3).
-    with threadpool_limits(limits=1, user_api="blas"):
+    # A state with no finite successor is raised as such (`_solve`), not warned of on the way.
+    with threadpool_limits(limits=1, user_api="blas"), np.errstate(divide="ignore", invalid="ignore"):
         return _solve(pages_per_segment, spare, d, r, f, frontier, tol, max_iterations, h, anderson)
+
+
+def _no_finite_state(it: int, b: int, spare: float, d: float, r: float, f: float, frontier: str) -> RuntimeError:
+    """The error of an iterate that left the finite numbers: a state whose cleaner finds only
+    empty blocks (p[0, 0] = 1) or whose tilt has no mass left. No fixed point is reachable from
+    there, and a least-squares step on it would only fail inside LAPACK."""
+    return RuntimeError(f"the mean-field model left the finite numbers at iteration {it} (b = {b}, spare = {spare}, "
+                        f"d = {d}, r = {r}, f = {f}, {frontier} frontier): no fixed point found")
 
 
 def _solve(b: int, spare: float, d: float, r: float, f: float, frontier: str, tol: float, max_iterations: int, h: float,
@@ -317,6 +326,8 @@ def _solve(b: int, spare: float, d: float, r: float, f: float, frontier: str, to
         else:
             inflow[:, b] = _creation_double(model, p, pj, w)
         residual = float(np.abs(inflow - out_rate * m).sum())
+        if not math.isfinite(residual):
+            raise _no_finite_state(it, b, spare, d, r, f, frontier)
         # The ODE also has degenerate fixed points on the simplex's boundary (every block full,
         # so no write happens: W = 0); they break Σ j·m = bρ, which the true one keeps.
         drift = abs(float(np.dot(m.sum(axis=0), model.jj)) - b * (1.0 - spare)) / (b * spare)
@@ -331,6 +342,8 @@ def _solve(b: int, spare: float, d: float, r: float, f: float, frontier: str, to
             continue
         g_map = (m + h * inflow) / (1.0 + h * out_rate) * model.mask
         g_map /= g_map.sum()
+        if not np.all(np.isfinite(g_map)):
+            raise _no_finite_state(it, b, spare, d, r, f, frontier)
         fallback = (residual, g_map)
         # Anderson acceleration of the fixed-point map m ↦ g_map: the plain iteration's slowest
         # mode (cold blocks draining) takes thousands of steps.
