@@ -14,7 +14,8 @@
 //! `cargo bench -p reclaim-core --bench memory` (about two minutes; `-- chase` or `-- independent`
 //! for one half, `-- write_chain` for the chain alone).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
 use reclaim_core::SimRng;
 
@@ -148,6 +149,18 @@ fn write_chain(ch: &Chain, start: u32, salt: u64) -> u32 {
     page
 }
 
+/// The dependent chain through `next` as the group's `chase`, each sample going on where the
+/// last stopped.
+fn bench_chase(group: &mut BenchmarkGroup<'_, WallTime>, next: &[u32]) {
+    let mut at = 0;
+    group.bench_function("chase", |b| {
+        b.iter(|| {
+            at = chase(next, at);
+            at
+        });
+    });
+}
+
 fn memory(c: &mut Criterion) {
     let chain = Chain::new();
     let mut group = c.benchmark_group("write_chain");
@@ -167,13 +180,7 @@ fn memory(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("{name}_huge"));
         group.throughput(Throughput::Elements(LOADS));
         group.sample_size(10);
-        let mut at = 0;
-        group.bench_function("chase", |b| {
-            b.iter(|| {
-                at = chase(&next, at);
-                at
-            });
-        });
+        bench_chase(&mut group, &next);
         group.finish();
     }
     for (name, n) in SIZES {
@@ -183,13 +190,7 @@ fn memory(c: &mut Criterion) {
             let mut group = c.benchmark_group(format!("{name}_{pages}"));
             group.throughput(Throughput::Elements(LOADS));
             group.sample_size(10);
-            let mut at = 0;
-            group.bench_function("chase", |b| {
-                b.iter(|| {
-                    at = chase(&next, at);
-                    at
-                });
-            });
+            bench_chase(&mut group, &next);
             let mut salt = 0;
             group.bench_function("independent", |b| {
                 b.iter(|| {

@@ -38,10 +38,10 @@
 //! invalidated, a seal, a victim leaving) plays at most one match per level, ⌈log₂ segments⌉,
 //! and most stop after one or two (the segment loses to the same neighbour as before); a
 //! selection at t plays again only the matches whose times passed and reads the root. Memory:
-//! 40 bytes per segment (sums and line) and 64 per slot of the tournament (the segments rounded
+//! 32 bytes per segment (its sums) and 64 per slot of the tournament (the segments rounded
 //! up to a power of two), beside 16 bytes per logical page.
 //!
-//! Below 150,000 segments (`TOURNAMENT_FROM`) the candidates are kept instead in buckets of
+//! Below 100,000 segments (`TOURNAMENT_FROM`) the candidates are kept instead in buckets of
 //! their score at a reference time ahead ([`KeyBuckets`]), which bound the scores until then
 //! from above: a selection scores the members of the highest buckets until one's edge is below
 //! the best found. Every segment must be re-keyed whenever t passes the reference, and a
@@ -86,13 +86,13 @@ const VICTIM_LEAD: u32 = 3;
 const MARGIN: f64 = 256.0 * f64::EPSILON;
 
 /// Devices of this many segments and more keep their candidates in the kinetic tournament,
-/// smaller ones in buckets of score ([`Buckets`]). Measured with each structure forced
-/// (`reclaim bench --sizes --policies greedy,cost-hotness --runs 1`, share of greedy's page
-/// writes/s, buckets against tournament): 0.368 against 0.210 at 10,000 segments, 0.265/0.275
-/// at 30,000, 0.258/0.189 at 50,000, 0.245/0.218 at 100,000, 0.211/0.199 at 150,000,
-/// 0.165/0.196 at 200,000, 0.084/0.206 at 400,000: they cross between 150,000 and 200,000, and
-/// the buckets' selections visit ever more segments beyond.
-const TOURNAMENT_FROM: u32 = 150_000;
+/// smaller ones in buckets of score ([`Buckets`]). Measured with each structure forced (the
+/// `simulate` example, uniform writes at spare 0.10, `fill+2x` then 2x, seed 1, two runs, M page
+/// writes/s, buckets against tournament): 52.1 and 50.2 against 35.0 and 34.6 at 10,000
+/// segments, 34.8 and 30.7 against 27.0 and 26.8 at 30,000, 22.0 and 21.7 against 21.3 and 22.6
+/// at 100,000, 17.5 against 19.5 at 150,000 (one run): they cross at about 100,000, and the
+/// buckets' selections visit ever more segments beyond.
+const TOURNAMENT_FROM: u32 = 100_000;
 
 /// Largest selections scanned in full to check the tournament's choice in debug builds.
 const DEBUG_SCAN_SEGMENTS: usize = 1 << 12;
@@ -110,14 +110,13 @@ struct Page {
 
 /// Σf and Σl of a sealed segment's valid pages, their number (the store's valid count, kept
 /// beside them so that scoring reads one line) and whether the segment is listed: sealed, told
-/// to the policy and not given up.
+/// to the policy and not given up. Aligned so that an entry is in one cache line. The segment's
+/// score line is kept where the tournament plays it, in its leaf.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(32))]
 struct Sums {
     writes: f64,
     last: f64,
-    /// The segment's score line for these sums and count, set when its matches are played
-    /// again after a change.
-    line: Line,
     valid: u32,
     listed: bool,
 }
@@ -212,7 +211,13 @@ impl Lines<'_> {
         if t >= self.exact_until || xw.is_nan() || xl.is_nan() {
             return (a_wins, t.saturating_add(1));
         }
-        (a_wins, fails(t, sw.line, sl.line))
+        // The lines of the sums as they are: in passing, the match is played again when the
+        // count falls (`on_invalidate`), before any selection.
+        let (lw, ll) = (
+            Line::of(sw, self.util[sw.valid as usize]),
+            Line::of(sl, self.util[sl.valid as usize]),
+        );
+        (a_wins, fails(t, lw, ll))
     }
 }
 
@@ -503,9 +508,9 @@ impl CostHotness {
                 return;
             }
         };
-        let s = &mut self.segs[seg as usize];
-        s.line = Line::of(s, self.util[s.valid as usize]);
-        let key = (s.listed && s.valid <= self.most).then_some(s.line);
+        let s = &self.segs[seg as usize];
+        let key =
+            (s.listed && s.valid <= self.most).then(|| Line::of(s, self.util[s.valid as usize]));
         if key.is_some() || tournament.contains(seg) {
             let lines = Lines {
                 segs: &self.segs,
@@ -530,11 +535,11 @@ impl CostHotness {
             util: &self.util,
             exact_until: self.exact_until,
         };
-        let (segs, now) = (&self.segs, self.now);
+        let (segs, util, now) = (&self.segs, &self.util, self.now);
         tournament.rebuild(
             |s| {
                 let x = &segs[s as usize];
-                (x.listed && x.valid <= most).then_some(x.line)
+                (x.listed && x.valid <= most).then(|| Line::of(x, util[x.valid as usize]))
             },
             |a, b| lines.play(a, b, now),
         );
@@ -625,7 +630,6 @@ impl VictimPolicy for CostHotness {
         self.segs[seg as usize] = Sums {
             writes,
             last,
-            line: Line::default(),
             valid: store.valid[seg as usize],
             listed: true,
         };

@@ -19,7 +19,8 @@
 //! first level where the winner is the same item as before (only a sooner failure time goes
 //! on up, without a match); an advance plays one match per failed certificate and per ancestor
 //! of one; the winner is read in O(1). Memory: two nodes per item slot (the slots rounded up to a
-//! power of two), each a failure time, an item and a key (32 bytes with a 16-byte key).
+//! power of two), each a failure time, an item and a key (32 bytes with a 16-byte key), siblings
+//! in a cache line of their own.
 
 use crate::store::NONE;
 
@@ -32,11 +33,37 @@ struct Node<K> {
     key: K,
 }
 
+/// Two sibling nodes, 2y and 2y + 1, in one cache line of their own: a match reads one line.
+/// (A `Vec` of nodes is aligned only to 8 bytes, and a large one starts 16 bytes into a page, so
+/// that every pair would straddle two lines.)
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Pair<K>([Node<K>; 2]);
+
+/// The nodes, numbered from 1, in [`Pair`]s: node x is half `x & 1` of pair `x >> 1`.
+#[derive(Clone, Debug)]
+struct Nodes<K>(Vec<Pair<K>>);
+
+impl<K> std::ops::Index<usize> for Nodes<K> {
+    type Output = Node<K>;
+    #[inline]
+    fn index(&self, x: usize) -> &Node<K> {
+        &self.0[x >> 1].0[x & 1]
+    }
+}
+
+impl<K> std::ops::IndexMut<usize> for Nodes<K> {
+    #[inline]
+    fn index_mut(&mut self, x: usize) -> &mut Node<K> {
+        &mut self.0[x >> 1].0[x & 1]
+    }
+}
+
 /// A kinetic tournament over items `0..n`, each present or not, with keys `K`.
 #[derive(Clone, Debug)]
 pub struct KineticTournament<K> {
     /// Node 1 is the root, node x's children are 2x and 2x + 1, item i's leaf is `leaves + i`.
-    nodes: Vec<Node<K>>,
+    nodes: Nodes<K>,
     leaves: usize,
     items: usize,
 }
@@ -68,7 +95,7 @@ impl<K: Copy + Default> KineticTournament<K> {
     pub fn new(n: u32) -> Self {
         let leaves = (n.max(1) as usize).next_power_of_two();
         KineticTournament {
-            nodes: vec![Self::empty(); 2 * leaves],
+            nodes: Nodes(vec![Pair([Self::empty(); 2]); leaves]),
             leaves,
             items: n as usize,
         }
@@ -101,18 +128,12 @@ impl<K: Copy + Default> KineticTournament<K> {
         self.nodes[self.leaves + item as usize].win != NONE
     }
 
-    /// Brings in the nodes of `item`'s lowest two matches (each pair of nodes may straddle two
-    /// cache lines) and their results, which a change to it plays.
+    /// Brings in the nodes of `item`'s lowest three matches (a line each) and so the results of
+    /// the lowest two, which a change to it plays.
     #[inline]
     pub fn prefetch(&self, item: u32) {
         let leaf = self.leaves + item as usize;
-        for x in [
-            leaf & !1,
-            leaf | 1,
-            (leaf >> 1) & !1,
-            (leaf >> 1) | 1,
-            leaf >> 2,
-        ] {
+        for x in [leaf, leaf >> 1, leaf >> 2] {
             crate::store::prefetch(&self.nodes[x]);
         }
     }
