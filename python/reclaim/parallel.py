@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import multiprocessing.pool
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -116,11 +117,38 @@ def imap(fn: Callable[[T], R], items: Sequence[T], n_workers: int | None = None)
         yield from pool.imap_unordered(_Indexed(fn), list(enumerate(items)))
         pool.close()
     except BaseException:
-        pool.terminate()
+        _terminate(pool)
         raise
     finally:
         pool.terminate()
         pool.join()
+
+
+def _terminate(pool: Any) -> None:
+    """``pool.terminate()``, safe when workers died inside one of the pool's queue locks.
+
+    A signal sent to the whole process group (a terminal's Ctrl-C is ignored by the workers, but
+    ``kill -TERM -PGID`` and a batch system's stop are not) kills an idle worker while it holds
+    the task queue's read lock, waiting for a task; ``Pool.terminate`` then waits for that lock
+    forever. So the pool stops making workers, every worker is killed and reaped, and a lock that
+    is still held, whose holder is gone, is released before the pool's own clean-up runs.
+    """
+    handler = getattr(pool, "_worker_handler", None)
+    if handler is not None:
+        # Pool.terminate's first step, taken early: no worker replaces a killed one.
+        handler._state = multiprocessing.pool.TERMINATE
+        pool._change_notifier.put(None)
+        handler.join(5)
+    for p in getattr(pool, "_pool", []):
+        if p.exitcode is None:
+            p.kill()
+        p.join(5)
+    for lock in (getattr(pool._inqueue, "_rlock", None), getattr(pool._outqueue, "_wlock", None)):
+        if lock is not None:
+            # Taken here, or held by a worker that is gone: free either way.
+            lock.acquire(False)
+            lock.release()
+    pool.terminate()
 
 
 class _Indexed:
