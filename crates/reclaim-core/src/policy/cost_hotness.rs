@@ -567,19 +567,18 @@ impl CostHotness {
         best.map(|(_, _, seg)| seg)
     }
 
-    /// The cleaner's likely next victim has its lines prefetched, so that choosing it finds them
-    /// in the cache: the tournament's winner as of its last match, or the buckets' best
-    /// candidate at `t1` (where every key is the score itself and the first bucket decides).
+    /// The cleaner's likely next victim, in the buckets, has its lines prefetched, so that
+    /// choosing it finds them in the cache: their best candidate at `t1` (where every key is the
+    /// score itself and the first bucket decides). The tournament names its winner to the
+    /// engine instead ([`VictimPolicy::likely_victim`]), which asks before a user segment fills
+    /// and before each victim of a burst.
     #[inline]
     fn prefetch_likely_victim(&self, store: &Store) {
-        let likely = match &self.index {
-            Index::Tournament(tournament) => tournament.winner(),
-            Index::Buckets(b) => {
-                let most = (self.pps - 1).min(store.victim_valid_bound);
-                b.best(&self.segs, &self.util, most, b.t1).0.unwrap_or(NONE)
-            }
+        let Index::Buckets(b) = &self.index else {
+            return;
         };
-        if likely != NONE {
+        let most = (self.pps - 1).min(store.victim_valid_bound);
+        if let Some(likely) = b.best(&self.segs, &self.util, most, b.t1).0 {
             store.prefetch_victim(likely);
         }
     }
@@ -662,6 +661,20 @@ impl VictimPolicy for CostHotness {
         match &self.index {
             Index::Tournament(tournament) => tournament.prefetch(seg),
             Index::Buckets(b) => b.keys.prefetch(seg),
+        }
+    }
+
+    /// The tournament's winner as of its last match (a selection may replay a match whose time
+    /// passed); the buckets', found by a walk of their highest, is prefetched by the policy
+    /// itself once per user segment instead ([`CostHotness::prefetch_likely_victim`]).
+    #[inline]
+    fn likely_victim(&self, _store: &Store, _rng: &SimRng) -> Option<u32> {
+        match &self.index {
+            Index::Tournament(tournament) => {
+                let seg = tournament.winner();
+                (seg != NONE).then_some(seg)
+            }
+            Index::Buckets(_) => None,
         }
     }
 
@@ -940,7 +953,8 @@ mod tests {
         store.victim_valid_bound = bound;
         let mut rng = SimRng::seed_from_u64(seed);
         let mut open = store.open().unwrap();
-        let (mut next, mut now, mut victims) = (0, 0, Vec::new());
+        let (mut next, mut now, mut victims, mut guessed) = (0, 0, Vec::new(), 0);
+        let most = |store: &Store| (PPS - 1).min(store.victim_valid_bound);
         for step in 0..steps {
             now += if step % 1_000 == 999 {
                 rng.random_range(0..1_000_000)
@@ -977,8 +991,20 @@ mod tests {
                         ..Clocks::default()
                     };
                     let want = scan(&store, &p, now);
+                    // The tournament's guess is the choice while no match's time has passed
+                    // (and the bound is the one its matches were played with).
+                    let guess = match &p.index {
+                        Index::Tournament(k) if k.next_failure() > now && p.most == most(&store) => {
+                            Some(p.likely_victim(&store, &rng))
+                        }
+                        _ => None,
+                    };
                     let victim = p.select(&store, &clocks, &mut rng).expect("a candidate");
                     assert_eq!(Some(victim), want, "step {step}");
+                    if let Some(guess) = guess {
+                        assert_eq!(guess, Some(victim), "step {step}");
+                        guessed += 1;
+                    }
                     victims.push(victim);
                     let mut moved = Vec::new();
                     store.erase_into(victim, &mut moved);
@@ -1004,6 +1030,9 @@ mod tests {
             "{} victims",
             victims.len()
         );
+        if tournament {
+            assert!(guessed > 0, "no victim guessed");
+        }
         victims
     }
 }
