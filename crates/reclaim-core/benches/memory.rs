@@ -31,9 +31,10 @@ const SIZES: [(&str, usize); 3] = [
     ("1GiB", 256 << 20),
 ];
 
-/// Array sizes [u32 entries] at and below the last-level cache's 32 MiB (`lscpu`), chased on
-/// huge pages only: where the latency rises from the cache's to the memory's shows how much of
-/// that cache a run has to itself on a shared machine (a 100,000-segment store's maps are 50 MiB).
+/// Array sizes [u32 entries] at and below the last-level cache's 32 MiB (`lscpu`), on huge pages
+/// only: where the chase's latency rises from the cache's to the memory's shows how much of that
+/// cache a run has to itself on a shared machine (a 100,000-segment store's maps are 50 MiB), and
+/// the independent loads below that size the rate of the L3's hits.
 const CACHE_SIZES: [(&str, usize); 4] = [
     ("2MiB", 512 << 10),
     ("4MiB", 1 << 20),
@@ -181,6 +182,15 @@ fn memory(c: &mut Criterion) {
         group.throughput(Throughput::Elements(LOADS));
         group.sample_size(10);
         bench_chase(&mut group, &next);
+        // The rate of loads that miss the core's L2 (1 MiB) and hit the L3: the share of a
+        // page write's time its L3 hits take at least (docs/design.md, "The memory's limit").
+        let mut salt = 0;
+        group.bench_function("independent", |b| {
+            b.iter(|| {
+                salt += LOADS;
+                independent(&next, salt)
+            });
+        });
         group.finish();
     }
     for (name, n) in SIZES {
