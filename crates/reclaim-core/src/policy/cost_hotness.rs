@@ -76,8 +76,8 @@ use crate::rng::SimRng;
 use crate::spec::{Args, Family, Info, Need};
 use crate::store::{Store, NONE};
 
-/// User writes before a user segment fills at which the likely victim is prefetched (the
-/// engine's lead for its own guess).
+/// User writes before a user segment fills at which the buckets' likely victim is prefetched
+/// (the engine's lead for the guesses it asks for).
 const VICTIM_LEAD: u32 = 3;
 
 /// The relative margin of a match: far above the error of a line's value a·t − c (a few
@@ -415,7 +415,8 @@ pub struct CostHotness {
     /// (u, 1 − u) per valid count ([`utilizations`]).
     util: Vec<(f64, f64)>,
     /// User writes since a user segment was last sealed: a few before the next fills (and the
-    /// cleaner runs), the likely victim's lines are prefetched. Where relocated pages share the
+    /// cleaner runs), the buckets' likely victim has its lines prefetched (the tournament's is
+    /// the engine's to prefetch, [`VictimPolicy::likely_victim`]). Where relocated pages share the
     /// user stream (`single`), a user segment fills with fewer user writes and this fires only
     /// during a fill.
     since_seal: u32,
