@@ -667,7 +667,7 @@ impl VictimPolicy for CostHotness {
 
     /// The tournament's winner as of its last match (a selection may replay a match whose time
     /// passed); the buckets', found by a walk of their highest, is prefetched by the policy
-    /// itself once per user segment instead ([`CostHotness::prefetch_likely_victim`]).
+    /// itself once per user segment instead.
     #[inline]
     fn likely_victim(&self, _store: &Store, _rng: &SimRng) -> Option<u32> {
         match &self.index {
